@@ -1,0 +1,50 @@
+/* Error codes and the per-thread detailed message. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static _Thread_local char last_error[512];
+
+int zc_err(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof last_error, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int zc_errno(int code, const char *what)
+{
+	return zc_err(code, "%s: %s", what, strerror(errno));
+}
+
+const char *zcast_last_error(void)
+{
+	return last_error;
+}
+
+const char *zcast_strerror(int err)
+{
+	switch (err) {
+	case ZCAST_OK: return "success";
+	case ZCAST_EINVAL: return "invalid argument";
+	case ZCAST_ENOMEM: return "out of memory (or /dev/shm is full)";
+	case ZCAST_EAGAIN: return "try again: nothing queued, or a subscriber queue is full";
+	case ZCAST_ENOSLOT: return "the publisher's pool has no free slot";
+	case ZCAST_ETIMEDOUT: return "timed out";
+	case ZCAST_ETYPE: return "topic exists with another type";
+	case ZCAST_ELIMIT: return "a topic limit is exceeded";
+	case ZCAST_ECORRUPT: return "shared memory is corrupted";
+	case ZCAST_ESTALE: return "stale handle";
+	case ZCAST_EPERM: return "permission denied";
+	case ZCAST_ENOENT: return "no such topic";
+	case ZCAST_ELAYOUT: return "segment in use with another layout version";
+	case ZCAST_ESYS: return "system call failed";
+	case ZCAST_EBUSY: return "resource busy";
+	default: return "unknown error";
+	}
+}

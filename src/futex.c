@@ -1,0 +1,29 @@
+/* Process-shared futex wait/wake on words in shared memory (never FUTEX_PRIVATE_FLAG). */
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int zc_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_deadline_ns)
+{
+	struct timespec ts, *tp = NULL;
+	if (abs_deadline_ns >= 0) {
+		ts = zc_ts(abs_deadline_ns);
+		tp = &ts;
+	}
+	/* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline: no drift across retries. */
+	long r = syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_BITSET, val, tp, NULL,
+			 FUTEX_BITSET_MATCH_ANY);
+	if (r == 0)
+		return 0;
+	if (errno == ETIMEDOUT)
+		return ZCAST_ETIMEDOUT;
+	return ZCAST_EAGAIN; /* value changed or interrupted: the caller re-checks */
+}
+
+void zc_futex_wake(_Atomic uint32_t *w, int n)
+{
+	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE, n, NULL, NULL, 0);
+}

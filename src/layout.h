@@ -1,0 +1,210 @@
+/* The shared-memory layout: the contract between every process of a topic.
+ * Changing anything here changes ZC_LAYOUT_VERSION. Every field says who may write it.
+ * Readers never trust these values: every index, offset and count is range checked before use. */
+#ifndef ZC_LAYOUT_H
+#define ZC_LAYOUT_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
+#define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
+#define ZC_LAYOUT_VERSION 1u
+
+#define ZC_CACHELINE 64
+#define ZC_NAME_MAX 200
+#define ZC_TYPE_NAME_MAX 64
+#define ZC_GROUP_NAME_MAX 32
+#define ZC_TOOL_RECORDS 4 /* extra member records for tools (gc, remove): lock owners too */
+
+/* Hard limits: what fits in a descriptor and a bitmap. */
+#define ZC_MAX_SUBS_LIMIT 1024u
+#define ZC_MAX_PUBS_LIMIT 256u
+#define ZC_MAX_POOLS_LIMIT 1024u /* 10 bits of a descriptor */
+#define ZC_MAX_SLOTS_LIMIT (1u << 22)
+#define ZC_MAX_DEPTH_LIMIT 65536u
+#define ZC_MAX_HISTORY_LIMIT 4096u
+
+/* ---- slot state word: (generation << 2) | state. Only truth about who owns a slot. ---- */
+enum { ZC_SLOT_FREE = 0, ZC_SLOT_LOANED = 1, ZC_SLOT_PUBLISHED = 2 };
+#define ZC_STATE(st, gen) (((uint64_t)(gen) << 2) | (uint64_t)(st))
+#define ZC_STATE_ST(w) ((uint32_t)((w)&3u))
+#define ZC_STATE_GEN(w) ((w) >> 2)
+
+/* ---- descriptor: what travels through a ring: pool (10) | slot (22) | generation low 32. ---- */
+#define ZC_DESC(pool, slot, gen) \
+	(((uint64_t)(pool) << 54) | ((uint64_t)(slot) << 32) | ((uint64_t)(gen)&0xffffffffu))
+#define ZC_DESC_POOL(d) ((uint32_t)((d) >> 54))
+#define ZC_DESC_SLOT(d) ((uint32_t)(((d) >> 32) & 0x3fffffu))
+#define ZC_DESC_GEN(d) ((uint32_t)(d))
+
+/* ---- holder bitmap: bit 0 of word 0 is the history bit; subscriber i owns bit i + 1. ---- */
+#define ZC_HIST_BIT 0u
+#define ZC_SUB_BIT(i) ((uint32_t)(i) + 1u)
+#define ZC_BITMAP_WORDS(max_subs) (((max_subs) + 1u + 63u) / 64u)
+
+/* ---- ring head word: consumer position (48 bits) | producer drop count (16 bits).
+ * A pop increments the position only; a DROP_OLD drop increments both, so crash recovery can tell
+ * whether the lock holder's drop happened (DESIGN 2.4). ---- */
+#define ZC_HEAD_POS(h) ((h)&0xffffffffffffull)
+#define ZC_HEAD_DROPS(h) ((uint32_t)((h) >> 48))
+#define ZC_HEAD_MAKE(pos, drops) (((uint64_t)(drops) << 48) | ((pos)&0xffffffffffffull))
+
+/* Member record states. A record is claimed lock-free (OFD byte lock first, then CAS FREE->CLAIMED)
+ * and made ACTIVE under the topic lock. */
+enum { ZC_REC_FREE = 0, ZC_REC_CLAIMED = 1, ZC_REC_ACTIVE = 2, ZC_REC_DRAINING = 3 };
+/* DRAINING: a closed subscriber that still holds messages: no longer a target, still a holder. */
+/* Pool record states: ORPHAN = its publisher left; freed once every slot is FREE. */
+enum { ZC_POOL_UNUSED = 0, ZC_POOL_ACTIVE = 1, ZC_POOL_ORPHAN = 2 };
+
+/* Intent of the lock holder, written before it mutates anything so that the next locker can
+ * finish or roll back after a crash (DESIGN 2.2). Written only under the topic lock. */
+enum { ZC_OP_NONE = 0, ZC_OP_PUBLISH = 1 };
+#define ZC_NO_SUB 0xffffffffu
+struct zc_intent {
+	uint32_t op;
+	uint32_t drop_sub;     /* ring being drop-advanced, or ZC_NO_SUB */
+	uint64_t desc;         /* slot being published */
+	uint64_t drop_desc;    /* descriptor being dropped from drop_sub's ring */
+	uint64_t drop_head;    /* that ring's head word before the drop CAS */
+	uint64_t evict_desc;   /* history entry being evicted, or 0 with evict_pending = 0 */
+	uint32_t evict_pending;
+	uint32_t pad;
+	uint64_t pad2[2];
+};
+
+/* Topic lock: a futex word owned by a member index (DESIGN 2.2). 0 = free, else
+ * (member index + 1) | ZC_LOCK_WAITERS. The owner is probed by its OFD byte when a waiter waits long. */
+#define ZC_LOCK_WAITERS 0x80000000u
+struct zc_lock {
+	_Atomic uint32_t word;
+	uint32_t pad[15];
+};
+
+struct zc_topic_hdr {
+	/* Written once by the creator (magic last, release). */
+	_Atomic uint64_t magic;
+	uint32_t layout_version;
+	uint32_t header_size;
+	uint64_t segment_size;
+	uint32_t max_pubs, max_subs, max_depth, history_cap;
+	uint32_t max_pools, max_groups, n_members, bitmap_words;
+	uint32_t mode;
+	_Atomic uint32_t retain; /* under lock */
+	uint64_t off_pubs, off_subs, off_tools, off_pools, off_groups, off_rings, off_history;
+	uint64_t topic_hash;     /* FNV-1a of the topic name: names the pools */
+	char name[ZC_NAME_MAX + 8];
+
+	/* Type: set by the creator, or by the first typed opener of an untyped topic (under lock). */
+	char type_name[ZC_TYPE_NAME_MAX];
+	uint64_t type_hash;
+	_Atomic uint32_t typed;
+	uint32_t pad0;
+
+	alignas(ZC_CACHELINE) struct zc_lock lock;
+
+	/* Under the topic lock. */
+	alignas(ZC_CACHELINE) struct zc_intent intent;
+	_Atomic uint64_t next_id;   /* member and pool ids; never reused within the topic */
+	_Atomic uint64_t last_seq;  /* last published sequence number */
+	_Atomic uint64_t hist_start, hist_end; /* history window [start, end) of the history index */
+	_Atomic uint32_t hist_depth;           /* D = largest depth any publisher asked for */
+	uint32_t pad1;
+	_Atomic uint32_t sub_hi;               /* 1 + highest sub record index ever claimed */
+	_Atomic uint32_t pool_hi;              /* 1 + highest pool record index ever used */
+
+	/* Wake-ups (DESIGN 2.5): subscribers sleep on `notify`; publishers waiting for room on `space`. */
+	alignas(ZC_CACHELINE) _Atomic uint32_t notify;
+	alignas(ZC_CACHELINE) _Atomic uint32_t space;
+	_Atomic uint32_t space_waiters;
+};
+
+struct zc_pub_rec {
+	_Atomic uint32_t state; /* CAS by the claimer; FREE again under lock */
+	uint32_t pool;          /* pool record index; under lock */
+	uint64_t id;            /* member id */
+	int32_t pid;
+	uint32_t history_depth;
+	uint64_t pad[5];
+};
+
+struct zc_sub_rec {
+	_Atomic uint32_t state;
+	uint32_t policy;  /* written under lock at join */
+	uint32_t depth;   /* ring capacity in use, <= max_depth */
+	uint32_t group;   /* group record index, or ZC_NO_SUB */
+	uint64_t id;
+	int32_t pid;
+	_Atomic uint32_t sleeping; /* waiters blocked on `notify` (or on `wake` for RR) */
+	_Atomic uint32_t wake;     /* this subscriber's own futex word (RR members) */
+	_Atomic uint32_t held;     /* messages taken and not released: tools only */
+	_Atomic uint64_t delivered, dropped, rejected; /* delivered/dropped: lock holder; rejected too */
+	uint64_t probed_head;      /* head at the last liveness probe on a full ring (lock holder) */
+	uint64_t pad[6];
+	alignas(ZC_CACHELINE) _Atomic uint64_t head; /* consumers (pop CAS) and lock holder (drop CAS) */
+	alignas(ZC_CACHELINE) _Atomic uint64_t tail; /* lock holder only */
+	uint64_t pad2[7];
+};
+
+struct zc_tool_rec {
+	_Atomic uint32_t state;
+	int32_t pid;
+	uint64_t pad[7];
+};
+
+struct zc_pool_rec {
+	_Atomic uint32_t state; /* under lock */
+	uint32_t owner;         /* publisher record index */
+	uint64_t id;            /* pool id (= publisher's member id): names the segment */
+	uint64_t slot_size;
+	uint32_t slot_count;
+	uint32_t pad;
+	uint64_t pad2[4];
+};
+
+struct zc_group_rec {
+	_Atomic uint32_t members; /* under lock */
+	uint32_t next;            /* round-robin cursor: sub index to try first */
+	char name[ZC_GROUP_NAME_MAX];
+	uint64_t pad[3];
+};
+
+/* ---- pool segment: header, slot headers, page-aligned payload ---- */
+struct zc_pool_hdr {
+	_Atomic uint64_t magic;
+	uint32_t layout_version;
+	uint32_t slot_count;
+	uint64_t slot_size;     /* payload capacity (rounded to 64) */
+	uint64_t slot_stride;   /* bytes between slot headers */
+	uint64_t payload_off;   /* page aligned */
+	uint64_t segment_size;
+	uint64_t pool_id;
+	uint32_t bitmap_words;
+	uint32_t pad;
+	alignas(ZC_CACHELINE) _Atomic uint32_t freed; /* futex: bumped when a slot is freed and a loaner waits */
+	_Atomic uint32_t waiters;
+};
+
+struct zc_slot_hdr {
+	_Atomic uint64_t state;  /* CAS only, see ZC_STATE */
+	/* Written by the publisher while the slot is LOANED; read-only once PUBLISHED. */
+	uint64_t seq;
+	int64_t time_ns;
+	uint64_t size;
+	uint64_t publisher_id;
+	uint64_t pad[3];
+	_Atomic uint64_t bits[]; /* holder bitmap, bitmap_words words */
+};
+
+_Static_assert(sizeof(struct zc_intent) == 64, "intent is one cache line");
+_Static_assert(sizeof(struct zc_lock) == 64, "lock is one cache line");
+_Static_assert(sizeof(struct zc_pub_rec) == 64, "pub record size");
+_Static_assert(sizeof(struct zc_sub_rec) == 256, "sub record size");
+_Static_assert(sizeof(struct zc_tool_rec) == 64, "tool record size");
+_Static_assert(sizeof(struct zc_pool_rec) == 64, "pool record size");
+_Static_assert(sizeof(struct zc_group_rec) == 64, "group record size");
+_Static_assert(sizeof(struct zc_slot_hdr) == 64, "slot header size before bitmap");
+_Static_assert(sizeof(_Atomic uint64_t) == 8, "64-bit atomics");
+
+#endif
