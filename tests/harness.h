@@ -4,7 +4,10 @@
 #ifndef ZT_HARNESS_H
 #define ZT_HARNESS_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
+#include <stdatomic.h>
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
