@@ -326,16 +326,19 @@ static int select_targets(zcast_pub *p, bool *probe_dead)
 					chosen = k;
 			}
 			if (chosen == UINT32_MAX) {
+				bool any_active = false; /* closed (draining) members are no targets */
 				for (uint32_t k = 0; k < hi; k++) {
 					struct zc_sub_rec *r = &t->subs[k];
 					if (atomic_load(&r->state) == ZC_REC_ACTIVE && r->group == g &&
 					    r->policy == ZCAST_POLICY_BALANCE_RR) {
+						any_active = true;
 						atomic_fetch_add(&r->rejected, 1);
 						if (full_ring_owner_dead(t, k))
 							*probe_dead = true;
 					}
 				}
-				fail = true;
+				if (any_active)
+					fail = true;
 				continue;
 			}
 			p->targets[n++] = chosen;
@@ -435,6 +438,8 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, uint32_t *wake_topic)
 		atomic_store_explicit(&r->tail, tail + 1, memory_order_seq_cst);
 		ZC_CRASH("publish:after-push");
 		atomic_fetch_add_explicit(&r->delivered, 1, memory_order_relaxed);
+		if (r->policy == ZCAST_POLICY_BALANCE_RR && r->group < t->max_groups)
+			t->groups[r->group].next = k + 1; /* round robin: the next member is tried first */
 		if (atomic_load_explicit(&r->sleeping, memory_order_seq_cst)) {
 			if (r->policy == ZCAST_POLICY_BALANCE_RR) {
 				atomic_fetch_add(&r->wake, 1);
@@ -445,6 +450,8 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, uint32_t *wake_topic)
 		}
 	}
 	if (hist_depth) {
+		/* Evict first: with depth == capacity the new entry's cell is the oldest entry's. */
+		zc_history_trim(t, hist_depth - 1);
 		uint64_t end = atomic_load(&h->hist_end);
 		atomic_store(&t->history[end % t->history_cap], desc);
 		atomic_store(&h->hist_end, end + 1);

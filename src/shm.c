@@ -39,7 +39,12 @@ void *zc_map(int fd, size_t size, off_t off, bool writable, bool populate)
 	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
 	/* MAP_POPULATE prefaults every page: the steady state takes no page fault. */
 	void *p = mmap(NULL, size, prot, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, off);
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	/* A mapping holds its open file description, and with it the OFD liveness locks: a forked
+	 * child that inherited it would keep a killed parent "alive" even after closing the fds. */
+	(void)madvise(p, size, MADV_DONTFORK);
+	return p;
 }
 
 static int ofd(int fd, int cmd, short type, off_t byte)

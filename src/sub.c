@@ -192,6 +192,7 @@ static void sub_leave(zcast_sub *s)
 			atomic_fetch_sub(&t->groups[r->group].members, 1);
 		r->group = ZC_NO_SUB;
 		atomic_store(&r->state, ZC_REC_FREE);
+		zc_topic_cleanup(t); /* a leave reclaims dead members too (DESIGN 2.6) */
 		zc_topic_unlock(t);
 	}
 	sub_free(s);

@@ -19,9 +19,13 @@ long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	static long (*real)(long, ...);
-	if (!real)
-		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	typedef long (*syscall_fn)(long, ...);
+	static _Atomic(syscall_fn) real_fn;
+	syscall_fn real = atomic_load(&real_fn);
+	if (!real) {
+		real = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
+		atomic_store(&real_fn, real);
+	}
 	if (nr == SYS_futex && (a[1] & 127) == FUTEX_WAKE)
 		atomic_fetch_add(&futex_wakes, 1);
 	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -1,0 +1,37 @@
+# Quick start: `make demo` and `make test` (both install what they need on Debian 12, as root).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: all build deps demo test test-plain bench bench-quick install format clean model-long fuzz
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCAST_WERROR=ON >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	@$(BUILD)/examples/zcast_demo 5
+
+test:
+	@scripts/deps.sh test
+	@scripts/test.sh
+
+# The suite once, in the test build, without sanitizers (quick check while developing).
+test-plain:
+	@scripts/deps.sh test
+	@cmake -S . -B build-test -DZCAST_TEST_BUILD=ON -DZCAST_WERROR=ON -DZCAST_BUILD_BENCH=OFF >/dev/null
+	@cmake --build build-test -j$(JOBS)
+	@cd build-test && ctest --output-on-failure -j$(JOBS)
+
+install: build
+	@cmake --install $(BUILD)
+
+format:
+	@clang-format -i include/zcast/*.h src/*.c src/*.h tests/*.c tests/*.h examples/*.c
+
+clean:
+	@rm -rf build build-test build-asan build-tsan build-*.log

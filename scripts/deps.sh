@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a make target needs, only those missing (checked with dpkg-query).
+# Usage: scripts/deps.sh build|test|bench ...
+set -euo pipefail
+declare -A groups=(
+  [build]="gcc make cmake pkg-config"
+  [test]="gcc make cmake pkg-config clang libclang-rt-14-dev spin util-linux"
+  [bench]="gcc make cmake python3 python3-matplotlib python3-numpy iceoryx libiceoryx-binding-c-dev"
+)
+want=()
+for g in "$@"; do
+  for p in ${groups[$g]:?unknown group $g}; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      want+=("$p")
+    fi
+  done
+done
+[ ${#want[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing packages: ${want[*]} (run as root or install them)" >&2
+  exit 1
+fi
+echo "installing: ${want[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make test: the whole suite in a test build (fault injection, slot poisoning, -Werror), then again
+# under ASan+UBSan, then the threaded tests under TSan. Prints each stage's duration and ends with
+# one summary line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+passed=0; failed=0; status=0
+stage() { # name build-dir cmake-args... -- ctest-args...
+  local name=$1 dir=$2; shift 2
+  local cargs=() targs=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do cargs+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  targs=("$@")
+  local t0=$SECONDS
+  echo "=== stage $name: configure and build"
+  if ! cmake -S . -B "$dir" -DZCAST_TEST_BUILD=ON -DZCAST_WERROR=ON -DZCAST_BUILD_BENCH=OFF "${cargs[@]}" >"$dir.log" 2>&1 ||
+     ! cmake --build "$dir" -j"$jobs" >>"$dir.log" 2>&1; then
+    tail -40 "$dir.log"; echo "=== stage $name: BUILD FAILED"; failed=$((failed+1)); status=1; return
+  fi
+  echo "=== stage $name: run"
+  local out; out=$(mktemp)
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" "${targs[@]}") 2>&1 | tee "$out"
+  local rc=${PIPESTATUS[0]}
+  local p f
+  p=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$out" | awk '{print $6-$1}')
+  f=$(grep -Eo '[0-9]+ tests failed out of' "$out" | awk '{print $1}')
+  passed=$((passed+${p:-0})); failed=$((failed+${f:-1}))
+  [ "$rc" -eq 0 ] || status=1
+  rm -f "$out"
+  echo "=== stage $name: $((SECONDS-t0)) s"
+}
+T0=$SECONDS
+stage plain build-test
+stage asan-ubsan build-asan -DZCAST_SANITIZE=address,undefined -DCMAKE_C_COMPILER=gcc -- -E '^(spin_model|fuzz_.*)$'
+# TSan maps fixed ranges that high mmap randomisation can collide with: run without randomisation.
+export TSAN_OPTIONS="halt_on_error=1"
+if setarch "$(uname -m)" -R true 2>/dev/null; then
+  stage tsan build-tsan -DZCAST_SANITIZE=thread -DCMAKE_C_COMPILER=clang -- -R '^(threads|notify|pubsub)$'
+fi
+echo "=== make test: $((SECONDS-T0)) s in all"
+echo "make test: $passed passed, $failed failed"
+exit $status
