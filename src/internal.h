@@ -221,6 +221,12 @@ struct zcast_sub {
 
 ZC_HIDDEN void zc_pub_unref(zcast_pub *pub);
 ZC_HIDDEN void zc_sub_unref(zcast_sub *sub);
+ZC_HIDDEN bool zc_sub_has_queued(zcast_sub *sub);
+/* Announces a sleeper on `sub` (DESIGN 2.5). Returns false when something is queued already (not
+ * armed). Otherwise the caller sleeps on *word while it still holds *val (futex wait / waitv), then
+ * calls zc_sub_disarm exactly once. */
+ZC_HIDDEN bool zc_sub_arm(zcast_sub *sub, _Atomic uint32_t **word, uint32_t *val);
+ZC_HIDDEN void zc_sub_disarm(zcast_sub *sub);
 /* Releases a received message's hold (last local reference). */
 ZC_HIDDEN void zc_sub_release(zcast_sub *sub, zcast_msg *m);
 /* Returns an unpublished loan's slot. */

@@ -324,7 +324,7 @@ void zc_sub_release(zcast_sub *s, zcast_msg *m)
 	zc_sub_unref(s);
 }
 
-static bool queued(zcast_sub *s)
+bool zc_sub_has_queued(zcast_sub *s)
 {
 	uint64_t head = atomic_load_explicit(&s->rec->head, memory_order_seq_cst);
 	uint64_t tail = atomic_load_explicit(&s->rec->tail, memory_order_seq_cst);
@@ -340,35 +340,48 @@ int zcast_sub_queued(zcast_sub *s)
 	return n > s->depth ? ZCAST_ECORRUPT : (int)n;
 }
 
+bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
+{
+	/* Read the word, announce, re-check; the caller then sleeps on the value read first: a
+	 * publish after the re-check changes the word, so the sleep returns at once (no lost wake-up). */
+	*word = s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
+	*val = atomic_load_explicit(*word, memory_order_seq_cst);
+	atomic_fetch_add_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+	if (!zc_sub_has_queued(s))
+		return true;
+	zc_sub_disarm(s);
+	return false;
+}
+
+void zc_sub_disarm(zcast_sub *s)
+{
+	atomic_fetch_sub_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+}
+
 int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 {
 	if (!s)
 		return ZCAST_EINVAL;
-	if (queued(s))
+	if (zc_sub_has_queued(s))
 		return 0;
 	int64_t now = zc_now_ns();
 	int64_t deadline = timeout_ns < 0 ? -1 : now + timeout_ns;
 	if (s->spin_ns) {
 		int64_t until = now + (int64_t)s->spin_ns;
 		while (zc_now_ns() < until) {
-			if (queued(s))
+			if (zc_sub_has_queued(s))
 				return 0;
 			zc_cpu_relax();
 		}
 	}
-	_Atomic uint32_t *word = s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
 	for (;;) {
-		/* Read the word, announce, re-check, then sleep on the value read first: a publish
-		 * after the re-check changes the word, so the sleep returns at once (no lost wake-up). */
-		uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
-		atomic_fetch_add_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
-		if (queued(s)) {
-			atomic_fetch_sub_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+		_Atomic uint32_t *word;
+		uint32_t v;
+		if (!zc_sub_arm(s, &word, &v))
 			return 0;
-		}
 		int r = zc_futex_wait(word, v, deadline);
-		atomic_fetch_sub_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
-		if (queued(s))
+		zc_sub_disarm(s);
+		if (zc_sub_has_queued(s))
 			return 0;
 		if (r == ZCAST_ETIMEDOUT || (deadline >= 0 && zc_now_ns() >= deadline))
 			return ZCAST_ETIMEDOUT;
