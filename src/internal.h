@@ -164,6 +164,8 @@ ZC_HIDDEN uint32_t zc_member_of_sub(const struct zc_topic *t, uint32_t i);
 /* The topic lock with recovery: 0 when held (repairs first if the last holder died). */
 ZC_HIDDEN int zc_topic_lock(struct zc_topic *t);
 ZC_HIDDEN void zc_topic_unlock(struct zc_topic *t);
+/* Under the lock: a member joined or left (graph events). */
+ZC_HIDDEN void zc_topic_graph_changed(struct zc_topic *t);
 /* Under the lock: reclaims dead members. Returns how many. */
 ZC_HIDDEN int zc_topic_cleanup(struct zc_topic *t);
 /* Under the lock: clears subscriber i's bit everywhere and resets its ring. */

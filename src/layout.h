@@ -118,6 +118,9 @@ struct zc_topic_hdr {
 	alignas(ZC_CACHELINE) _Atomic uint32_t notify;
 	alignas(ZC_CACHELINE) _Atomic uint32_t space;
 	_Atomic uint32_t space_waiters;
+	/* Graph events: bumped (and futex-woken) on every join and leave, under the lock. */
+	alignas(ZC_CACHELINE) _Atomic uint32_t graph;
+	_Atomic uint32_t graph_waiters;
 };
 
 struct zc_pub_rec {

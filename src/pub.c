@@ -103,6 +103,7 @@ int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **ou
 	if (atomic_load(&h->hist_depth) < opts->history_depth)
 		atomic_store(&h->hist_depth, opts->history_depth);
 	atomic_store_explicit(&rec->state, ZC_REC_ACTIVE, memory_order_release);
+	zc_topic_graph_changed(t);
 	zc_topic_unlock(t);
 
 	p->pool_index = pi;
@@ -135,6 +136,7 @@ static void pub_leave(zcast_pub *p)
 		atomic_store(&pr->state, ZC_POOL_ORPHAN); /* history and holders keep it alive */
 		ZC_CRASH("leave:after-orphan");
 		atomic_store(&t->pubs[p->index].state, ZC_REC_FREE);
+		zc_topic_graph_changed(t);
 		zc_topic_cleanup(t); /* unlinks the pool now if no slot is held */
 		zc_topic_unlock(t);
 	}

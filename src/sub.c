@@ -168,6 +168,7 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	if (opts->history)
 		deliver_history(s, opts->history);
 	atomic_store_explicit(&rec->state, ZC_REC_ACTIVE, memory_order_release);
+	zc_topic_graph_changed(t);
 	zc_topic_unlock(t);
 	*out = s;
 	return 0;
@@ -236,6 +237,7 @@ int zcast_sub_close(zcast_sub *s)
 	if (zc_topic_lock(t) == 0) {
 		/* No longer a target; queued messages are released now, held ones when dropped. */
 		atomic_store(&s->rec->state, ZC_REC_DRAINING);
+		zc_topic_graph_changed(t); /* no longer matched, even while it still holds messages */
 		uint64_t d;
 		while (pop(s, &d) == 1) {
 			struct zc_pool_map *m;

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -683,6 +684,8 @@ int zc_topic_cleanup(struct zc_topic *t)
 		}
 	}
 	sweep_pools(t);
+	if (dead)
+		zc_topic_graph_changed(t);
 	return dead;
 }
 
@@ -692,6 +695,13 @@ static void repair_alone(struct zc_topic *t)
 	atomic_store(&t->hdr->lock.word, 0);
 	recover_intent(t);
 	zc_topic_cleanup(t);
+}
+
+void zc_topic_graph_changed(struct zc_topic *t)
+{
+	atomic_fetch_add_explicit(&t->hdr->graph, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&t->hdr->graph_waiters, memory_order_seq_cst))
+		zc_futex_wake(&t->hdr->graph, INT_MAX);
 }
 
 int zc_topic_lock(struct zc_topic *t)
