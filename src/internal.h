@@ -198,6 +198,7 @@ struct zcast_msg {
 struct zcast_pub {
 	struct zc_topic t;
 	_Atomic int refs; /* the handle + outstanding loans */
+	_Atomic int closed; /* zcast_pub_close was called: loans may only be dropped */
 	uint32_t index;   /* publisher record */
 	uint32_t pool_index;
 	uint64_t id;

@@ -68,9 +68,11 @@ int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **ou
 	if ((r = zc_topic_claim(t, ZC_KIND_PUB, &p->index)) < 0)
 		goto fail;
 	p->id = atomic_fetch_add(&t->hdr->next_id, 1);
+	t->pubs[p->index].id = p->id; /* names the pool before it exists: cleanup finds it */
 	/* The pool is built and prefaulted before taking the lock: it may take milliseconds. */
 	if ((r = zc_pool_create(t, UINT32_MAX, p->id, opts->slot_count, opts->slot_size, &p->pool)) < 0)
 		goto fail_record;
+	ZC_CRASH("join:after-pool-create");
 	if ((r = zc_topic_lock(t)) < 0)
 		goto fail_pool;
 	struct zc_topic_hdr *h = t->hdr;
@@ -136,6 +138,7 @@ static void pub_leave(zcast_pub *p)
 		atomic_store(&pr->state, ZC_POOL_ORPHAN); /* history and holders keep it alive */
 		ZC_CRASH("leave:after-orphan");
 		atomic_store(&t->pubs[p->index].state, ZC_REC_FREE);
+		ZC_CRASH("leave:after-free");
 		zc_topic_graph_changed(t);
 		zc_topic_cleanup(t); /* unlinks the pool now if no slot is held */
 		zc_topic_unlock(t);
@@ -153,6 +156,7 @@ int zcast_pub_close(zcast_pub *p)
 {
 	if (!p)
 		return ZCAST_EINVAL;
+	atomic_store(&p->closed, 1);
 	zc_pub_unref(p);
 	return 0;
 }
@@ -412,6 +416,7 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, uint32_t *wake_topic)
 	/* Intent first: a crash from here on is finished or rolled back by the next locker. */
 	h->intent.desc = desc;
 	h->intent.op = ZC_OP_PUBLISH;
+	ZC_CRASH("publish:after-intent");
 	atomic_store(&h->last_seq, seq);
 	s->seq = seq;
 	s->time_ns = zc_now_ns();
@@ -493,6 +498,9 @@ static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 #endif
 		return zc_err(ZCAST_ESTALE, "message is not an unpublished loan of this publisher");
 	}
+	if (atomic_load(&p->closed))
+		return zc_err(ZCAST_ESTALE, "publisher of %s is closed: the loan can only be dropped",
+			      p->t.name);
 	struct zc_topic_hdr *h = p->t.hdr;
 	int r = publish_once(p, msg);
 	while (r == ZCAST_EAGAIN && deadline != 0) {

@@ -132,6 +132,7 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	}
 	if ((r = zc_topic_claim(t, ZC_KIND_SUB, &s->index)) < 0)
 		goto fail;
+	ZC_CRASH("join:after-claim");
 	s->rec = &t->subs[s->index];
 	s->ring = zc_ring(t, s->index);
 	s->depth = opts->queue_depth;
@@ -238,6 +239,7 @@ int zcast_sub_close(zcast_sub *s)
 		/* No longer a target; queued messages are released now, held ones when dropped. */
 		atomic_store(&s->rec->state, ZC_REC_DRAINING);
 		zc_topic_graph_changed(t); /* no longer matched, even while it still holds messages */
+		ZC_CRASH("close:after-draining");
 		uint64_t d;
 		while (pop(s, &d) == 1) {
 			struct zc_pool_map *m;

@@ -599,8 +599,10 @@ static void orphan_pool(struct zc_topic *t, uint32_t p)
 	if (zc_pool_get(t, p, &m) == 0) {
 		for (uint32_t i = 0; i < m->slot_count; i++) {
 			uint64_t w = atomic_load(&zc_slot(m, i)->state);
-			if (ZC_STATE_ST(w) == ZC_SLOT_LOANED)
+			if (ZC_STATE_ST(w) == ZC_SLOT_LOANED) {
 				zc_slot_free(m, i, ZC_SLOT_LOANED, ZC_STATE_GEN(w));
+				ZC_CRASH("gc:orphan-mid-loans");
+			}
 		}
 		zc_pool_put(m);
 	}
@@ -659,6 +661,16 @@ int zc_topic_cleanup(struct zc_topic *t)
 		if (st == ZC_REC_ACTIVE && r->pool < t->max_pools &&
 		    atomic_load(&t->pools[r->pool].state) == ZC_POOL_ACTIVE)
 			orphan_pool(t, r->pool);
+		if (st == ZC_REC_CLAIMED) {
+			/* Died while joining: its pool file may exist without a pool record. The id
+			 * may be a previous owner's: unlink only if no pool record names it. */
+			bool recorded = false;
+			for (uint32_t p = 0; p < t->max_pools && !recorded; p++)
+				recorded = atomic_load(&t->pools[p].state) != ZC_POOL_UNUSED &&
+					   t->pools[p].id == r->id;
+			if (!recorded)
+				zc_pool_unlink(t, r->id);
+		}
 		ZC_CRASH("gc:mid-sweep");
 		atomic_store(&r->state, ZC_REC_FREE);
 		dead++;
@@ -669,6 +681,7 @@ int zc_topic_cleanup(struct zc_topic *t)
 		if (st == ZC_REC_FREE || zc_member_alive(t, zc_member_of_sub(t, k)))
 			continue;
 		zc_sub_sweep(t, k);
+		ZC_CRASH("gc:after-sub-sweep");
 		if (st != ZC_REC_CLAIMED && r->group < t->max_groups &&
 		    atomic_load(&t->groups[r->group].members) > 0)
 			atomic_fetch_sub(&t->groups[r->group].members, 1);

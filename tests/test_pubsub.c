@@ -262,6 +262,23 @@ static void test_close_with_held_messages_keeps_them_valid(void)
 	CHECK_EQ(zt_shm_count(), 0);
 }
 
+static void test_loan_outlives_closed_publisher(void)
+{
+	zcast_sub *s = open_sub("/pubclosed", 4);
+	zcast_pub *p = open_pub("/pubclosed", 128, 2);
+	zcast_msg *m;
+	CHECK_EQ(zcast_loan(p, 64, &m), 0);
+	zcast_pub_close(p);
+	zt_fill(zcast_msg_data(m), 64, 1, 0); /* still ours to write */
+	CHECK_EQ(zcast_publish(p, m), ZCAST_ESTALE);
+	CHECK_EQ(stat_of("/pubclosed").publishers, 1); /* membership ends with the last loan */
+	zcast_msg_drop(m);
+	CHECK_EQ(stat_of("/pubclosed").publishers, 0);
+	CHECK_EQ(zcast_take(s, &m), ZCAST_EAGAIN);
+	zcast_sub_close(s);
+	CHECK_EQ(zt_shm_count(), 0);
+}
+
 int main(void)
 {
 	zt_setup("pubsub", 60);
@@ -274,6 +291,7 @@ int main(void)
 	RUN(test_published_loan_copies_are_stale);
 	RUN(test_resize_and_max_held);
 	RUN(test_close_with_held_messages_keeps_them_valid);
+	RUN(test_loan_outlives_closed_publisher);
 	CHECK_EQ(zt_shm_count(), 0);
 	return 0;
 }

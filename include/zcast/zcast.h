@@ -121,8 +121,9 @@ ZCAST_API int zcast_domain_name_valid(const char *domain);
 
 /* Joins `topic` as a publisher and creates its pool. On success *out owns the publisher. */
 ZCAST_API int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **out);
-/* Leaves the topic. Loans still held by the caller stay valid until dropped; published messages stay
- * with their holders (and history). Returns 0 or an error (the handle is freed either way). */
+/* Leaves the topic. Loans still held by the caller stay writable until dropped but can no longer be
+ * published (ZCAST_ESTALE); published messages stay with their holders (and history). Returns 0 or
+ * an error (the handle is released either way; do not use it again). */
 ZCAST_API int zcast_pub_close(zcast_pub *pub);
 
 /* Takes a free slot of at least `size` bytes (size <= slot_size). On success *out is a loan the caller

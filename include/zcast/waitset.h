@@ -1,0 +1,99 @@
+/* zcast wait sets, guards, pollable subscriber descriptors and graph events (docs/WAITSETS.md).
+ *
+ * A process with many subscriptions waits for all of them in one call: zcast_waitset_wait() sleeps
+ * on the futex words of every attached subscriber (subscribers of one topic share one word), guard,
+ * graph word and the nearest timer. Publishers keep the wake rule of DESIGN 2.5: no syscall for a
+ * busy subscriber, one FUTEX_WAKE per topic for sleeping broadcast subscribers.
+ *
+ * Thread safety
+ *  - zcast_waitset: one thread at a time (add, remove, enable, wait). Attached handles must stay open
+ *    until they are removed from the wait set (or the wait set is destroyed).
+ *  - zcast_guard: zcast_guard_trigger may be called from any thread and from a signal handler.
+ *  - zcast_sub_fd: the descriptor may be polled from any thread; the subscriber's rules do not change.
+ */
+#ifndef ZCAST_WAITSET_H
+#define ZCAST_WAITSET_H
+
+#include "zcast/zcast.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zcast_waitset zcast_waitset;
+typedef struct zcast_guard zcast_guard;
+
+/* ---- guards: user triggers ---- */
+
+/* A trigger that wakes every wait set it is attached to. On success *out is owned by the caller. */
+ZCAST_API int zcast_guard_create(zcast_guard **out);
+/* Frees the guard. It must be removed from every wait set first. */
+ZCAST_API void zcast_guard_destroy(zcast_guard *g);
+/* Marks the guard pending and wakes its sleeping wait sets (a syscall only if one sleeps).
+ * Async-signal-safe. A wait set reports a pending guard once and clears it. */
+ZCAST_API int zcast_guard_trigger(zcast_guard *g);
+
+/* ---- wait sets ---- */
+
+enum zcast_ws_kind {
+	ZCAST_WS_SUB = 1,   /* messages are queued (reported while any are: level-triggered) */
+	ZCAST_WS_GUARD = 2, /* the guard was triggered since it was last reported */
+	ZCAST_WS_TIMER = 3, /* the timer's deadline passed (once per expiry; never early) */
+	ZCAST_WS_GRAPH = 4, /* a member joined or left the topic since last reported */
+};
+
+typedef struct zcast_ws_event {
+	int kind; /* enum zcast_ws_kind */
+	int id;   /* the entry id given at add */
+	void *user;
+} zcast_ws_event;
+
+/* Creates an empty wait set; *out is owned by the caller. */
+ZCAST_API int zcast_waitset_create(zcast_waitset **out);
+/* Frees the wait set (not the attached handles). Not while another thread waits on it. */
+ZCAST_API void zcast_waitset_destroy(zcast_waitset *ws);
+
+/* Attach entries. Each returns 0 and the entry's id in *id (ids are small integers, reused after
+ * remove). `user` is handed back in events. The handles are borrowed, not owned. */
+ZCAST_API int zcast_waitset_add_sub(zcast_waitset *ws, zcast_sub *sub, void *user, int *id);
+ZCAST_API int zcast_waitset_add_guard(zcast_waitset *ws, zcast_guard *g, void *user, int *id);
+/* A periodic timer: first expiry period_ns from now, then every period_ns (CLOCK_MONOTONIC).
+ * Expiries missed while nobody waited are reported once, and the next one is kept on the grid. */
+ZCAST_API int zcast_waitset_add_timer(zcast_waitset *ws, int64_t period_ns, void *user, int *id);
+/* Graph events of the handle's topic: reported when a publisher or subscriber joins or leaves,
+ * including a peer process that died (watched through one pidfd per peer process, so a crash is
+ * reported promptly, without polling). Read the counts with zcast_pub_matched / zcast_sub_matched. */
+ZCAST_API int zcast_waitset_add_pub_graph(zcast_waitset *ws, zcast_pub *pub, void *user, int *id);
+ZCAST_API int zcast_waitset_add_sub_graph(zcast_waitset *ws, zcast_sub *sub, void *user, int *id);
+/* Detaches an entry. ZCAST_EINVAL for an unknown id. */
+ZCAST_API int zcast_waitset_remove(zcast_waitset *ws, int id);
+/* A disabled entry is neither watched nor reported (its subscriber costs publishers nothing). */
+ZCAST_API int zcast_waitset_enable(zcast_waitset *ws, int id, int enabled);
+
+/* Waits until at least one entry is ready or timeout_ns passes (< 0: forever; 0: just check).
+ * Fills up to `max` events and returns their count (> 0), or ZCAST_ETIMEDOUT. Entries beyond `max`
+ * stay ready for the next call; the scan starts after the last reported entry, so none starves. */
+ZCAST_API int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_event *events,
+				 int max);
+
+/* ---- pollable descriptors ---- */
+
+/* A descriptor that is readable while messages are queued for `sub`, for epoll / poll / libuv /
+ * asyncio. The first call starts a per-process helper thread; every call returns the same
+ * descriptor, owned by the subscriber (closed by zcast_sub_close; do not close it yourself).
+ * Contract: when it is readable, call zcast_take until it returns ZCAST_EAGAIN; that EAGAIN clears
+ * the descriptor and watches the subscriber again. Cost: a publisher pays its usual topic wake
+ * only while the helper sleeps on this subscriber (armed); the helper then pays one eventfd write. */
+ZCAST_API int zcast_sub_fd(zcast_sub *sub, int *fd);
+
+/* ---- graph: matched counts ---- */
+
+/* Subscribers of the publisher's topic that are ACTIVE (joined and not closed), or an error. */
+ZCAST_API int zcast_pub_matched(zcast_pub *pub);
+/* Publishers of the subscriber's topic that are ACTIVE, or an error. */
+ZCAST_API int zcast_sub_matched(zcast_sub *sub);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
