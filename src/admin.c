@@ -79,6 +79,8 @@ int zcast_topic_gc(const char *domain, const char *topic)
 	if (r < 0)
 		return r;
 	r = zc_topic_gc_once(&t);
+	if (r >= 0)
+		r += t.reclaimed_at_attach;
 	zc_topic_detach(&t);
 	return r;
 }

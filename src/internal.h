@@ -122,6 +122,7 @@ struct zc_topic {
 	uint32_t member; /* member index: lock owner id and OFD byte - 1 */
 	bool is_member;
 	bool peek; /* mapped for reading by a tool: not a member, takes no lock */
+	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
 	char domain[40];
 	char name[ZC_NAME_MAX + 8];
 	char shm_name[300];
@@ -220,6 +221,7 @@ struct zcast_sub {
 	_Atomic uint32_t held;
 	struct zc_sub_rec *rec;
 	_Atomic uint64_t *ring;
+	struct zc_subfd *_Atomic fdw; /* pollable descriptor (subfd.c), or NULL */
 };
 
 ZC_HIDDEN void zc_pub_unref(zcast_pub *pub);
@@ -230,6 +232,9 @@ ZC_HIDDEN bool zc_sub_has_queued(zcast_sub *sub);
  * calls zc_sub_disarm exactly once. */
 ZC_HIDDEN bool zc_sub_arm(zcast_sub *sub, _Atomic uint32_t **word, uint32_t *val);
 ZC_HIDDEN void zc_sub_disarm(zcast_sub *sub);
+/* Pollable descriptor hooks (subfd.c): take found the queue empty / the handle closes. */
+ZC_HIDDEN void zc_subfd_rearm(zcast_sub *sub);
+ZC_HIDDEN void zc_subfd_detach(zcast_sub *sub);
 /* Releases a received message's hold (last local reference). */
 ZC_HIDDEN void zc_sub_release(zcast_sub *sub, zcast_msg *m);
 /* Returns an unpublished loan's slot. */

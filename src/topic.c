@@ -707,7 +707,7 @@ static void repair_alone(struct zc_topic *t)
 	/* Exclusive on byte 0: nobody else is attached, so nobody can hold the lock legitimately. */
 	atomic_store(&t->hdr->lock.word, 0);
 	recover_intent(t);
-	zc_topic_cleanup(t);
+	t->reclaimed_at_attach = zc_topic_cleanup(t);
 }
 
 void zc_topic_graph_changed(struct zc_topic *t)
