@@ -761,9 +761,9 @@ void zc_topic_detach(struct zc_topic *t)
 		/* Last one out (nobody holds byte 0) unlinks, unless the topic is retained. */
 		if (t->hdr && zc_ofd_lock(t->fd, 0, true) == 0 && still_linked(t->fd) &&
 		    !atomic_load(&t->hdr->retain)) {
-			for (uint32_t p = 0; p < t->max_pools; p++)
-				if (atomic_load(&t->pools[p].state) != ZC_POOL_UNUSED)
-					zc_pool_unlink(t, t->pools[p].id);
+			/* Every pool file of the topic goes, also one a publisher created and then
+			 * died before recording it. */
+			sweep_stale_pools(t->domain, t->topic_hash);
 			shm_unlink(t->shm_name);
 		}
 		zc_fd_unregister(t->fd);
