@@ -216,9 +216,13 @@ static int pop(zcast_sub *s, uint64_t *desc)
 		uint64_t pos = ZC_HEAD_POS(head);
 		if (pos == ZC_HEAD_POS(tail))
 			return 0;
-		if (ZC_HEAD_POS(tail - pos) > s->depth)
+		if (ZC_HEAD_POS(tail - pos) > s->depth) {
+			/* DROP_OLD: the producer may have dropped and pushed since we read the head. */
+			if (atomic_load_explicit(&r->head, memory_order_acquire) != head)
+				continue;
 			return zc_err(ZCAST_ECORRUPT, "topic %s: ring of subscriber %u is corrupted",
 				      s->t.name, s->index);
+		}
 		uint64_t d = atomic_load_explicit(&s->ring[pos % s->depth], memory_order_relaxed);
 		if (atomic_compare_exchange_weak_explicit(&r->head, &head,
 							  ZC_HEAD_MAKE(pos + 1, ZC_HEAD_DROPS(head)),
@@ -339,9 +343,14 @@ int zcast_sub_queued(zcast_sub *s)
 {
 	if (!s)
 		return ZCAST_EINVAL;
-	uint64_t head = atomic_load(&s->rec->head), tail = atomic_load(&s->rec->tail);
-	uint64_t n = ZC_HEAD_POS(tail - ZC_HEAD_POS(head));
-	return n > s->depth ? ZCAST_ECORRUPT : (int)n;
+	for (;;) {
+		uint64_t head = atomic_load(&s->rec->head), tail = atomic_load(&s->rec->tail);
+		uint64_t n = ZC_HEAD_POS(tail - ZC_HEAD_POS(head));
+		if (n <= s->depth)
+			return (int)n;
+		if (atomic_load(&s->rec->head) == head) /* else a DROP_OLD drop raced us: re-read */
+			return ZCAST_ECORRUPT;
+	}
 }
 
 bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
