@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all build deps demo test test-plain bench bench-quick install format clean model-long fuzz
+.PHONY: all build deps demo test test-plain bench bench-quick install format clean model-long fuzz chaos-long
 
 all: build
 
@@ -27,6 +27,17 @@ test-plain:
 	@cmake --build build-test -j$(JOBS)
 	@cd build-test && ctest --output-on-failure -j$(JOBS)
 
+# Coverage-guided fuzzing of hostile shared memory (clang libFuzzer), FUZZ_SECONDS long.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/deps.sh test
+	@CC=clang-14 cmake -S . -B build-fuzz -DZCAST_TEST_BUILD=ON -DZCAST_BUILD_BENCH=OFF -DZCAST_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
+	@cmake --build build-fuzz -j$(JOBS) --target fuzz
+
+# The chaos test at full length (1000 kills).
+chaos-long: test-plain
+	@ZCAST_LONG=1 build-test/tests/test_chaos
+
 install: build
 	@cmake --install $(BUILD)
 
@@ -34,4 +45,4 @@ format:
 	@clang-format -i include/zcast/*.h src/*.c src/*.h tests/*.c tests/*.h examples/*.c
 
 clean:
-	@rm -rf build build-test build-asan build-tsan build-*.log
+	@rm -rf build build-test build-asan build-tsan build-fuzz build-*.log

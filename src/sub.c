@@ -238,6 +238,7 @@ int zcast_sub_close(zcast_sub *s)
 	if (!s)
 		return ZCAST_EINVAL;
 	struct zc_topic *t = &s->t;
+	zc_subfd_detach(s); /* the descriptor helper lets go of the handle first */
 	atomic_store(&s->closing, 1);
 	if (zc_topic_lock(t) == 0) {
 		/* No longer a target; queued messages are released now, held ones when dropped. */
@@ -275,6 +276,8 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 		return zc_err(ZCAST_ELIMIT, "subscriber holds max_held=%u messages", s->max_held);
 	uint64_t d;
 	int r = pop(s, &d);
+	if (r == 0 && atomic_load_explicit(&s->fdw, memory_order_relaxed))
+		zc_subfd_rearm(s); /* drained: the descriptor is cleared and watched again */
 	if (r <= 0)
 		return r == 0 ? ZCAST_EAGAIN : r;
 	ZC_CRASH("take:after-pop");

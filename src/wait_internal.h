@@ -53,12 +53,6 @@ struct zcast_guard {
 ZC_HIDDEN void zc_futex_wake_private(_Atomic uint32_t *w, int n);
 ZC_HIDDEN int zc_futex_wait_private(_Atomic uint32_t *w, uint32_t val, int64_t abs_deadline_ns);
 
-/* ---- pollable subscriber descriptors (subfd.c) ---- */
-/* zcast_take found nothing queued: the descriptor is cleared and watched again. */
-ZC_HIDDEN void zc_subfd_rearm(zcast_sub *sub);
-/* zcast_sub_close: stop watching before the handle goes away (blocks until the helper let go). */
-ZC_HIDDEN void zc_subfd_detach(zcast_sub *sub);
-
 /* ---- graph (graph.c) ---- */
 /* The topic's graph word and a count of ACTIVE records of `kind` (pub or sub records). */
 ZC_HIDDEN int zc_graph_count(struct zc_topic *t, enum zc_kind kind);
