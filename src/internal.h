@@ -207,6 +207,7 @@ struct zcast_pub {
 	uint32_t cursor; /* next slot to try: private, the state word is the truth */
 	struct zc_pool_map *pool;
 	uint32_t *targets; /* scratch, max_subs entries */
+	uint32_t *rr_wake; /* scratch: RR members to wake after unlock */
 	uint8_t *drop_mark;
 };
 

@@ -144,7 +144,8 @@ struct zc_sub_rec {
 	_Atomic uint32_t held;     /* messages taken and not released: tools only */
 	_Atomic uint64_t delivered, dropped, rejected; /* delivered/dropped: lock holder; rejected too */
 	uint64_t probed_head;      /* head at the last liveness probe on a full ring (lock holder) */
-	uint64_t pad[6];
+	int64_t probed_ns;         /* time of that probe (lock holder) */
+	uint64_t pad[5];
 	alignas(ZC_CACHELINE) _Atomic uint64_t head; /* consumers (pop CAS) and lock holder (drop CAS) */
 	alignas(ZC_CACHELINE) _Atomic uint64_t tail; /* lock holder only */
 	uint64_t pad2[7];

@@ -37,8 +37,11 @@ int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
 		}
 		now = zc_now_ns();
 		uint32_t owner = (v & ~ZC_LOCK_WAITERS) - 1;
-		if (now >= next_probe || owner >= t->n_members) {
-			if (owner >= t->n_members || (owner != t->member && !zc_member_alive(t, owner))) {
+		/* A word naming a live member that does not hold the lock (corruption) is not healed:
+		 * lockers time out cleanly. Stealing from a live owner could make two holders. */
+		bool bogus = owner >= t->n_members;
+		if (now >= next_probe || bogus) {
+			if (bogus || (owner != t->member && !zc_member_alive(t, owner))) {
 				/* Owner is dead or the word is garbage: take over and repair. */
 				if (atomic_compare_exchange_strong_explicit(w, &v, self | ZC_LOCK_WAITERS,
 									    memory_order_acquire,

@@ -23,6 +23,7 @@ static void pub_free(zcast_pub *p)
 	zc_pool_put(p->pool);
 	zc_topic_detach(&p->t);
 	free(p->targets);
+	free(p->rr_wake);
 	free(p);
 }
 
@@ -61,7 +62,8 @@ int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **ou
 		goto fail;
 	}
 	p->targets = calloc(t->max_subs, sizeof *p->targets);
-	if (!p->targets) {
+	p->rr_wake = calloc(t->max_subs, sizeof *p->rr_wake);
+	if (!p->targets || !p->rr_wake) {
 		r = zc_err(ZCAST_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -278,20 +280,26 @@ static bool sub_depth_ok(struct zc_topic *t, struct zc_sub_rec *r)
 	return r->depth >= 1 && r->depth <= t->max_depth;
 }
 
-/* A FULL ring whose head has not moved since the last probe: is its owner dead? Probes at most once
- * per ring per head position, so an overloaded topic does not probe on every rejected publish. */
+#define REPROBE_NS 10000000 /* a ring stuck at one head is probed again after 10 ms */
+
+/* A full ring: is its owner dead? Probed once per head position, and again only if the head stays
+ * put for REPROBE_NS: an overloaded topic does not probe on every rejected publish, and an owner
+ * that dies after a probe is still found. */
 static bool full_ring_owner_dead(struct zc_topic *t, uint32_t k)
 {
 	struct zc_sub_rec *r = &t->subs[k];
 	uint64_t head = atomic_load(&r->head);
-	if (r->probed_head == head)
+	int64_t now = zc_now_ns();
+	if (r->probed_head == head && now - r->probed_ns < REPROBE_NS)
 		return false;
 	r->probed_head = head;
+	r->probed_ns = now;
 	return !zc_member_alive(t, zc_member_of_sub(t, k));
 }
 
-/* Chooses targets; returns their count, or ZCAST_EAGAIN. Under the lock. */
-static int select_targets(zcast_pub *p, bool *probe_dead)
+/* Chooses targets; returns their count, or ZCAST_EAGAIN. Under the lock. `count`: charge full
+ * queues a rejection (only once per publish attempt). */
+static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
 {
 	struct zc_topic *t = &p->t;
 	uint32_t hi = atomic_load(&t->hdr->sub_hi);
@@ -309,7 +317,8 @@ static int select_targets(zcast_pub *p, bool *probe_dead)
 			continue;
 		}
 		if (r->policy == ZCAST_POLICY_FULL && ring_used(r) >= r->depth) {
-			atomic_fetch_add_explicit(&r->rejected, 1, memory_order_relaxed);
+			if (count)
+				atomic_fetch_add_explicit(&r->rejected, 1, memory_order_relaxed);
 			if (full_ring_owner_dead(t, k))
 				*probe_dead = true;
 			fail = true;
@@ -338,7 +347,8 @@ static int select_targets(zcast_pub *p, bool *probe_dead)
 					if (atomic_load(&r->state) == ZC_REC_ACTIVE && r->group == g &&
 					    r->policy == ZCAST_POLICY_BALANCE_RR) {
 						any_active = true;
-						atomic_fetch_add(&r->rejected, 1);
+						if (count)
+							atomic_fetch_add(&r->rejected, 1);
 						if (full_ring_owner_dead(t, k))
 							*probe_dead = true;
 					}
@@ -391,16 +401,16 @@ static void drop_oldest(struct zc_topic *t, uint32_t k)
 	}
 }
 
-static int publish_locked(zcast_pub *p, zcast_msg *msg, uint32_t *wake_topic)
+static int publish_locked(zcast_pub *p, zcast_msg *msg, uint32_t *wake_topic, uint32_t *n_rr)
 {
 	struct zc_topic *t = &p->t;
 	struct zc_topic_hdr *h = t->hdr;
 	bool probe_dead = false;
-	int n = select_targets(p, &probe_dead);
+	int n = select_targets(p, true, &probe_dead);
 	if (n == ZCAST_EAGAIN && probe_dead) {
 		zc_topic_cleanup(t);
 		probe_dead = false;
-		n = select_targets(p, &probe_dead);
+		n = select_targets(p, false, &probe_dead);
 	}
 	if (n < 0)
 		return zc_err(ZCAST_EAGAIN, "topic %s: a subscriber queue is full", t->name);
@@ -450,7 +460,7 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, uint32_t *wake_topic)
 		if (atomic_load_explicit(&r->sleeping, memory_order_seq_cst)) {
 			if (r->policy == ZCAST_POLICY_BALANCE_RR) {
 				atomic_fetch_add(&r->wake, 1);
-				zc_futex_wake(&r->wake, 1); /* one message wakes one worker */
+				p->rr_wake[(*n_rr)++] = k; /* woken after unlock: one message, one worker */
 			} else {
 				*wake_topic = 1;
 			}
@@ -474,12 +484,14 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, uint32_t *wake_topic)
 static int publish_once(zcast_pub *p, zcast_msg *msg)
 {
 	struct zc_topic_hdr *h = p->t.hdr;
-	uint32_t wake_topic = 0;
+	uint32_t wake_topic = 0, n_rr = 0;
 	int r = zc_topic_lock(&p->t);
 	if (r < 0)
 		return r;
-	r = publish_locked(p, msg, &wake_topic);
+	r = publish_locked(p, msg, &wake_topic, &n_rr);
 	zc_topic_unlock(&p->t);
+	for (uint32_t i = 0; i < n_rr; i++)
+		zc_futex_wake(&p->t.subs[p->rr_wake[i]].wake, 1);
 	if (r == 0 && wake_topic) {
 		/* One wake for every sleeping broadcast subscriber of the topic. */
 		atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);

@@ -300,11 +300,11 @@ static int join_existing(struct zc_topic *t, int fd, int64_t deadline)
 		t->fd = fd;
 		return 0;
 	}
-	uint64_t magic = 0;
+	uint64_t magic = 1;
 	if (r == ZCAST_ECORRUPT && zc_now_ns() < deadline &&
-	    (pread(fd, &magic, sizeof magic, 0) != (ssize_t)sizeof magic || magic != ZC_TOPIC_MAGIC)) {
-		/* Perhaps a creator died before its magic: retry, the exclusive path rebuilds it.
-		 * A finished segment that fails its checks under live members is refused at once. */
+	    pread(fd, &magic, sizeof magic, 0) == (ssize_t)sizeof magic && magic == 0) {
+		/* No magic yet: a creator died before finishing; retry, the exclusive path rebuilds
+		 * it. Anything else that fails its checks under live members is refused at once. */
 		zc_ofd_unlock(fd, 0);
 		usleep(1000);
 		return ZCAST_EAGAIN;
