@@ -34,6 +34,11 @@ fuzz:
 	@CC=clang-14 cmake -S . -B build-fuzz -DZCAST_TEST_BUILD=ON -DZCAST_BUILD_BENCH=OFF -DZCAST_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
 	@cmake --build build-fuzz -j$(JOBS) --target fuzz
 
+# Larger SPIN configurations (2 publishers, publisher crash): up to ~5 GB and ~15 minutes.
+model-long:
+	@scripts/deps.sh test
+	@bash model/check.sh --long
+
 # The chaos test at full length (1000 kills).
 chaos-long: test-plain
 	@ZCAST_LONG=1 build-test/tests/test_chaos

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# check.sh -- exhaustive SPIN check of model/zcast.pml (see docs/MODEL.md).
+#
+#   bash model/check.sh          configurations for `make test` (about 2 minutes,
+#                                under 2 GB) and the five mutants
+#   bash model/check.sh --long   bigger configurations (tens of minutes, 4-12 GB;
+#                                ZCAST_MODEL_MEMLIM / ZCAST_MODEL_TIMEOUT override)
+#
+# Every run is a full state-space search (no bitstate, no hash compaction; only
+# -DCOLLAPSE, which is lossless). A run PASSes when SPIN reports no error and the
+# search was complete (depth reached < -m, no "max search depth too small", no
+# memory bound hit); a mutant PASSes when SPIN reports an assertion violation or an
+# invalid end state. Exit 0 only if every run passes; 1 otherwise; 77 if spin or a C
+# compiler is missing. pan is built in a temporary directory, removed at exit.
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+model="$here/zcast.pml"
+mode=${1:-}
+
+for tool in spin "${CC:-gcc}"; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "SKIP: $tool not found (Debian package: spin / gcc)"
+		exit 77
+	fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/zcast-model.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+maxdepth=100000          # -m: DFS stack; runs must stay far below it
+memlim=${ZCAST_MODEL_MEMLIM:-4000}   # MB, pan stops (and we FAIL) beyond it
+[ "$mode" = --long ] && memlim=${ZCAST_MODEL_MEMLIM:-12000}
+tmo=${ZCAST_MODEL_TIMEOUT:-1800}     # s per run
+failures=0
+
+# run NAME EXPECT(clean|error) HASHPOW -- SPIN -D options...
+run() {
+	local name=$1 expect=$2 wpow=$3
+	shift 4
+	local dir="$tmp/$name"
+	mkdir -p "$dir"
+	cp "$model" "$dir/zcast.pml"
+	if ! (cd "$dir" && spin -a "$@" zcast.pml >spin.out 2>&1); then
+		echo "FAIL $name: spin -a failed"; cat "$dir/spin.out"
+		failures=$((failures + 1)); return
+	fi
+	# must-fail runs stop at the first error: a quick -O0 build is enough
+	local opt=-O2
+	[ "$expect" = error ] && opt=-O0
+	if ! (cd "$dir" && ${CC:-gcc} $opt -w -DSAFETY -DCOLLAPSE -DMEMLIM="$memlim" \
+		-o pan pan.c >cc.out 2>&1); then
+		echo "FAIL $name: cannot compile pan"; cat "$dir/cc.out"
+		failures=$((failures + 1)); return
+	fi
+	local t0 t1 rc
+	t0=$(date +%s.%N)
+	(cd "$dir" && timeout "$tmo" ./pan -m"$maxdepth" -w"$wpow" >pan.out 2>&1)
+	rc=$?
+	t1=$(date +%s.%N)
+	local out="$dir/pan.out"
+	local errors depth stored trans mem secs
+	errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$out" | tail -1)
+	depth=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' "$out" | tail -1)
+	stored=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' "$out" | tail -1)
+	trans=$(sed -n 's/^ *\([0-9.e+]*\) transitions.*/\1/p' "$out" | tail -1)
+	mem=$(sed -n 's/^ *\([0-9.]*\)\s*total actual memory usage.*/\1/p' "$out" | tail -1)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	printf '  %-34s states %-10s transitions %-10s depth %-5s time %6ss  memory %s MB  [%s]\n' \
+		"$name" "${stored:-?}" "${trans:-?}" "${depth:-?}" "$secs" "${mem:-?}" "$*"
+
+	local why=""
+	if [ "$rc" -eq 124 ]; then why="timeout after ${tmo}s"; fi
+	if grep -q 'max search depth too small' "$out"; then why="${why:+$why; }max search depth too small"; fi
+	if grep -qiE 'out of memory|reached -DMEMLIM|memory limit' "$out"; then why="${why:+$why; }out of memory"; fi
+	if [ -z "$errors" ] || [ -z "$depth" ]; then why="${why:+$why; }no result from pan (rc $rc)"; fi
+	if [ -n "$depth" ] && [ "$depth" -ge "$maxdepth" ]; then why="${why:+$why; }depth reached -m"; fi
+
+	if [ "$expect" = clean ]; then
+		if [ -z "$why" ] && [ "$errors" = 0 ] && ! grep -q 'Search not completed' "$out"; then
+			echo "PASS $name: no error, complete search"
+		else
+			echo "FAIL $name: ${why:-SPIN reports $errors error(s)}"
+			grep -E 'assertion violated|invalid end state|error:' "$out" | head -5
+			if [ -f "$dir/zcast.pml.trail" ]; then
+				(cd "$dir" && spin -t -p "$@" zcast.pml 2>&1 | tail -60)
+			fi
+			failures=$((failures + 1))
+		fi
+	else
+		local found
+		found=$(grep -E 'assertion violated|invalid end state' "$out" | head -1)
+		if [ -n "$errors" ] && [ "$errors" -ge 1 ] && [ -n "$found" ] && \
+		   ! grep -qiE 'out of memory|reached -DMEMLIM' "$out"; then
+			echo "PASS $name: rejected as expected: $(echo "$found" | cut -c1-100)"
+		else
+			echo "FAIL $name: mutant not rejected (${why:-errors ${errors:-?}})"
+			failures=$((failures + 1))
+		fi
+	fi
+}
+
+echo "zcast model: $model ($(spin -V | head -1))"
+if [ "$mode" = --long ]; then
+	echo "== long configurations"
+	run long-npub3            clean 27 -- -DNPUB=3
+	run long-2pub-pubcrash    clean 27 -- -DNPUBR=2 -DNPUB=1 -DNSLOT=2 -DPUBCRASH
+	run long-d2-npub3-nocrash clean 27 -- -DD=2 -DNPUB=3 -DNOCRASH
+	run long-gcany            clean 27 -- -DNPUB=2 -DGC_ANY
+	run long-d2-npub3         clean 28 -- -DD=2 -DNPUB=3
+elif [ -n "$mode" ]; then
+	echo "usage: $0 [--long]"; exit 2
+else
+	echo "== configurations (make test)"
+	run base              clean 25 -- -DNPUB=2
+	run depth2            clean 25 -- -DNPUB=2 -DD=2
+	run npub3-nocrash     clean 25 -- -DNPUB=3 -DNOCRASH
+	run nohistory         clean 25 -- -DNPUB=2 -DHISTD=0 -DJOINH=0
+	echo "== mutants (each must be rejected)"
+	run mutant-a-bit-after-visible  error 22 -- -DNPUB=2 -DMUT_A
+	run mutant-b-other-word-first   error 22 -- -DNPUB=2 -DMUT_B
+	run mutant-c-no-recheck         error 22 -- -DNPUB=2 -DMUT_C
+	run mutant-d-notify-after-check error 22 -- -DNPUB=2 -DMUT_D
+	run mutant-e-cleanup-no-free    error 22 -- -DNPUB=2 -DMUT_E
+	echo "== finding kept as a regression (must be rejected)"
+	run zero-target-publish-leaks   error 22 -- -DNPUB=2 -DHISTD=0 -DJOINH=0 -DBUG_ZERO_TARGETS
+fi
+
+if [ "$failures" -ne 0 ]; then
+	echo "model check: FAIL ($failures run(s) failed)"
+	exit 1
+fi
+echo "model check: PASS"
+exit 0
