@@ -1,0 +1,11 @@
+# A debug-checks copy of the library: using a published loan through a stale copy aborts.
+list(TRANSFORM ZCAST_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/ OUTPUT_VARIABLE ZCAST_DEBUG_SOURCES)
+add_library(zcast_debugchecks STATIC ${ZCAST_DEBUG_SOURCES})
+target_include_directories(zcast_debugchecks PUBLIC ${PROJECT_SOURCE_DIR}/include)
+target_compile_definitions(zcast_debugchecks PRIVATE _GNU_SOURCE ZCAST_DEBUG_CHECKS)
+target_link_libraries(zcast_debugchecks PUBLIC pthread)
+add_executable(debug_stale_abort debug_stale_abort.c)
+target_compile_definitions(debug_stale_abort PRIVATE _GNU_SOURCE)
+target_link_libraries(debug_stale_abort PRIVATE zcast_debugchecks)
+add_test(NAME debug_stale_abort COMMAND debug_stale_abort)
+set_tests_properties(debug_stale_abort PROPERTIES TIMEOUT 60)
