@@ -43,6 +43,18 @@ model-long:
 chaos-long: test-plain
 	@ZCAST_LONG=1 build-test/tests/test_chaos
 
+# Benchmarks (docs/BENCHMARKS.md): everything (~12 min) or a < 60 s smoke run. Results go to
+# bench/results/<timestamp>/ and bench/results/latest.
+bench: build
+	@scripts/deps.sh bench
+	@cmake -S . -B $(BUILD) >/dev/null && cmake --build $(BUILD) -j$(JOBS) >/dev/null
+	@bench/run.sh --build-dir $(BUILD)
+
+bench-quick: build
+	@scripts/deps.sh bench
+	@cmake -S . -B $(BUILD) >/dev/null && cmake --build $(BUILD) -j$(JOBS) >/dev/null
+	@bench/run.sh --quick --build-dir $(BUILD)
+
 install: build
 	@cmake --install $(BUILD)
 

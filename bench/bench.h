@@ -1,0 +1,56 @@
+/* A benchmark configuration and the case runners (case_*.c). */
+#ifndef ZB_BENCH_H
+#define ZB_BENCH_H
+
+#include "transport.h"
+
+typedef struct zb_bench {
+	const zb_system *sys;
+	const char *name; /* case name in the results, e.g. ack_64B_event */
+	size_t size;
+	int mode;         /* ZB_TRANSPORT / ZB_TOUCH */
+	int spin;
+	long samples, warmup;
+	double cap_s;     /* stop measuring after this many seconds (recorded in the meta) */
+	int subs;         /* fan-out subscribers */
+	double rate_hz;   /* fan-out publish rate */
+	int drop_old;     /* overload: DROP_OLD policy instead of FULL */
+	int64_t work_ns;  /* overload: consumer work per message */
+	int pin;          /* child i runs on the (i mod n)-th allowed CPU */
+	int pairs;        /* ping-pong: independent pairs (topics_T<n>: n pairs, 2n topics) */
+	int nch;
+	zb_chan_params ch[ZB_MAX_CHILDREN];
+	void *shared[ZB_MAX_CHILDREN];
+	zb_ctl *ctl;
+	int64_t op_timeout_ns;
+	/* filled by the case runner, written to the meta json */
+	long published, received, messages; /* messages = every message moved (for minflt/msg) */
+	double msgs_per_s;
+	int capped;
+} zb_bench;
+
+typedef struct zb_case {
+	const char *name;
+	/* Fills b->ch / b->nch / ctl capacity needs; returns the number of child processes. */
+	int (*setup)(zb_bench *b);
+	int (*child)(int idx, void *bench);
+	/* Driver, after the children: derives published/received/msgs_per_s from ctl. */
+	void (*finish)(zb_bench *b);
+} zb_case;
+
+extern const zb_case zb_case_pingpong, zb_case_continuous, zb_case_fanout,
+	zb_case_overload;
+
+/* Helpers for case runners (main.c). */
+void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nreaders, int depth);
+/* Opens channel i of b as writer (reader == -1) or reader n. Reports failure into ctl. */
+zb_chan *zb_open(zb_bench *b, int idx, int ch, int reader);
+/* Both barriers + ready() of the given endpoints. */
+int zb_start(zb_bench *b, int idx, zb_chan **eps, int neps);
+/* Closes the endpoints in child order (child i after child i-1, bounded): tearing down many
+ * members at the same instant made iceoryx's RouDi lose track of applications. */
+void zb_close_in_turn(zb_bench *b, int idx, zb_chan **eps, int neps);
+/* Absolute deadline for one operation. */
+static inline int64_t zb_deadline(const zb_bench *b) { return zb_now() + b->op_timeout_ns; }
+
+#endif

@@ -1,0 +1,78 @@
+/* Overload: child 0 publishes as fast as it can while child 1 consumes slowly (busy work of
+ * work_ns per message), until child 1 received `samples` messages (or cap_s passed).
+ * FULL policy: the publisher is throttled to the consumer (no loss). DROP_OLD: the publisher
+ * never waits, the consumer gets the freshest data, published - received were dropped.
+ * One sample per received message = receive time - send stamp (the age of the data). */
+#include "bench.h"
+
+#define DEPTH 16
+
+static int setup(zb_bench *b)
+{
+	zb_chan_init(&b->ch[0], "load", b, 1, DEPTH);
+	b->ch[0].drop_old = b->drop_old;
+	b->nch = 1;
+	return 2;
+}
+
+static int child(int idx, void *arg)
+{
+	zb_bench *b = arg;
+	zb_ctl *ctl = b->ctl;
+	const zb_system *s = b->sys;
+	zb_chan *c = zb_open(b, idx, 0, idx == 0 ? -1 : 0);
+	if (!c || zb_start(b, idx, &c, 1))
+		return 1;
+	zb_child_res *res = &ctl->res[idx];
+	int64_t f0 = zb_minflt();
+	zb_hdr h;
+	if (idx == 0) {
+		int64_t t_end = zb_now() + (int64_t)(b->cap_s * 1e9);
+		res->t_first = zb_now();
+		for (uint64_t i = 0;; i++) {
+			int64_t t0 = zb_now();
+			if (t0 > t_end || *(volatile int64_t *)&ctl->res[1].received >= b->samples)
+				break;
+			h = (zb_hdr){.seq = i, .stamp = t0, .size = (uint32_t)b->size};
+			if (s->send(c, &h, b->size, b->mode, zb_deadline(b))) {
+				zb_fail(ctl, idx, "%s: send %llu failed", s->name, (unsigned long long)i);
+				return 1;
+			}
+			res->published++;
+		}
+		res->t_last = zb_now();
+		h = (zb_hdr){.flags = ZB_FLAG_STOP, .stamp = zb_now()};
+		if (s->send(c, &h, b->size, ZB_TRANSPORT, zb_deadline(b)))
+			return 1;
+	} else {
+		for (;;) {
+			if (s->recv(c, &h, b->size, b->mode, zb_deadline(b))) {
+				zb_fail(ctl, idx, "%s: receive failed after %lld", s->name, (long long)res->received);
+				return 1;
+			}
+			int64_t t = zb_now();
+			if (h.flags & ZB_FLAG_STOP)
+				break;
+			zb_sample x = {(int64_t)h.seq, 0, h.stamp, t, t - h.stamp};
+			zb_ctl_add(ctl, &x);
+			*(volatile int64_t *)&res->received = res->received + 1;
+			while (zb_now() - t < b->work_ns)
+				; /* the slow consumer's work */
+		}
+	}
+	res->minflt = zb_minflt() - f0;
+	zb_close_in_turn(b, idx, &c, 1);
+	return 0;
+}
+
+static void finish(zb_bench *b)
+{
+	zb_child_res *p = &b->ctl->res[0];
+	b->published = p->published;
+	b->received = b->ctl->res[1].received;
+	b->messages = p->published;
+	if (p->t_last > p->t_first)
+		b->msgs_per_s = (double)b->received * 1e9 / (double)(p->t_last - p->t_first);
+}
+
+const zb_case zb_case_overload = {"overload", setup, child, finish};

@@ -1,0 +1,236 @@
+/* zcast-bench: runs ONE benchmark configuration (one case x one system) and writes
+ * <out>/<name>__<system>.csv (raw samples) and <out>/<name>__<system>.json (meta).
+ * bench/run.sh calls it once per configuration; bench/report.py summarizes. */
+#include "bench.h"
+
+#include <getopt.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const zb_system *systems[] = {
+	&zb_sys_floor, &zb_sys_uds, &zb_sys_mq, &zb_sys_pipe,
+#ifdef ZB_HAVE_ZCAST
+	&zb_sys_zcast,
+#endif
+#ifdef ZB_HAVE_ICEORYX
+	&zb_sys_iceoryx,
+#endif
+};
+static const zb_case *cases[] = {&zb_case_pingpong, &zb_case_continuous, &zb_case_fanout, &zb_case_overload};
+
+void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nreaders, int depth)
+{
+	static char run_id[40];
+	memset(p, 0, sizeof *p);
+	snprintf(p->name, sizeof p->name, "%s", name);
+	if (!run_id[0]) {
+		const char *e = getenv("ZB_RUN_ID");
+		snprintf(run_id, sizeof run_id, "%s%d", e ? e : "zb", (int)getpid());
+	}
+	p->run_id = run_id;
+	p->max_size = b->size;
+	p->nreaders = nreaders;
+	p->depth = depth;
+	p->spin = b->spin;
+}
+
+zb_chan *zb_open(zb_bench *b, int idx, int ch, int reader)
+{
+	zb_chan *c = NULL;
+	if (b->sys->open(&b->ch[ch], b->shared[ch], reader, &c)) {
+		zb_fail(b->ctl, idx, "%s: open %s %s failed", b->sys->name, b->ch[ch].name,
+		        reader < 0 ? "writer" : "reader");
+		return NULL;
+	}
+	return c;
+}
+
+static void pin_child(int idx)
+{
+	cpu_set_t all, one;
+	if (sched_getaffinity(0, sizeof all, &all))
+		return;
+	int n = CPU_COUNT(&all), k = idx % n;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all) && k-- == 0) {
+			CPU_ZERO(&one);
+			CPU_SET(c, &one);
+			sched_setaffinity(0, sizeof one, &one);
+			return;
+		}
+}
+
+int zb_start(zb_bench *b, int idx, zb_chan **eps, int neps)
+{
+	if (b->pin)
+		pin_child(idx);
+	/* Map the shared sample buffer writable in this process now, so that appending samples does
+	 * not show up as page faults of the measured phase (nothing is written before barrier 1). */
+	volatile unsigned char *p = (volatile unsigned char *)b->ctl->samples;
+	for (size_t off = 0; off < (size_t)b->ctl->cap * sizeof(zb_sample); off += 4096)
+		p[off] = p[off];
+	int64_t t = 20000000000LL;
+	if (zb_barrier(b->ctl, 0, t))
+		return zb_fail(b->ctl, idx, "barrier (open) failed"), -1;
+	for (int i = 0; i < neps; i++)
+		if (b->sys->ready && b->sys->ready(eps[i], zb_now() + t))
+			return zb_fail(b->ctl, idx, "%s: not connected", b->sys->name), -1;
+	if (zb_barrier(b->ctl, 1, t))
+		return zb_fail(b->ctl, idx, "barrier (ready) failed"), -1;
+	return 0;
+}
+
+void zb_close_in_turn(zb_bench *b, int idx, zb_chan **eps, int neps)
+{
+	int64_t end = zb_now() + 10000000000LL;
+	while (atomic_load(&b->ctl->arrived[2]) < idx && !atomic_load(&b->ctl->abort) && zb_now() < end) {
+		struct timespec ts = {0, 200000};
+		nanosleep(&ts, NULL);
+	}
+	atomic_store(&b->ctl->res[idx].done, 1);
+	for (int i = 0; i < neps; i++)
+		b->sys->close(eps[i]);
+	atomic_fetch_add(&b->ctl->arrived[2], 1);
+}
+
+static void json_str(FILE *f, const char *k, const char *v, int comma)
+{
+	fprintf(f, "  \"%s\": \"", k);
+	for (; *v; v++)
+		fprintf(f, (*v == '"' || *v == '\\') ? "\\%c" : "%c", *v);
+	fprintf(f, "\"%s\n", comma ? "," : "");
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload --name NAME --out DIR\n"
+	        "       [--size 64|4K|1M..] [--mode transport|touch] [--spin] [--samples N] [--warmup N]\n"
+	        "       [--cap-s SECONDS] [--subs S] [--rate HZ] [--timeout-s SECONDS]\n"
+	        "       [--policy full|drop_old] [--work-us US]  (case overload)\n"
+	        "       [--pairs T]  (case pingpong: T concurrent pairs on 2T topics)\n"
+	        "       [--pin]  (child i on the (i mod ncpu)-th allowed CPU)\n"
+	        "systems:");
+	for (size_t i = 0; i < sizeof systems / sizeof *systems; i++)
+		fprintf(stderr, " %s", systems[i]->name);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	zb_bench b = {.size = 64, .samples = 5000, .warmup = 200, .cap_s = 60, .subs = 1,
+	              .rate_hz = 100, .pairs = 1, .op_timeout_ns = 10000000000LL};
+	const char *sysname = NULL, *casename = NULL, *out = ".";
+	double timeout_s = 300;
+	static struct option lo[] = {
+		{"system", 1, 0, 'S'}, {"case", 1, 0, 'c'}, {"name", 1, 0, 'n'}, {"out", 1, 0, 'o'},
+		{"size", 1, 0, 'z'}, {"mode", 1, 0, 'm'}, {"spin", 0, 0, 'p'}, {"samples", 1, 0, 'N'},
+		{"warmup", 1, 0, 'w'}, {"cap-s", 1, 0, 'C'}, {"subs", 1, 0, 's'}, {"rate", 1, 0, 'r'},
+		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'}, {0, 0, 0, 0}};
+	int o;
+	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (o) {
+		case 'S': sysname = optarg; break;
+		case 'c': casename = optarg; break;
+		case 'n': b.name = optarg; break;
+		case 'o': out = optarg; break;
+		case 'z': b.size = zb_parse_size(optarg); break;
+		case 'm': b.mode = !strcmp(optarg, "touch") ? ZB_TOUCH : ZB_TRANSPORT; break;
+		case 'p': b.spin = 1; break;
+		case 'N': b.samples = atol(optarg); break;
+		case 'w': b.warmup = atol(optarg); break;
+		case 'C': b.cap_s = atof(optarg); break;
+		case 's': b.subs = atoi(optarg); break;
+		case 'r': b.rate_hz = atof(optarg); break;
+		case 'T': timeout_s = atof(optarg); break;
+		case 'P': b.drop_old = !strcmp(optarg, "drop_old"); break;
+		case 'A': b.pin = 1; break;
+		case 'k': b.pairs = atoi(optarg); break;
+		case 'W': b.work_ns = (int64_t)(atof(optarg) * 1000); break;
+		default: usage();
+		}
+	}
+	for (size_t i = 0; sysname && i < sizeof systems / sizeof *systems; i++)
+		if (!strcmp(systems[i]->name, sysname))
+			b.sys = systems[i];
+	const zb_case *cs = NULL;
+	for (size_t i = 0; casename && i < sizeof cases / sizeof *cases; i++)
+		if (!strcmp(cases[i]->name, casename))
+			cs = cases[i];
+	if (!cs || !b.name || b.size < sizeof(zb_hdr) || b.subs < 1 || b.subs >= ZB_MAX_CHILDREN ||
+	    b.pairs < 1 || 2 * b.pairs > ZB_MAX_CHILDREN)
+		usage();
+
+	char path[4096], why[256] = "";
+	const char *status = "ok";
+	int nchild = cs->setup(&b);
+	int rc = 0;
+	if (!b.sys) {
+		status = "skipped";
+		snprintf(why, sizeof why, "system %s not built", sysname);
+	}
+	int prepared = 0;
+	for (; b.sys && prepared < b.nch; prepared++)
+		if (b.sys->prepare(&b.ch[prepared], &b.shared[prepared], why, sizeof why)) {
+			status = "skipped";
+			break;
+		}
+	if (!strcmp(status, "ok")) {
+		b.ctl = zb_ctl_create((b.samples + b.warmup + 16) * (b.subs + 1) * b.pairs);
+		b.ctl->nchildren = nchild;
+		int r = zb_run_children(nchild, cs->child, &b, (int64_t)(timeout_s * 1e9), b.ctl);
+		if (r == 1)
+			snprintf(why, sizeof why, "measurement complete; teardown hung and was killed");
+		if (r < 0) {
+			status = "failed";
+			for (int i = 0; i < nchild; i++)
+				if (b.ctl->res[i].status)
+					snprintf(why, sizeof why, "child %d: %s", i, b.ctl->res[i].err);
+			if (!why[0])
+				snprintf(why, sizeof why, "a child crashed or timed out");
+			rc = 1;
+		} else {
+			cs->finish(&b);
+		}
+	}
+	for (int i = 0; i < prepared; i++)
+		b.sys->cleanup(&b.ch[i], b.shared[i]);
+
+	long nsamp = b.ctl ? atomic_load(&b.ctl->nsamples) : 0;
+	if (b.ctl && !strcmp(status, "ok")) {
+		snprintf(path, sizeof path, "%s/%s__%s.csv", out, b.name, sysname);
+		if (zb_write_csv(path, b.ctl))
+			perror(path);
+	}
+	int64_t minflt = 0;
+	for (int i = 0; b.ctl && i < nchild; i++)
+		minflt += b.ctl->res[i].minflt;
+	snprintf(path, sizeof path, "%s/%s__%s.json", out, b.name, sysname);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	fprintf(f, "{\n");
+	json_str(f, "case", b.name, 1);
+	json_str(f, "kind", cs->name, 1);
+	json_str(f, "system", sysname, 1);
+	json_str(f, "status", status, 1);
+	json_str(f, "reason", why, 1);
+	fprintf(f, "  \"size\": %zu,\n  \"mode\": \"%s\",\n  \"spin\": %d,\n  \"subs\": %d,\n  \"pairs\": %d,\n  \"pin\": %d,\n", b.size,
+	        b.mode == ZB_TOUCH ? "touch" : "transport", b.spin, b.subs, b.pairs, b.pin);
+	fprintf(f, "  \"rate_hz\": %g,\n  \"samples_requested\": %ld,\n  \"warmup\": %ld,\n  \"cap_s\": %g,\n",
+	        b.rate_hz, b.samples, b.warmup, b.cap_s);
+	fprintf(f, "  \"rows\": %ld,\n  \"published\": %ld,\n  \"received\": %ld,\n", nsamp, b.published,
+	        b.received);
+	fprintf(f, "  \"msgs_per_s\": %.3f,\n  \"policy\": \"%s\",\n  \"work_ns\": %lld,\n", b.msgs_per_s,
+	        b.drop_old ? "drop_old" : "full", (long long)b.work_ns);
+	fprintf(f, "  \"minflt_per_msg\": %.6f\n}\n",
+	        b.messages > 0 ? (double)minflt / (double)b.messages : 0.0);
+	fclose(f);
+	printf("%-24s %-8s %-7s %ld rows %s\n", b.name, sysname, status, nsamp, why);
+	return rc;
+}

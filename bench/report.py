@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""Summarizes one benchmark run: <dir>/raw/*.csv + *.json -> summary.json, report.md, plots/*.png.
+
+usage: /usr/bin/python3 bench/report.py bench/results/<timestamp>
+"""
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+import numpy as np
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+SYSTEMS = ["zcast", "floor", "iceoryx", "uds", "mq", "pipe"]
+SIZES = ["64B", "4KiB", "64KiB", "1MiB", "4MiB", "8MiB"]
+SIZE_BYTES = {"64B": 64, "4KiB": 4096, "64KiB": 65536, "1MiB": 1 << 20, "4MiB": 4 << 20, "8MiB": 8 << 20}
+COLORS = {"zcast": "tab:red", "floor": "black", "iceoryx": "tab:blue", "uds": "tab:green",
+          "mq": "tab:purple", "pipe": "tab:orange"}
+PCTS = [("p50_ns", 50), ("p90_ns", 90), ("p99_ns", 99), ("p99_9_ns", 99.9)]
+
+
+def stats(lat):
+    lat = np.asarray(lat, dtype=np.float64)
+    if lat.size == 0:
+        return {"samples": 0}
+    d = {k: float(np.percentile(lat, q)) for k, q in PCTS}
+    d["max_ns"] = float(lat.max())
+    d["mean_ns"] = float(lat.mean())
+    d["samples"] = int(lat.size)
+    return d
+
+
+def load_csv(path):
+    a = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+    return a  # seq, sub, t_send, t_recv, lat
+
+
+def case_order(name):
+    m = re.match(r"ack_64B_(event|spin)", name)
+    if m:
+        return (0, m.group(1) != "event", 0)
+    m = re.match(r"payload_(\w+?)_(transport|touch)$", name)
+    if m:
+        return (1, m.group(2) != "transport", SIZES.index(m.group(1)) if m.group(1) in SIZES else 99)
+    m = re.match(r"continuous_(\w+)", name)
+    if m:
+        return (2, 0, SIZE_BYTES.get(m.group(1), 0))
+    m = re.match(r"overload_(\w+)", name)
+    if m:
+        return (3, 0, m.group(1))
+    m = re.match(r"fanout_S(\d+)", name)
+    if m:
+        return (4, 0, int(m.group(1)))
+    m = re.match(r"topics_T(\d+)", name)
+    if m:
+        return (5, 0, int(m.group(1)))
+    return (9, 0, name)
+
+
+def fmt_ns(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if v >= 1e6:
+        return "%.2f ms" % (v / 1e6)
+    if v >= 1e3:
+        return "%.1f µs" % (v / 1e3)
+    return "%.0f ns" % v
+
+
+def ratio(a, b):
+    if not a or not b:
+        return "–"
+    return "%.2f×" % (a / b)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    raw = os.path.join(out, "raw")
+    plots = os.path.join(out, "plots")
+    os.makedirs(plots, exist_ok=True)
+
+    summary, status, latencies = {}, {}, {}
+    for meta_path in sorted(glob.glob(os.path.join(raw, "*.json"))):
+        meta = json.load(open(meta_path))
+        case, system = meta["case"], meta["system"]
+        status.setdefault(case, {})[system] = {k: meta[k] for k in ("status", "reason")}
+        if meta["status"] != "ok":
+            continue
+        a = load_csv(meta_path[:-5] + ".csv")
+        if meta["kind"] == "fanout":
+            sub_rows = a[a[:, 1] >= 0]
+            pub_rows = a[a[:, 1] < 0]
+            m = stats(sub_rows[:, 4])
+            for k, v in stats(pub_rows[:, 4]).items():
+                m["pub_" + k] = v
+            per_sub = [np.percentile(sub_rows[sub_rows[:, 1] == s][:, 4], 99)
+                       for s in np.unique(sub_rows[:, 1])]
+            m["worst_sub_p99_ns"] = float(max(per_sub)) if per_sub else 0.0
+            latencies[(case, system)] = sub_rows[:, 4]
+        else:
+            m = stats(a[:, 4])
+            latencies[(case, system)] = a[:, 4]
+        m["published"] = meta["published"]
+        m["received"] = meta["received"]
+        m["minflt_per_msg"] = meta["minflt_per_msg"]
+        if meta["kind"] in ("continuous", "overload"):
+            m["msgs_per_s"] = meta["msgs_per_s"]
+            m["gb_per_s"] = meta["msgs_per_s"] * meta["size"] / 1e9
+        summary.setdefault(case, {})[system] = m
+
+    cases = sorted(set(summary) | set(status), key=case_order)
+    summary = {c: {s: summary[c][s] for s in SYSTEMS if s in summary.get(c, {})} for c in cases}
+    json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
+    json.dump(status, open(os.path.join(out, "status.json"), "w"), indent=1)
+
+    # ---- plots -------------------------------------------------------------------------
+    pngs = []
+    for c in cases:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        any_ = False
+        for s in SYSTEMS:
+            lat = latencies.get((c, s))
+            if lat is None or len(lat) == 0:
+                continue
+            x = np.sort(lat.astype(np.float64))
+            x[x < 1] = 1
+            y = np.arange(1, len(x) + 1) / len(x)
+            ax.plot(x, y, label=s, color=COLORS[s], lw=1.4 if s in ("zcast", "floor") else 1)
+            any_ = True
+        if not any_:
+            plt.close(fig)
+            continue
+        ax.set_xscale("log")
+        ax.set_xlabel("latency [ns]" + (" (one-way = RTT/2)" if c.startswith(("ack", "payload")) else ""))
+        ax.set_ylabel("fraction of samples")
+        ax.set_title("latency CDF: " + c)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        p = "cdf_%s.png" % c
+        fig.tight_layout()
+        fig.savefig(os.path.join(plots, p), dpi=90)
+        plt.close(fig)
+        pngs.append(p)
+
+    for mode in ("transport", "touch"):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        any_ = False
+        for s in SYSTEMS:
+            xs, p50, p99 = [], [], []
+            for size in SIZES:
+                m = summary.get("payload_%s_%s" % (size, mode), {}).get(s)
+                if m and m.get("samples"):
+                    xs.append(SIZE_BYTES[size]); p50.append(m["p50_ns"]); p99.append(m["p99_ns"])
+            if xs:
+                any_ = True
+                ax.plot(xs, p50, "o-", color=COLORS[s], label=s + " p50")
+                ax.plot(xs, p99, "x--", color=COLORS[s], alpha=0.5, label=s + " p99")
+        if any_:
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("payload [bytes]")
+            ax.set_ylabel("one-way latency [ns] (RTT/2)")
+            ax.set_title("latency vs payload, mode %s" % mode)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7, ncol=2)
+            p = "payload_%s.png" % mode
+            fig.tight_layout()
+            fig.savefig(os.path.join(plots, p), dpi=90)
+            pngs.append(p)
+        plt.close(fig)
+
+    fan = sorted([c for c in cases if c.startswith("fanout_S")], key=case_order)
+    if fan:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+        for s in SYSTEMS:
+            pts = [(int(c[8:]), summary[c][s]) for c in fan if s in summary.get(c, {})]
+            if not pts:
+                continue
+            S = [p[0] for p in pts]
+            ax1.plot(S, [p[1]["p50_ns"] for p in pts], "o-", color=COLORS[s], label=s + " p50")
+            ax1.plot(S, [p[1]["p99_ns"] for p in pts], "x--", color=COLORS[s], alpha=0.5, label=s + " p99")
+            ax2.plot(S, [p[1]["pub_p50_ns"] for p in pts], "o-", color=COLORS[s], label=s + " p50")
+            ax2.plot(S, [p[1]["pub_p99_ns"] for p in pts], "x--", color=COLORS[s], alpha=0.5, label=s + " p99")
+        for ax, t in ((ax1, "E2E latency (pooled over subscribers)"), (ax2, "publish call latency")):
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("subscribers S")
+            ax.set_ylabel("ns")
+            ax.set_title(t)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7, ncol=2)
+        fig.tight_layout()
+        fig.savefig(os.path.join(plots, "fanout.png"), dpi=90)
+        plt.close(fig)
+        pngs.append("fanout.png")
+
+    # ---- report.md ---------------------------------------------------------------------
+    machine = open(os.path.join(out, "machine.txt")).read() if os.path.exists(os.path.join(out, "machine.txt")) else ""
+    L = ["# zcast benchmark report", "", "Run directory: `%s`" % os.path.basename(os.path.abspath(out)), "",
+         "## Machine and command", "", "```", machine.strip(), "```", "",
+         "Latencies are CLOCK_MONOTONIC nanoseconds. `ack_*`/`payload_*`: one-way = RTT/2 of a "
+         "ping-pong. `continuous_*`: receive time − send stamp under full load. `fanout_*`: E2E "
+         "pooled over all subscribers; `pub` = duration of the publisher's send call. `overload_*`: "
+         "slow consumer (busy work per message), latency = age of the data when received; msgs/s = "
+         "received rate; payload GB/s = msgs/s × payload size (nominal: in transport mode a "
+         "zero-copy peer does not touch the payload). Ratios are "
+         "system ÷ same-run floor (resp. iceoryx); < 1 means faster.", ""]
+    for c in cases:
+        L += ["## %s" % c, ""]
+        rows = summary.get(c, {})
+        floor, iox = rows.get("floor", {}), rows.get("iceoryx", {})
+        hdr = "| system | p50 | p90 | p99 | p99.9 | max | mean | samples | p50/floor | p99/floor | p50/iceoryx | p99/iceoryx | minflt/msg |"
+        extra = ""
+        if c.startswith(("continuous", "overload")):
+            hdr += " msgs/s | payload GB/s | msgs/s vs floor | published | received |"
+        if c.startswith("fanout"):
+            hdr += " pub p50 | pub p99 | pub p50/floor | worst sub p99 |"
+        L += [hdr, "|" + "---|" * (hdr.count("|") - 1)]
+        for s in SYSTEMS:
+            m = rows.get(s)
+            if not m:
+                st = status.get(c, {}).get(s)
+                if st:
+                    L.append("| %s | %s: %s |" % (s, st["status"], st["reason"] or "–"))
+                continue
+            r = "| %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %.3f |" % (
+                s, fmt_ns(m["p50_ns"]), fmt_ns(m["p90_ns"]), fmt_ns(m["p99_ns"]), fmt_ns(m["p99_9_ns"]),
+                fmt_ns(m["max_ns"]), fmt_ns(m["mean_ns"]), m["samples"],
+                ratio(m["p50_ns"], floor.get("p50_ns")), ratio(m["p99_ns"], floor.get("p99_ns")),
+                ratio(m["p50_ns"], iox.get("p50_ns")), ratio(m["p99_ns"], iox.get("p99_ns")),
+                m["minflt_per_msg"])
+            if c.startswith(("continuous", "overload")):
+                r += " %.0f | %.3f | %s | %d | %d |" % (m["msgs_per_s"], m["gb_per_s"],
+                                                       ratio(m["msgs_per_s"], floor.get("msgs_per_s")),
+                                                       m["published"], m["received"])
+            if c.startswith("fanout"):
+                r += " %s | %s | %s | %s |" % (fmt_ns(m["pub_p50_ns"]), fmt_ns(m["pub_p99_ns"]),
+                                               ratio(m["pub_p50_ns"], floor.get("pub_p50_ns")),
+                                               fmt_ns(m["worst_sub_p99_ns"]))
+            L.append(r)
+        for s in SYSTEMS:
+            st = status.get(c, {}).get(s)
+            if st and st["status"] == "ok" and st["reason"]:
+                L.append("")
+                L.append("Note (%s): %s" % (s, st["reason"]))
+        if "cdf_%s.png" % c in pngs:
+            L += ["", "![CDF %s](plots/cdf_%s.png)" % (c, c)]
+        L.append("")
+    for p in ("payload_transport.png", "payload_touch.png", "fanout.png"):
+        if p in pngs:
+            L += ["## plot: %s" % p[:-4], "", "![%s](plots/%s)" % (p, p), ""]
+    open(os.path.join(out, "report.md"), "w").write("\n".join(L) + "\n")
+    print("report: %s (%d cases, %d plots)" % (os.path.join(out, "report.md"), len(cases), len(pngs)))
+
+
+if __name__ == "__main__":
+    main()

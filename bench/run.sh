@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Runs the zcast benchmark suite and writes bench/results/<timestamp>/ (+ bench/results/latest).
+#   bench/run.sh [--quick] [--build-dir DIR] [--systems "zcast floor ..."] [--no-pin]
+# Participants are pinned round-robin to the allowed CPUs (ping-pong: one per core) unless --no-pin.
+# Starts its own iox-roudi (config generated into the results dir) and stops it by PID on exit.
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$HERE")"
+PY=/usr/bin/python3
+QUICK=0
+BUILD="${ZCAST_BUILD_DIR:-$ROOT/build}"
+SYSTEMS_ARG=""
+PIN=--pin
+CMDLINE="$0 $*"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) QUICK=1 ;;
+	--build-dir) BUILD="$2"; shift ;;
+	--systems) SYSTEMS_ARG="$2"; shift ;;
+	--no-pin) PIN="" ;;
+	-h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+BIN="$BUILD/bench/zcast-bench"
+[ -x "$BIN" ] || { echo "run.sh: $BIN not found (build first: cmake --build $BUILD)" >&2; exit 2; }
+
+STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
+OUT="$HERE/results/$STAMP"
+mkdir -p "$OUT/raw"
+ln -sfn "$STAMP" "$HERE/results/latest"
+LOG="$OUT/run.log"
+export ZB_RUN_ID="zb$$x"
+
+# ---- machine info ------------------------------------------------------------------------
+{
+	echo "command: $CMDLINE"
+	echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+	echo "cores: $(nproc)"
+	echo "kernel: $(uname -srm)"
+	gov=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
+	echo "governor: $([ -r $gov ] && cat $gov || echo unreadable)"
+	echo "memory: $(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)"
+	echo "compiler: $(${CC:-cc} --version 2>/dev/null | head -1)"
+	echo "git: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (dirty)')"
+	echo "iceoryx: $(dpkg-query -W -f='${Version}' iceoryx 2>/dev/null || echo unknown)"
+	echo "quick: $QUICK"
+	echo "pinning: ${PIN:-off}"
+} > "$OUT/machine.txt"
+
+# ---- RouDi -------------------------------------------------------------------------------
+ROUDI_PID=""
+stop_roudi() {
+	[ -n "$ROUDI_PID" ] || return 0
+	if kill -0 "$ROUDI_PID" 2>/dev/null; then
+		kill -TERM "$ROUDI_PID" 2>/dev/null
+		for _ in $(seq 50); do kill -0 "$ROUDI_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -0 "$ROUDI_PID" 2>/dev/null && kill -KILL "$ROUDI_PID" 2>/dev/null
+	fi
+	wait "$ROUDI_PID" 2>/dev/null
+	ROUDI_PID=""
+}
+cleanup() {
+	stop_roudi
+	# iceoryx applications killed in teardown leave their IPC sockets (/tmp/<runtime name>)
+	rm -f /tmp/"$ZB_RUN_ID"[0-9]*_[0-9]* 2>/dev/null
+}
+trap 'cleanup' EXIT
+trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
+
+IOX=0
+if command -v iox-roudi >/dev/null; then
+	# mempools up to 8 MiB payload + headroom for the chunk header (chunk size = payload + header)
+	cat > "$OUT/roudi.toml" <<'TOML'
+[general]
+version = 1
+
+[[segment]]
+
+[[segment.mempool]]
+size = 128
+count = 10000
+
+[[segment.mempool]]
+size = 2048
+count = 5000
+
+[[segment.mempool]]
+size = 8192
+count = 500
+
+[[segment.mempool]]
+size = 69632
+count = 300
+
+[[segment.mempool]]
+size = 1052672
+count = 100
+
+[[segment.mempool]]
+size = 4198400
+count = 16
+
+[[segment.mempool]]
+size = 8392704
+count = 16
+TOML
+	# A stale /dev/shm/iceoryx_mgmt is purged by RouDi itself; a RouDi that is still running makes
+	# ours exit ("Could not acquire lock") and iceoryx is skipped.
+	iox-roudi -c "$OUT/roudi.toml" -l warning > "$OUT/roudi.log" 2>&1 &
+	ROUDI_PID=$!
+	for _ in $(seq 100); do
+		grep -q "RouDi is ready" "$OUT/roudi.log" 2>/dev/null && break
+		kill -0 "$ROUDI_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$ROUDI_PID" 2>/dev/null && grep -q "RouDi is ready" "$OUT/roudi.log"; then
+		IOX=1
+		echo "roudi_pid: $ROUDI_PID" >> "$OUT/machine.txt"
+	else
+		echo "run.sh: iox-roudi did not come up (see roudi.log): iceoryx skipped" | tee -a "$LOG" >&2
+		stop_roudi
+	fi
+fi
+
+ALL="zcast floor iceoryx uds mq pipe"
+[ -n "$SYSTEMS_ARG" ] && ALL="$SYSTEMS_ARG"
+sys_list() { # filter a list by what is available
+	local s out=""
+	for s in $1; do
+		case " $ALL " in *" $s "*) ;; *) continue ;; esac
+		[ "$s" = iceoryx ] && [ "$IOX" = 0 ] && continue
+		out="$out $s"
+	done
+	echo $out
+}
+
+FAILS=0
+run() { # run <name> <systems> <args...>
+	local name="$1" systems="$2" s
+	shift 2
+	for s in $(sys_list "$systems"); do
+		timeout -k 5 900 "$BIN" --system "$s" --name "$name" --out "$OUT/raw" $PIN "$@" >> "$LOG" 2>&1 || FAILS=$((FAILS + 1))
+		tail -n 1 "$LOG"
+	done
+}
+
+T0=$(date +%s)
+if [ "$QUICK" = 1 ]; then
+	N=2000; NB=200; CAP=5
+	run ack_64B_event "$ALL" --case pingpong --size 64 --samples $N --cap-s $CAP
+	run ack_64B_spin "$ALL" --case pingpong --size 64 --spin --samples $N --cap-s $CAP
+	for mode in transport touch; do
+		run payload_64B_$mode "$ALL" --case pingpong --size 64 --mode $mode --samples $N --cap-s $CAP
+		run payload_8MiB_$mode "$ALL" --case pingpong --size 8M --mode $mode --samples $NB --cap-s $CAP --warmup 20
+	done
+	run fanout_S1 "zcast floor iceoryx uds" --case fanout --size 1K --subs 1 --samples 150 --warmup 20
+	run fanout_S8 "zcast floor iceoryx uds" --case fanout --size 1K --subs 8 --samples 100 --warmup 20
+else
+	N=10000; CAP=60
+	run ack_64B_event "$ALL" --case pingpong --size 64 --samples $N --cap-s $CAP
+	run ack_64B_spin "$ALL" --case pingpong --size 64 --spin --samples $N --cap-s $CAP
+	for size in 64B 4KiB 64KiB 1MiB 4MiB 8MiB; do
+		for mode in transport touch; do
+			run payload_${size}_$mode "$ALL" --case pingpong --size "${size%B}" --mode $mode \
+				--samples 5000 --cap-s $CAP --warmup 50
+		done
+	done
+	run continuous_64B "$ALL" --case continuous --size 64 --samples 50000 --cap-s $CAP
+	run continuous_1MiB "$ALL" --case continuous --size 1M --samples 5000 --cap-s $CAP --warmup 50
+	for size in 64B 1MiB; do
+		for pol in full drop_old; do
+			run overload_${size}_$pol "$ALL" --case overload --size "${size%B}" --policy $pol \
+				--work-us 20 --samples 5000 --cap-s $CAP
+		done
+	done
+	for S in 1 2 4 8 16 32; do
+		n=$(( (5000 + S - 1) / S )); [ $n -lt 300 ] && n=300
+		run fanout_S$S "zcast floor iceoryx uds" --case fanout --size 1K --subs $S --samples $n --warmup 20
+	done
+	for T in 1 4 16; do # T concurrent 64 B ping-pong pairs on 2T topics, pooled
+		n=$(( (5000 + T - 1) / T )); [ $n -lt 500 ] && n=500
+		run topics_T$T "$ALL" --case pingpong --pairs $T --size 64 --samples $n --cap-s $CAP
+	done
+fi
+T1=$(date +%s)
+echo "elapsed_s: $((T1 - T0))" >> "$OUT/machine.txt"
+echo "failed_configs: $FAILS" >> "$OUT/machine.txt"
+stop_roudi
+
+"$PY" "$HERE/report.py" "$OUT" || { echo "run.sh: report.py failed" >&2; exit 1; }
+echo "results: $OUT"

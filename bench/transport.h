@@ -1,0 +1,42 @@
+/* One transport ("system") = a channel with one writer and n readers. Every system of the
+ * benchmark (zcast, floor, iceoryx, uds, mq, pipe) implements this table in its sys_*.c file. */
+#ifndef ZB_TRANSPORT_H
+#define ZB_TRANSPORT_H
+
+#include "common.h"
+
+typedef struct zb_chan_params {
+	char name[32];      /* channel name: "ping", "pong", "data" */
+	const char *run_id; /* unique per run, e.g. "zb12345" */
+	size_t max_size;    /* largest message of the run */
+	int nreaders;
+	int depth;          /* queue depth / ring slots */
+	int spin;           /* receivers busy-poll instead of sleeping */
+	int drop_old;       /* latest wins: a full queue drops its oldest message (no backpressure) */
+} zb_chan_params;
+
+typedef struct zb_chan zb_chan; /* per-process endpoint, defined by each system */
+
+typedef struct zb_system {
+	const char *name;
+	/* Driver, before fork: creates what children inherit (fds, shared memory). *shared is
+	 * passed back to open/cleanup. Returns 0, or <0 with a reason in why (system skipped). */
+	int (*prepare)(zb_chan_params *p, void **shared, char *why, size_t whylen);
+	/* Child: reader >= 0 opens reader number `reader`; reader == -1 opens the writer. */
+	int (*open)(const zb_chan_params *p, void *shared, int reader, zb_chan **out);
+	/* Child, after every endpoint opened: waits until the channel is connected. May be NULL. */
+	int (*ready)(zb_chan *c, int64_t deadline);
+	/* Writer: sends one message of `size` bytes starting with *h (fills per mode). Blocks (or
+	 * spins) while the channel is full, up to deadline. */
+	int (*send)(zb_chan *c, const zb_hdr *h, size_t size, int mode, int64_t deadline);
+	/* Reader: receives one message (blocks or spins per params), consumes it per mode. */
+	int (*recv)(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline);
+	void (*close)(zb_chan *c);
+	/* Driver, after the children exited. */
+	void (*cleanup)(zb_chan_params *p, void *shared);
+} zb_system;
+
+extern const zb_system zb_sys_floor, zb_sys_zcast, zb_sys_iceoryx, zb_sys_uds, zb_sys_mq,
+	zb_sys_pipe;
+
+#endif
