@@ -15,9 +15,13 @@ typedef struct zb_bench {
 	int subs;         /* fan-out subscribers */
 	double rate_hz;   /* fan-out publish rate */
 	int drop_old;     /* overload: DROP_OLD policy instead of FULL */
-	int64_t work_ns;  /* overload: consumer work per message */
+	int64_t work_ns;  /* overload: consumer busy work per message */
+	int64_t sleep_ns; /* overload: consumer sleeps this long after each message (LibXR's scene) */
+	int depth;        /* overload: queue depth (0: the case's default) */
 	int pin;          /* child i runs on the (i mod n)-th allowed CPU */
 	int pairs;        /* ping-pong: independent pairs (topics_T<n>: n pairs, 2n topics) */
+	int topics;       /* waitset: topics per subscriber wait set (waitset_T<n>) */
+	const char *skip; /* set by a case's setup: this system is skipped, with this reason */
 	int nch;
 	zb_chan_params ch[ZB_MAX_CHILDREN];
 	void *shared[ZB_MAX_CHILDREN];
@@ -39,7 +43,7 @@ typedef struct zb_case {
 } zb_case;
 
 extern const zb_case zb_case_pingpong, zb_case_continuous, zb_case_fanout,
-	zb_case_overload;
+	zb_case_overload, zb_case_waitset;
 
 /* Helpers for case runners (main.c). */
 void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nreaders, int depth);

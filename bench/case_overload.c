@@ -1,15 +1,18 @@
-/* Overload: child 0 publishes as fast as it can while child 1 consumes slowly (busy work of
- * work_ns per message), until child 1 received `samples` messages (or cap_s passed).
+/* Overload (LibXR's bench_overload): child 0 publishes as fast as it can while child 1 consumes
+ * slowly (sleeps sleep_ns and/or busy-works work_ns after each message), until child 1 received
+ * `samples` messages (or cap_s passed).
  * FULL policy: the publisher is throttled to the consumer (no loss). DROP_OLD: the publisher
  * never waits, the consumer gets the freshest data, published - received were dropped.
  * One sample per received message = receive time - send stamp (the age of the data). */
+#include <time.h>
+
 #include "bench.h"
 
 #define DEPTH 16
 
 static int setup(zb_bench *b)
 {
-	zb_chan_init(&b->ch[0], "load", b, 1, DEPTH);
+	zb_chan_init(&b->ch[0], "load", b, 1, b->depth > 0 ? b->depth : DEPTH);
 	b->ch[0].drop_old = b->drop_old;
 	b->nch = 1;
 	return 2;
@@ -58,6 +61,10 @@ static int child(int idx, void *arg)
 			*(volatile int64_t *)&res->received = res->received + 1;
 			while (zb_now() - t < b->work_ns)
 				; /* the slow consumer's work */
+			if (b->sleep_ns) {
+				struct timespec ts = {0, (long)b->sleep_ns};
+				nanosleep(&ts, NULL);
+			}
 		}
 	}
 	res->minflt = zb_minflt() - f0;

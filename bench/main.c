@@ -18,7 +18,8 @@ static const zb_system *systems[] = {
 	&zb_sys_iceoryx,
 #endif
 };
-static const zb_case *cases[] = {&zb_case_pingpong, &zb_case_continuous, &zb_case_fanout, &zb_case_overload};
+static const zb_case *cases[] = {&zb_case_pingpong, &zb_case_continuous, &zb_case_fanout, &zb_case_overload,
+                                 &zb_case_waitset};
 
 void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nreaders, int depth)
 {
@@ -106,11 +107,13 @@ static void json_str(FILE *f, const char *k, const char *v, int comma)
 static void usage(void)
 {
 	fprintf(stderr,
-	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload --name NAME --out DIR\n"
+	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload|waitset --name NAME --out DIR\n"
 	        "       [--size 64|4K|1M..] [--mode transport|touch] [--spin] [--samples N] [--warmup N]\n"
 	        "       [--cap-s SECONDS] [--subs S] [--rate HZ] [--timeout-s SECONDS]\n"
-	        "       [--policy full|drop_old] [--work-us US]  (case overload)\n"
+	        "       [--policy full|drop_old] [--work-us US] [--sleep-us US] [--depth N]  (case overload)\n"
 	        "       [--pairs T]  (case pingpong: T concurrent pairs on 2T topics)\n"
+	        "       [--topics T]  (case waitset: T topics, 2 subscriber processes with one wait set each;\n"
+	        "                      --rate = total msgs/s over all topics)\n"
 	        "       [--pin]  (child i on the (i mod ncpu)-th allowed CPU)\n"
 	        "systems:");
 	for (size_t i = 0; i < sizeof systems / sizeof *systems; i++)
@@ -129,7 +132,8 @@ int main(int argc, char **argv)
 		{"system", 1, 0, 'S'}, {"case", 1, 0, 'c'}, {"name", 1, 0, 'n'}, {"out", 1, 0, 'o'},
 		{"size", 1, 0, 'z'}, {"mode", 1, 0, 'm'}, {"spin", 0, 0, 'p'}, {"samples", 1, 0, 'N'},
 		{"warmup", 1, 0, 'w'}, {"cap-s", 1, 0, 'C'}, {"subs", 1, 0, 's'}, {"rate", 1, 0, 'r'},
-		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'}, {0, 0, 0, 0}};
+		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"sleep-us", 1, 0, 'Z'}, {"depth", 1, 0, 'D'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'},
+		{"topics", 1, 0, 'K'}, {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
@@ -149,7 +153,10 @@ int main(int argc, char **argv)
 		case 'P': b.drop_old = !strcmp(optarg, "drop_old"); break;
 		case 'A': b.pin = 1; break;
 		case 'k': b.pairs = atoi(optarg); break;
+		case 'K': b.topics = atoi(optarg); break;
 		case 'W': b.work_ns = (int64_t)(atof(optarg) * 1000); break;
+		case 'Z': b.sleep_ns = (int64_t)(atof(optarg) * 1000); break;
+		case 'D': b.depth = atoi(optarg); break;
 		default: usage();
 		}
 	}
@@ -161,7 +168,7 @@ int main(int argc, char **argv)
 		if (!strcmp(cases[i]->name, casename))
 			cs = cases[i];
 	if (!cs || !b.name || b.size < sizeof(zb_hdr) || b.subs < 1 || b.subs >= ZB_MAX_CHILDREN ||
-	    b.pairs < 1 || 2 * b.pairs > ZB_MAX_CHILDREN)
+	    b.pairs < 1 || 2 * b.pairs > ZB_MAX_CHILDREN || b.topics < 0 || b.topics > 4096)
 		usage();
 
 	char path[4096], why[256] = "";
@@ -171,9 +178,12 @@ int main(int argc, char **argv)
 	if (!b.sys) {
 		status = "skipped";
 		snprintf(why, sizeof why, "system %s not built", sysname);
+	} else if (b.skip) {
+		status = "skipped";
+		snprintf(why, sizeof why, "%s", b.skip);
 	}
 	int prepared = 0;
-	for (; b.sys && prepared < b.nch; prepared++)
+	for (; b.sys && !b.skip && prepared < b.nch; prepared++)
 		if (b.sys->prepare(&b.ch[prepared], &b.shared[prepared], why, sizeof why)) {
 			status = "skipped";
 			break;
@@ -220,14 +230,15 @@ int main(int argc, char **argv)
 	json_str(f, "system", sysname, 1);
 	json_str(f, "status", status, 1);
 	json_str(f, "reason", why, 1);
-	fprintf(f, "  \"size\": %zu,\n  \"mode\": \"%s\",\n  \"spin\": %d,\n  \"subs\": %d,\n  \"pairs\": %d,\n  \"pin\": %d,\n", b.size,
-	        b.mode == ZB_TOUCH ? "touch" : "transport", b.spin, b.subs, b.pairs, b.pin);
+	fprintf(f, "  \"size\": %zu,\n  \"mode\": \"%s\",\n  \"spin\": %d,\n  \"subs\": %d,\n  \"pairs\": %d,\n  \"topics\": %d,\n  \"pin\": %d,\n", b.size,
+	        b.mode == ZB_TOUCH ? "touch" : "transport", b.spin, b.subs, b.pairs, b.topics, b.pin);
 	fprintf(f, "  \"rate_hz\": %g,\n  \"samples_requested\": %ld,\n  \"warmup\": %ld,\n  \"cap_s\": %g,\n",
 	        b.rate_hz, b.samples, b.warmup, b.cap_s);
 	fprintf(f, "  \"rows\": %ld,\n  \"published\": %ld,\n  \"received\": %ld,\n", nsamp, b.published,
 	        b.received);
 	fprintf(f, "  \"msgs_per_s\": %.3f,\n  \"policy\": \"%s\",\n  \"work_ns\": %lld,\n", b.msgs_per_s,
 	        b.drop_old ? "drop_old" : "full", (long long)b.work_ns);
+	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n", (long long)b.sleep_ns, b.depth);
 	fprintf(f, "  \"minflt_per_msg\": %.6f\n}\n",
 	        b.messages > 0 ? (double)minflt / (double)b.messages : 0.0);
 	fclose(f);

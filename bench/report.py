@@ -59,6 +59,9 @@ def case_order(name):
     m = re.match(r"topics_T(\d+)", name)
     if m:
         return (5, 0, int(m.group(1)))
+    m = re.match(r"waitset_T(\d+)", name)
+    if m:
+        return (6, 0, int(m.group(1)))
     return (9, 0, name)
 
 
@@ -94,12 +97,12 @@ def main():
         if meta["status"] != "ok":
             continue
         a = load_csv(meta_path[:-5] + ".csv")
-        if meta["kind"] == "fanout":
+        if meta["kind"] in ("fanout", "waitset"):
             sub_rows = a[a[:, 1] >= 0]
             pub_rows = a[a[:, 1] < 0]
             m = stats(sub_rows[:, 4])
             for k, v in stats(pub_rows[:, 4]).items():
-                m["pub_" + k] = v
+                m["publish_" + k] = v
             per_sub = [np.percentile(sub_rows[sub_rows[:, 1] == s][:, 4], 99)
                        for s in np.unique(sub_rows[:, 1])]
             m["worst_sub_p99_ns"] = float(max(per_sub)) if per_sub else 0.0
@@ -186,8 +189,8 @@ def main():
             S = [p[0] for p in pts]
             ax1.plot(S, [p[1]["p50_ns"] for p in pts], "o-", color=COLORS[s], label=s + " p50")
             ax1.plot(S, [p[1]["p99_ns"] for p in pts], "x--", color=COLORS[s], alpha=0.5, label=s + " p99")
-            ax2.plot(S, [p[1]["pub_p50_ns"] for p in pts], "o-", color=COLORS[s], label=s + " p50")
-            ax2.plot(S, [p[1]["pub_p99_ns"] for p in pts], "x--", color=COLORS[s], alpha=0.5, label=s + " p99")
+            ax2.plot(S, [p[1]["publish_p50_ns"] for p in pts], "o-", color=COLORS[s], label=s + " p50")
+            ax2.plot(S, [p[1]["publish_p99_ns"] for p in pts], "x--", color=COLORS[s], alpha=0.5, label=s + " p99")
         for ax, t in ((ax1, "E2E latency (pooled over subscribers)"), (ax2, "publish call latency")):
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
@@ -207,8 +210,9 @@ def main():
          "## Machine and command", "", "```", machine.strip(), "```", "",
          "Latencies are CLOCK_MONOTONIC nanoseconds. `ack_*`/`payload_*`: one-way = RTT/2 of a "
          "ping-pong. `continuous_*`: receive time − send stamp under full load. `fanout_*`: E2E "
-         "pooled over all subscribers; `pub` = duration of the publisher's send call. `overload_*`: "
-         "slow consumer (busy work per message), latency = age of the data when received; msgs/s = "
+         "pooled over all subscribers; `pub` = duration of the publisher's send call. `waitset_T<n>`: "
+         "like fan-out, 2 subscriber processes each waiting on T topics in one wait set. `overload_*`: "
+         "slow consumer (sleeps 50 µs per message), latency = age of the data when received; msgs/s = "
          "received rate; payload GB/s = msgs/s × payload size (nominal: in transport mode a "
          "zero-copy peer does not touch the payload). Ratios are "
          "system ÷ same-run floor (resp. iceoryx); < 1 means faster.", ""]
@@ -220,7 +224,7 @@ def main():
         extra = ""
         if c.startswith(("continuous", "overload")):
             hdr += " msgs/s | payload GB/s | msgs/s vs floor | published | received |"
-        if c.startswith("fanout"):
+        if c.startswith(("fanout", "waitset")):
             hdr += " pub p50 | pub p99 | pub p50/floor | worst sub p99 |"
         L += [hdr, "|" + "---|" * (hdr.count("|") - 1)]
         for s in SYSTEMS:
@@ -240,9 +244,9 @@ def main():
                 r += " %.0f | %.3f | %s | %d | %d |" % (m["msgs_per_s"], m["gb_per_s"],
                                                        ratio(m["msgs_per_s"], floor.get("msgs_per_s")),
                                                        m["published"], m["received"])
-            if c.startswith("fanout"):
-                r += " %s | %s | %s | %s |" % (fmt_ns(m["pub_p50_ns"]), fmt_ns(m["pub_p99_ns"]),
-                                               ratio(m["pub_p50_ns"], floor.get("pub_p50_ns")),
+            if c.startswith(("fanout", "waitset")):
+                r += " %s | %s | %s | %s |" % (fmt_ns(m["publish_p50_ns"]), fmt_ns(m["publish_p99_ns"]),
+                                               ratio(m["publish_p50_ns"], floor.get("publish_p50_ns")),
                                                fmt_ns(m["worst_sub_p99_ns"]))
             L.append(r)
         for s in SYSTEMS:

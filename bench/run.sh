@@ -158,6 +158,7 @@ if [ "$QUICK" = 1 ]; then
 	done
 	run fanout_S1 "zcast floor iceoryx uds" --case fanout --size 1K --subs 1 --samples 150 --warmup 20
 	run fanout_S8 "zcast floor iceoryx uds" --case fanout --size 1K --subs 8 --samples 100 --warmup 20
+	run waitset_T16 "$ALL" --case waitset --topics 16 --size 64 --rate 1000 --samples 1000
 else
 	N=10000; CAP=60
 	run ack_64B_event "$ALL" --case pingpong --size 64 --samples $N --cap-s $CAP
@@ -170,10 +171,13 @@ else
 	done
 	run continuous_64B "$ALL" --case continuous --size 64 --samples 50000 --cap-s $CAP
 	run continuous_1MiB "$ALL" --case continuous --size 1M --samples 5000 --cap-s $CAP --warmup 50
-	for size in 64B 1MiB; do
+	# LibXR's overload scene: the consumer sleeps 50 us per message; queue 8 at 64 KiB (4000
+	# messages received), queue 4 at 1 MiB (256 messages received).
+	for spec in 64KiB:8:4000 1MiB:4:256; do
+		IFS=: read -r size depth msgs <<<"$spec"
 		for pol in full drop_old; do
 			run overload_${size}_$pol "$ALL" --case overload --size "${size%B}" --policy $pol \
-				--work-us 20 --samples 5000 --cap-s $CAP
+				--sleep-us 50 --depth "$depth" --samples "$msgs" --cap-s $CAP
 		done
 	done
 	for S in 1 2 4 8 16 32; do
@@ -183,6 +187,11 @@ else
 	for T in 1 4 16; do # T concurrent 64 B ping-pong pairs on 2T topics, pooled
 		n=$(( (5000 + T - 1) / T )); [ $n -lt 500 ] && n=500
 		run topics_T$T "$ALL" --case pingpong --pairs $T --size 64 --samples $n --cap-s $CAP
+	done
+	# T topics x 2 subscriber processes, one wait set each; 1000 msgs/s in total, round-robin.
+	# 129: first T beyond one futex_waitv (128 words). Non-zcast systems report "skipped".
+	for T in 1 16 128 129 512; do
+		run waitset_T$T "$ALL" --case waitset --topics $T --size 64 --rate 1000 --samples 5000 --cap-s $CAP
 	done
 fi
 T1=$(date +%s)
