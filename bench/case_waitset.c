@@ -55,7 +55,7 @@ static int setup(zb_bench *b)
 	b->nch = 0; /* topics are opened by the children themselves (no prepare/cleanup per channel) */
 #ifdef ZB_HAVE_ZCAST
 	if (b->sys && b->sys != &zb_sys_zcast) {
-		b->skip = "case waitset uses the zcast wait-set API; not implemented for this system";
+		b->skip = "case waitset uses the zcast wait-set API; the harness has no equivalent for this system";
 		return 1 + WS_SUBS;
 	}
 #else
