@@ -5,7 +5,13 @@
  * policy), add them all to one wait set and loop zcast_waitset_wait(ws, timeout, ev, 64), taking
  * from every ready subscription until ZCAST_EAGAIN.
  * Rows with sub = -1: publisher side, lat = duration of loan + fill + publish.
- * Rows with sub = 0/1: lat = receive time - send stamp (pooled in the summary, like fanout).
+ * Rows with sub = 0/1: E2E, lat = (zcast_take returned) - send stamp (pooled in the summary, like
+ * fanout; before the receive rows existed the receive time was taken after consume + drop).
+ * Rows with sub = -2/-3: receive call of subscriber 0/1, lat = duration of the successful
+ * zcast_take that returned the message (report.py: metrics receive_*).
+ * CPU: every child puts its own utime + stime and the wall time of its measured phase (publisher:
+ * first measured message .. last one published; subscriber: first measured message .. last STOP)
+ * into ctl->res; main.c reports cpu_pct = sum of cpu/wall as a share of all allowed cores.
  * Warm-up = max(--warmup, 2T) messages, so every topic carries >= 2 messages before measuring.
  * zcast only: the case uses the zcast wait-set API directly (no transport.h equivalent); every other
  * system is reported as skipped. The channels are not the generic b->ch (T can exceed
@@ -49,6 +55,7 @@ static int setup(zb_bench *b)
 	if (b->topics < 1)
 		b->topics = 16;
 	b->subs = WS_SUBS;
+	b->rows_per_msg = 1 + 2 * WS_SUBS; /* publish row + per subscriber one E2E and one receive row */
 	if (b->warmup < 2L * b->topics)
 		b->warmup = 2L * b->topics;
 	zb_chan_init(&b->ch[0], "ws", b, WS_SUBS, WS_DEPTH);
@@ -96,7 +103,7 @@ static int publisher(zb_bench *b, int idx)
 	if (zb_start(b, idx, NULL, 0))
 		return 1;
 	zb_child_res *res = &ctl->res[idx];
-	int64_t f0 = zb_minflt(), period = (int64_t)(1e9 / b->rate_hz), t_end = 0;
+	int64_t f0 = zb_minflt(), period = (int64_t)(1e9 / b->rate_hz), t_end = 0, c0 = 0, w0 = 0;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	long total = b->warmup + b->samples;
@@ -112,9 +119,15 @@ static int publisher(zb_bench *b, int idx)
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 		}
 		int64_t t0 = zb_now(), dl = t0 + b->op_timeout_ns;
+		if (stop && t == 0 && w0) { /* end of the measured phase */
+			res->cpu_ns = zb_cpu_ns() - c0;
+			res->wall_ns = t0 - w0;
+		}
 		if (!stop && i == b->warmup) {
 			t_end = t0 + (int64_t)(b->cap_s * 1e9);
 			f0 = zb_minflt();
+			c0 = zb_cpu_ns();
+			w0 = t0;
 		} else if (!stop && i > b->warmup && t0 > t_end) {
 			total = i; /* cap reached: go on with the STOPs */
 			i--;
@@ -189,7 +202,7 @@ static int subscriber(zb_bench *b, int idx)
 	if (zb_start(b, idx, NULL, 0))
 		return 1;
 	zb_child_res *res = &ctl->res[idx];
-	int64_t f0 = zb_minflt(), deadline = zb_deadline(b);
+	int64_t f0 = zb_minflt(), deadline = zb_deadline(b), c0 = 0, w0 = 0;
 	int stops = 0, measuring = 0;
 	zcast_ws_event ev[WS_MAX_EVENTS];
 	while (stops < T) {
@@ -211,11 +224,15 @@ static int subscriber(zb_bench *b, int idx)
 				continue;
 			zcast_sub *s = subs[(intptr_t)ev[e].user];
 			zcast_msg *m;
-			while ((r = zcast_take(s, &m)) == 0) {
+			for (;;) {
+				int64_t ta = zb_now();
+				r = zcast_take(s, &m);
+				int64_t t = zb_now(); /* the subscriber has the message */
+				if (r)
+					break;
 				zb_hdr h;
 				zb_sink += zb_consume(zcast_msg_data(m), b->size, &h, b->mode);
 				zcast_msg_drop(m);
-				int64_t t = zb_now();
 				if (h.flags & ZB_FLAG_STOP) {
 					stops++;
 					continue;
@@ -225,9 +242,13 @@ static int subscriber(zb_bench *b, int idx)
 					if (!measuring) {
 						measuring = 1;
 						f0 = zb_minflt();
+						c0 = zb_cpu_ns();
+						w0 = ta;
 					}
 					zb_sample x = {(int64_t)h.seq - b->warmup, idx - 1, h.stamp, t, t - h.stamp};
 					zb_ctl_add(ctl, &x);
+					zb_sample y = {(int64_t)h.seq - b->warmup, -2 - (idx - 1), ta, t, t - ta};
+					zb_ctl_add(ctl, &y);
 				}
 			}
 			if (r != ZCAST_EAGAIN) {
@@ -238,6 +259,10 @@ static int subscriber(zb_bench *b, int idx)
 		deadline = zb_deadline(b);
 	}
 	res->minflt = zb_minflt() - f0;
+	if (w0) {
+		res->cpu_ns = zb_cpu_ns() - c0;
+		res->wall_ns = zb_now() - w0;
+	}
 	zcast_waitset_destroy(ws);
 	for (int t = 0; t < T; t++)
 		zcast_sub_close(subs[t]);
@@ -259,6 +284,9 @@ static void finish(zb_bench *b)
 	for (int i = 1; i <= WS_SUBS; i++)
 		b->received += b->ctl->res[i].received - b->warmup;
 	b->messages = b->published;
+	/* achieved publish rate over the publisher's measured phase (vs the requested --rate) */
+	if (b->ctl->res[0].wall_ns > 0)
+		b->msgs_per_s = (double)b->published * 1e9 / (double)b->ctl->res[0].wall_ns;
 	char topic[32];
 	for (int t = 0; t < b->topics; t++) { /* usually gone already (not retained) */
 		topic_name(topic, sizeof topic, t);

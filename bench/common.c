@@ -83,6 +83,14 @@ void zb_fail(zb_ctl *c, int idx, const char *fmt, ...)
 	fprintf(stderr, "zcast-bench: child %d: %s\n", idx, c->res[idx].err);
 }
 
+int64_t zb_cpu_ns(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
+}
+
 int64_t zb_minflt(void)
 {
 	struct rusage ru;

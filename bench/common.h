@@ -39,7 +39,8 @@ void zb_fill(void *buf, size_t size, const zb_hdr *h, int mode);
 uint64_t zb_consume(const void *buf, size_t size, zb_hdr *h, int mode);
 extern volatile uint64_t zb_sink;
 
-/* One sample row of the raw CSV. sub: -1 = publisher-side row, >=0 = subscriber index. */
+/* One sample row of the raw CSV. sub: -1 = publisher-side row, >=0 = subscriber index,
+ * <= -2 = receive-call row of subscriber -2 - sub (case waitset). */
 typedef struct zb_sample {
 	int64_t seq;
 	int32_t sub;
@@ -53,6 +54,9 @@ typedef struct zb_child_res {
 	int64_t minflt;
 	int64_t published, received;
 	int64_t t_first, t_last;
+	/* CPU time (utime + stime, getrusage RUSAGE_SELF) and wall time of this child's measured phase;
+	 * set by cases that report cpu_pct (waitset), 0 otherwise. */
+	int64_t cpu_ns, wall_ns;
 	int status; /* 0 ok, else failure */
 	atomic_int done; /* measurement finished, only teardown left */
 	char err[160];
@@ -78,6 +82,8 @@ int zb_barrier(zb_ctl *c, int gen, int64_t timeout_ns);
 /* Child bookkeeping. */
 void zb_fail(zb_ctl *c, int idx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int64_t zb_minflt(void);
+/* utime + stime of this process (all threads) in ns. */
+int64_t zb_cpu_ns(void);
 
 /* Forks `n` children (in one new process group, dying with the driver); child i runs fn(i, arg)
  * and exits with its return value. Waits at most timeout_ns for all; on timeout or any failure

@@ -189,7 +189,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	if (!strcmp(status, "ok")) {
-		b.ctl = zb_ctl_create((b.samples + b.warmup + 16) * (b.subs + 1) * b.pairs);
+		b.ctl = zb_ctl_create((b.samples + b.warmup + 16) * (b.rows_per_msg ? b.rows_per_msg : b.subs + 1) *
+		                      b.pairs);
 		b.ctl->nchildren = nchild;
 		int r = zb_run_children(nchild, cs->child, &b, (int64_t)(timeout_s * 1e9), b.ctl);
 		if (r == 1)
@@ -218,6 +219,20 @@ int main(int argc, char **argv)
 	int64_t minflt = 0;
 	for (int i = 0; b.ctl && i < nchild; i++)
 		minflt += b.ctl->res[i].minflt;
+	/* cpu_pct: sum over the children of (CPU time / wall time of its measured phase), as a share of
+	 * all CPUs this driver may run on (100 = every core busy); -1 = not measured by this case. */
+	double cpu_pct = -1, cpu_s = 0;
+	cpu_set_t aff;
+	int ncpu = !sched_getaffinity(0, sizeof aff, &aff) ? CPU_COUNT(&aff) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 1)
+		ncpu = 1;
+	for (int i = 0; b.ctl && !strcmp(status, "ok") && i < nchild; i++)
+		if (b.ctl->res[i].wall_ns > 0) {
+			if (cpu_pct < 0)
+				cpu_pct = 0;
+			cpu_pct += 100.0 * (double)b.ctl->res[i].cpu_ns / (double)b.ctl->res[i].wall_ns / ncpu;
+			cpu_s += b.ctl->res[i].cpu_ns / 1e9;
+		}
 	snprintf(path, sizeof path, "%s/%s__%s.json", out, b.name, sysname);
 	FILE *f = fopen(path, "w");
 	if (!f) {
@@ -239,9 +254,14 @@ int main(int argc, char **argv)
 	fprintf(f, "  \"msgs_per_s\": %.3f,\n  \"policy\": \"%s\",\n  \"work_ns\": %lld,\n", b.msgs_per_s,
 	        b.drop_old ? "drop_old" : "full", (long long)b.work_ns);
 	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n", (long long)b.sleep_ns, b.depth);
+	fprintf(f, "  \"cpu_pct\": %.3f,\n  \"cpu_s\": %.6f,\n  \"cpu_cores\": %d,\n", cpu_pct, cpu_s, ncpu);
 	fprintf(f, "  \"minflt_per_msg\": %.6f\n}\n",
 	        b.messages > 0 ? (double)minflt / (double)b.messages : 0.0);
 	fclose(f);
-	printf("%-24s %-8s %-7s %ld rows %s\n", b.name, sysname, status, nsamp, why);
+	if (cpu_pct >= 0)
+		printf("%-24s %-8s %-7s %ld rows cpu %.1f%% of %d cores %s\n", b.name, sysname, status, nsamp, cpu_pct,
+		       ncpu, why);
+	else
+		printf("%-24s %-8s %-7s %ld rows %s\n", b.name, sysname, status, nsamp, why);
 	return rc;
 }

@@ -89,20 +89,25 @@ def main():
     plots = os.path.join(out, "plots")
     os.makedirs(plots, exist_ok=True)
 
-    summary, status, latencies = {}, {}, {}
+    summary, status, latencies, kinds = {}, {}, {}, {}
     for meta_path in sorted(glob.glob(os.path.join(raw, "*.json"))):
         meta = json.load(open(meta_path))
         case, system = meta["case"], meta["system"]
         status.setdefault(case, {})[system] = {k: meta[k] for k in ("status", "reason")}
+        kinds[case] = meta["kind"]
         if meta["status"] != "ok":
             continue
         a = load_csv(meta_path[:-5] + ".csv")
         if meta["kind"] in ("fanout", "waitset"):
             sub_rows = a[a[:, 1] >= 0]
-            pub_rows = a[a[:, 1] < 0]
+            pub_rows = a[a[:, 1] == -1]
+            recv_rows = a[a[:, 1] <= -2]  # waitset: duration of each successful take (sub -2 - i)
             m = stats(sub_rows[:, 4])
             for k, v in stats(pub_rows[:, 4]).items():
                 m["publish_" + k] = v
+            if len(recv_rows):
+                for k, v in stats(recv_rows[:, 4]).items():
+                    m["receive_" + k] = v
             per_sub = [np.percentile(sub_rows[sub_rows[:, 1] == s][:, 4], 99)
                        for s in np.unique(sub_rows[:, 1])]
             m["worst_sub_p99_ns"] = float(max(per_sub)) if per_sub else 0.0
@@ -113,6 +118,11 @@ def main():
         m["published"] = meta["published"]
         m["received"] = meta["received"]
         m["minflt_per_msg"] = meta["minflt_per_msg"]
+        if meta.get("cpu_pct", -1) >= 0:
+            m["cpu_pct"] = meta["cpu_pct"]  # all processes, % of all allowed cores (100 = all busy)
+            m["cpu_cores"] = meta["cpu_cores"]
+            m["rate_hz"] = meta["rate_hz"]
+            m["msgs_per_s"] = meta["msgs_per_s"]  # achieved publish rate (vs rate_hz requested)
         if meta["kind"] in ("continuous", "overload"):
             m["msgs_per_s"] = meta["msgs_per_s"]
             m["gb_per_s"] = meta["msgs_per_s"] * meta["size"] / 1e9
@@ -204,6 +214,50 @@ def main():
         plt.close(fig)
         pngs.append("fanout.png")
 
+    # topic sweep (sweep A): topics_T<n> of kind waitset, 100 Hz per topic
+    top = sorted([c for c in cases if re.match(r"topics_T\d+$", c) and kinds.get(c) == "waitset"
+                  and "zcast" in summary.get(c, {})], key=case_order)
+    cpu_limit, top_text = 60.0, []
+    if top:
+        Ts = [int(c[8:]) for c in top]
+        ms = [summary[c]["zcast"] for c in top]
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+        ax1.plot(Ts, [m["p50_ns"] for m in ms], "o-", color="tab:red", label="E2E p50")
+        ax1.plot(Ts, [m["p99_ns"] for m in ms], "x--", color="tab:red", alpha=0.6, label="E2E p99")
+        ax1.plot(Ts, [m["publish_p50_ns"] for m in ms], "s-", color="tab:blue", label="publish p50")
+        if all("receive_p50_ns" in m for m in ms):
+            ax1.plot(Ts, [m["receive_p50_ns"] for m in ms], "^-", color="tab:green", label="receive (take) p50")
+        ax1.set_yscale("log")
+        ax1.set_ylabel("ns")
+        ax1.set_title("zcast latency vs topics (100 Hz/topic, 2 subs, 64 B)")
+        ax2.plot(Ts, [m.get("cpu_pct", float("nan")) for m in ms], "o-", color="black", label="cpu_pct")
+        ax2.axhline(cpu_limit, color="gray", ls=":", label="%.0f %%" % cpu_limit)
+        ax2.set_ylabel("CPU, % of all cores")
+        ax2.set_title("CPU of publisher + 2 subscribers")
+        for ax in (ax1, ax2):
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("topics T")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(plots, "topics.png"), dpi=90)
+        plt.close(fig)
+        pngs.append("topics.png")
+        below = [(T, m["cpu_pct"]) for T, m in zip(Ts, ms) if m.get("cpu_pct", 1e9) < cpu_limit]
+        above = [(T, m["cpu_pct"]) for T, m in zip(Ts, ms) if m.get("cpu_pct", -1) >= cpu_limit]
+        cores = ms[0].get("cpu_cores", "?")
+        if below:
+            t, c = max(below)
+            top_text.append("Topic sweep (zcast, %s cores): the largest T below %.0f %% CPU was **T = %d** "
+                            "(cpu_pct %.1f %%)." % (cores, cpu_limit, t, c))
+        else:
+            top_text.append("Topic sweep (zcast, %s cores): no measured T stayed below %.0f %% CPU." % (cores, cpu_limit))
+        if above:
+            top_text.append(" First T at or above it: T = %d (cpu_pct %.1f %%)." % min(above))
+        else:
+            top_text.append(" Every measured T (up to %d) stayed below it." % max(Ts))
+        top_text = ["".join(top_text), ""]
+
     # ---- report.md ---------------------------------------------------------------------
     machine = open(os.path.join(out, "machine.txt")).read() if os.path.exists(os.path.join(out, "machine.txt")) else ""
     L = ["# zcast benchmark report", "", "Run directory: `%s`" % os.path.basename(os.path.abspath(out)), "",
@@ -211,11 +265,14 @@ def main():
          "Latencies are CLOCK_MONOTONIC nanoseconds. `ack_*`/`payload_*`: one-way = RTT/2 of a "
          "ping-pong. `continuous_*`: receive time − send stamp under full load. `fanout_*`: E2E "
          "pooled over all subscribers; `pub` = duration of the publisher's send call. `waitset_T<n>`: "
-         "like fan-out, 2 subscriber processes each waiting on T topics in one wait set. `overload_*`: "
+         "like fan-out, 2 subscriber processes each waiting on T topics in one wait set (1000 msgs/s in "
+         "total). `topics_T<n>`: the same at 100 Hz per topic (topic sweep); `recv` = duration of the "
+         "successful zcast_take, `CPU %` = CPU time of all processes ÷ wall time of the measured phase, "
+         "share of all cores. `overload_*`: "
          "slow consumer (sleeps 50 µs per message), latency = age of the data when received; msgs/s = "
          "received rate; payload GB/s = msgs/s × payload size (nominal: in transport mode a "
          "zero-copy peer does not touch the payload). Ratios are "
-         "system ÷ same-run floor (resp. iceoryx); < 1 means faster.", ""]
+         "system ÷ same-run floor (resp. iceoryx); < 1 means faster.", ""] + top_text
     for c in cases:
         L += ["## %s" % c, ""]
         rows = summary.get(c, {})
@@ -224,8 +281,10 @@ def main():
         extra = ""
         if c.startswith(("continuous", "overload")):
             hdr += " msgs/s | payload GB/s | msgs/s vs floor | published | received |"
-        if c.startswith(("fanout", "waitset")):
+        if c.startswith(("fanout", "waitset")) or kinds.get(c) == "waitset":
             hdr += " pub p50 | pub p99 | pub p50/floor | worst sub p99 |"
+        if kinds.get(c) == "waitset":
+            hdr += " recv p50 | recv p99 | CPU % | msgs/s requested / achieved |"
         L += [hdr, "|" + "---|" * (hdr.count("|") - 1)]
         for s in SYSTEMS:
             m = rows.get(s)
@@ -244,10 +303,15 @@ def main():
                 r += " %.0f | %.3f | %s | %d | %d |" % (m["msgs_per_s"], m["gb_per_s"],
                                                        ratio(m["msgs_per_s"], floor.get("msgs_per_s")),
                                                        m["published"], m["received"])
-            if c.startswith(("fanout", "waitset")):
+            if c.startswith(("fanout", "waitset")) or kinds.get(c) == "waitset":
                 r += " %s | %s | %s | %s |" % (fmt_ns(m["publish_p50_ns"]), fmt_ns(m["publish_p99_ns"]),
                                                ratio(m["publish_p50_ns"], floor.get("publish_p50_ns")),
                                                fmt_ns(m["worst_sub_p99_ns"]))
+            if kinds.get(c) == "waitset":
+                r += " %s | %s | %s | %s |" % (
+                    fmt_ns(m.get("receive_p50_ns")), fmt_ns(m.get("receive_p99_ns")),
+                    "%.1f" % m["cpu_pct"] if "cpu_pct" in m else "–",
+                    "%.0f / %.0f" % (m["rate_hz"], m["msgs_per_s"]) if m.get("msgs_per_s") else "–")
             L.append(r)
         for s in SYSTEMS:
             st = status.get(c, {}).get(s)
@@ -257,7 +321,7 @@ def main():
         if "cdf_%s.png" % c in pngs:
             L += ["", "![CDF %s](plots/cdf_%s.png)" % (c, c)]
         L.append("")
-    for p in ("payload_transport.png", "payload_touch.png", "fanout.png"):
+    for p in ("payload_transport.png", "payload_touch.png", "fanout.png", "topics.png"):
         if p in pngs:
             L += ["## plot: %s" % p[:-4], "", "![%s](plots/%s)" % (p, p), ""]
     open(os.path.join(out, "report.md"), "w").write("\n".join(L) + "\n")

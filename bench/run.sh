@@ -184,9 +184,19 @@ else
 		n=$(( (5000 + S - 1) / S )); [ $n -lt 300 ] && n=300
 		run fanout_S$S "zcast floor iceoryx uds" --case fanout --size 1K --subs $S --samples $n --warmup 20
 	done
-	for T in 1 4 16; do # T concurrent 64 B ping-pong pairs on 2T topics, pooled
-		n=$(( (5000 + T - 1) / T )); [ $n -lt 500 ] && n=500
-		run topics_T$T "$ALL" --case pingpong --pairs $T --size 64 --samples $n --cap-s $CAP
+	# Topic sweep: T topics x 2 subscriber processes (one wait set each), 100 Hz per topic
+	# (--rate = 100*T msgs/s in total, round-robin), 64 B; E2E + publish + receive (take) latency and
+	# cpu_pct (all processes, % of all cores). zcast only (others: "skipped"). Stops after the first
+	# T whose cpu_pct exceeds 60 %.
+	for T in 1 4 16 64 128 256; do
+		n=$((2 * T)); [ $n -lt 5000 ] && n=5000
+		run topics_T$T "$ALL" --case waitset --topics $T --size 64 --rate $((100 * T)) --samples $n --cap-s $CAP
+		cpu=$(sed -n 's/^ *"cpu_pct": \(-\{0,1\}[0-9.]*\),$/\1/p' "$OUT/raw/topics_T${T}__zcast.json" 2>/dev/null)
+		echo "topic sweep: T=$T cpu_pct=${cpu:-n/a}" >> "$LOG"
+		if [ -n "$cpu" ] && awk -v c="$cpu" 'BEGIN { exit !(c > 60) }'; then
+			echo "topic sweep: stopped after T=$T (cpu_pct $cpu > 60)" | tee -a "$LOG"
+			break
+		fi
 	done
 	# T topics x 2 subscriber processes, one wait set each; 1000 msgs/s in total, round-robin.
 	# 129: first T beyond one futex_waitv (128 words). Non-zcast systems report "skipped".
