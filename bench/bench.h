@@ -55,6 +55,10 @@ int zb_start(zb_bench *b, int idx, zb_chan **eps, int neps);
 /* Closes the endpoints in child order (child i after child i-1, bounded): tearing down many
  * members at the same instant made iceoryx's RouDi lose track of applications. */
 void zb_close_in_turn(zb_bench *b, int idx, zb_chan **eps, int neps);
+/* Writer: sends the end-of-stream message. Returns 0 or 1 (failure). */
+int zb_send_stop(zb_bench *b, zb_chan *c);
+/* Reader: receives one message into *h; on failure reports it into ctl and returns 1. */
+int zb_recv_or_fail(zb_bench *b, int idx, zb_chan *c, zb_hdr *h);
 /* Absolute deadline for one operation. */
 static inline int64_t zb_deadline(const zb_bench *b) { return zb_now() + b->op_timeout_ns; }
 

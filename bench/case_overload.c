@@ -44,15 +44,12 @@ static int child(int idx, void *arg)
 			res->published++;
 		}
 		res->t_last = zb_now();
-		h = (zb_hdr){.flags = ZB_FLAG_STOP, .stamp = zb_now()};
-		if (s->send(c, &h, b->size, ZB_TRANSPORT, zb_deadline(b)))
+		if (zb_send_stop(b, c))
 			return 1;
 	} else {
 		for (;;) {
-			if (s->recv(c, &h, b->size, b->mode, zb_deadline(b))) {
-				zb_fail(ctl, idx, "%s: receive failed after %lld", s->name, (long long)res->received);
+			if (zb_recv_or_fail(b, idx, c, &h))
 				return 1;
-			}
 			int64_t t = zb_now();
 			if (h.flags & ZB_FLAG_STOP)
 				break;

@@ -63,6 +63,21 @@ static void pin_child(int idx)
 		}
 }
 
+int zb_send_stop(zb_bench *b, zb_chan *c)
+{
+	zb_hdr h = {.flags = ZB_FLAG_STOP, .stamp = zb_now()};
+	return b->sys->send(c, &h, b->size, ZB_TRANSPORT, zb_deadline(b)) ? 1 : 0;
+}
+
+int zb_recv_or_fail(zb_bench *b, int idx, zb_chan *c, zb_hdr *h)
+{
+	if (!b->sys->recv(c, h, b->size, b->mode, zb_deadline(b)))
+		return 0;
+	zb_fail(b->ctl, idx, "%s: receive failed after %lld", b->sys->name,
+		(long long)b->ctl->res[idx].received);
+	return 1;
+}
+
 int zb_start(zb_bench *b, int idx, zb_chan **eps, int neps)
 {
 	if (b->pin)
