@@ -1,13 +1,15 @@
 /* Fan-out: child 0 publishes at rate_hz to S subscriber processes (children 1..S).
  * Rows with sub = -1: publisher side, lat = duration of the send call (loan+fill+publish).
  * Rows with sub >= 0: lat = receive time - send stamp (E2E of that subscriber; pooled in the
- * summary). Event-driven only. */
+ * summary). Rows with sub = -2 - i: lat = duration of subscriber i's take call (zb_take_ns;
+ * none for systems whose blocking read cannot tell the take from the wait). Event-driven only. */
 #include "bench.h"
 
 static int setup(zb_bench *b)
 {
 	zb_chan_init(&b->ch[0], "fan", b, b->subs, 16);
 	b->nch = 1;
+	b->rows_per_msg = 1 + 2 * b->subs;
 	return 1 + b->subs;
 }
 
@@ -67,6 +69,10 @@ static int child(int idx, void *arg)
 			if ((long)h.seq >= b->warmup) {
 				zb_sample x = {(int64_t)h.seq - b->warmup, idx - 1, h.stamp, t, t - h.stamp};
 				zb_ctl_add(ctl, &x);
+				if (zb_take_ns >= 0) {
+					zb_sample y = {x.seq, -2 - (idx - 1), t - zb_take_ns, t, zb_take_ns};
+					zb_ctl_add(ctl, &y);
+				}
 			}
 		}
 	}

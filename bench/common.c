@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 volatile uint64_t zb_sink;
+int64_t zb_take_ns = -1;
 
 void zb_fill(void *buf, size_t size, const zb_hdr *h, int mode)
 {

@@ -38,9 +38,13 @@ void zb_fill(void *buf, size_t size, const zb_hdr *h, int mode);
  * caller must consume (so the compiler cannot drop the reads). */
 uint64_t zb_consume(const void *buf, size_t size, zb_hdr *h, int mode);
 extern volatile uint64_t zb_sink;
+/* Set by every recv(): duration of the non-blocking call that handed over the message (the
+ * "take" after the wake-up), or -1 where the system cannot tell it from the wait (a blocking
+ * read of uds / pipe / mq). Cases report it as receive_ latency. */
+extern int64_t zb_take_ns;
 
 /* One sample row of the raw CSV. sub: -1 = publisher-side row, >=0 = subscriber index,
- * <= -2 = receive-call row of subscriber -2 - sub (case waitset). */
+ * <= -2 = receive-call row of subscriber -2 - sub (cases waitset, fanout). */
 typedef struct zb_sample {
 	int64_t seq;
 	int32_t sub;

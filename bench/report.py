@@ -81,6 +81,76 @@ def ratio(a, b):
     return "%.2f×" % (a / b)
 
 
+def target_rows(summary, cases):
+    """The issue's targets as same-run ratios: (what, value, limit) -> a markdown table."""
+    def get(case, system, metric):
+        return summary.get(case, {}).get(system, {}).get(metric)
+
+    def rat(a, b):
+        return a / b if a and b else None
+
+    rows = []
+    for pct, lim in (("p50", 1.10), ("p99_9", 1.5)):
+        rows.append(("ack_64B_event zcast %s ÷ floor" % pct,
+                     rat(get("ack_64B_event", "zcast", pct + "_ns"), get("ack_64B_event", "floor", pct + "_ns")), lim))
+    for pct in ("p50", "p99_9"):
+        rows.append(("ack_64B_event zcast %s ÷ iceoryx" % pct,
+                     rat(get("ack_64B_event", "zcast", pct + "_ns"), get("ack_64B_event", "iceoryx", pct + "_ns")), 0.6))
+    rows.append(("ack_64B_spin zcast p50 ÷ iceoryx", rat(get("ack_64B_spin", "zcast", "p50_ns"),
+                                                          get("ack_64B_spin", "iceoryx", "p50_ns")), 0.5))
+    rows.append(("ack_64B_spin zcast p50 ÷ floor", rat(get("ack_64B_spin", "zcast", "p50_ns"),
+                                                        get("ack_64B_spin", "floor", "p50_ns")), 2.0))
+    rows.append(("zcast payload_8MiB_transport p50 ÷ payload_64B_transport p50",
+                 rat(get("payload_8MiB_transport", "zcast", "p50_ns"), get("payload_64B_transport", "zcast", "p50_ns")), 1.10))
+    for c in sorted([c for c in cases if c.startswith("fanout_S")], key=case_order):
+        for pre, what in (("publish_", "publish call"), ("", "E2E")):
+            for pct in ("p50", "p99_9"):
+                k = pre + pct + "_ns"
+                rows.append(("%s zcast %s %s ÷ floor" % (c, what, pct), rat(get(c, "zcast", k), get(c, "floor", k)), 1.2))
+        rows.append(("%s zcast E2E p99_9 ÷ iceoryx" % c, rat(get(c, "zcast", "p99_9_ns"), get(c, "iceoryx", "p99_9_ns")), 1.0))
+    flt = [m["minflt_per_msg"] for c in cases for s_, m in summary.get(c, {}).items()
+           if s_ == "zcast" and "minflt_per_msg" in m]
+    L = ["## Targets (same-run ratios)", "", "| target | value | limit | met |", "|---|---|---|---|"]
+    for what, v, lim in rows:
+        if v is None:
+            continue
+        L.append("| %s | %.2f | ≤ %.2f | %s |" % (what, v, lim, "yes" if v <= lim else "**no**"))
+    if flt:
+        L.append("| zcast minor faults per message, worst case | %.3f | 0 (steady state) | %s |"
+                 % (max(flt), "yes" if max(flt) < 0.01 else "**no**"))
+    return L + [""]
+
+
+def load_runs(raw):
+    """Yields (meta, samples) per case and system. A configuration run in rounds (run.sh puts
+    round k into raw/part<k>/, interleaved with the other systems so that drift on a shared
+    machine hits every system alike) is merged: samples pooled (seq offset per round), counts
+    summed, rates and faults per message averaged."""
+    groups = {}
+    for path in sorted(glob.glob(os.path.join(raw, "*.json")) + glob.glob(os.path.join(raw, "part*", "*.json"))):
+        meta = json.load(open(path))
+        groups.setdefault((meta["case"], meta["system"]), []).append((path, meta))
+    for (case, system), parts in sorted(groups.items()):
+        metas = [m for _, m in parts]
+        bad = [m for m in metas if m["status"] != "ok"]
+        meta = dict(bad[0] if bad else metas[0])
+        meta["reason"] = "; ".join(sorted({m["reason"] for m in metas if m["reason"]}))
+        if bad or len(parts) == 1:
+            yield meta, (None if bad else load_csv(parts[0][0][:-5] + ".csv"))
+            continue
+        arrays = []
+        for k, (path, _) in enumerate(parts):
+            a = load_csv(path[:-5] + ".csv")
+            a[:, 0] += k * 10_000_000
+            arrays.append(a)
+        for key in ("published", "received", "rows"):
+            meta[key] = sum(m[key] for m in metas)
+        for key in ("minflt_per_msg", "msgs_per_s", "cpu_pct"):
+            meta[key] = float(np.mean([m[key] for m in metas]))
+        meta["rounds"] = len(parts)
+        yield meta, np.concatenate(arrays)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -90,14 +160,12 @@ def main():
     os.makedirs(plots, exist_ok=True)
 
     summary, status, latencies, kinds = {}, {}, {}, {}
-    for meta_path in sorted(glob.glob(os.path.join(raw, "*.json"))):
-        meta = json.load(open(meta_path))
+    for meta, a in load_runs(raw):
         case, system = meta["case"], meta["system"]
         status.setdefault(case, {})[system] = {k: meta[k] for k in ("status", "reason")}
         kinds[case] = meta["kind"]
         if meta["status"] != "ok":
             continue
-        a = load_csv(meta_path[:-5] + ".csv")
         if meta["kind"] in ("fanout", "waitset"):
             sub_rows = a[a[:, 1] >= 0]
             pub_rows = a[a[:, 1] == -1]
@@ -110,6 +178,14 @@ def main():
                     m["receive_" + k] = v
             per_sub = [np.percentile(sub_rows[sub_rows[:, 1] == s][:, 4], 99)
                        for s in np.unique(sub_rows[:, 1])]
+            if meta["kind"] == "fanout" and len(sub_rows):
+                # publish start -> last subscriber has it, per message every subscriber received
+                nsub = len(np.unique(sub_rows[:, 1]))
+                seqs, inv, cnt = np.unique(sub_rows[:, 0], return_inverse=True, return_counts=True)
+                last = np.full(len(seqs), -np.inf)
+                np.maximum.at(last, inv, sub_rows[:, 4])
+                for k, v in stats(last[cnt == nsub]).items():
+                    m["last_" + k] = v
             m["worst_sub_p99_ns"] = float(max(per_sub)) if per_sub else 0.0
             latencies[(case, system)] = sub_rows[:, 4]
         else:
@@ -118,6 +194,7 @@ def main():
         m["published"] = meta["published"]
         m["received"] = meta["received"]
         m["minflt_per_msg"] = meta["minflt_per_msg"]
+        m["rounds"] = meta.get("rounds", 1)
         if meta.get("cpu_pct", -1) >= 0:
             m["cpu_pct"] = meta["cpu_pct"]  # all processes, % of all allowed cores (100 = all busy)
             m["cpu_cores"] = meta["cpu_cores"]
@@ -258,6 +335,8 @@ def main():
             top_text.append(" Every measured T (up to %d) stayed below it." % max(Ts))
         top_text = ["".join(top_text), ""]
 
+    targets = target_rows(summary, cases)
+
     # ---- report.md ---------------------------------------------------------------------
     machine = open(os.path.join(out, "machine.txt")).read() if os.path.exists(os.path.join(out, "machine.txt")) else ""
     L = ["# zcast benchmark report", "", "Run directory: `%s`" % os.path.basename(os.path.abspath(out)), "",
@@ -272,7 +351,7 @@ def main():
          "slow consumer (sleeps 50 µs per message), latency = age of the data when received; msgs/s = "
          "received rate; payload GB/s = msgs/s × payload size (nominal: in transport mode a "
          "zero-copy peer does not touch the payload). Ratios are "
-         "system ÷ same-run floor (resp. iceoryx); < 1 means faster.", ""] + top_text
+         "system ÷ same-run floor (resp. iceoryx); < 1 means faster.", ""] + top_text + targets
     for c in cases:
         L += ["## %s" % c, ""]
         rows = summary.get(c, {})
@@ -283,6 +362,8 @@ def main():
             hdr += " msgs/s | payload GB/s | msgs/s vs floor | published | received |"
         if c.startswith(("fanout", "waitset")) or kinds.get(c) == "waitset":
             hdr += " pub p50 | pub p99 | pub p50/floor | worst sub p99 |"
+        if kinds.get(c) == "fanout":
+            hdr += " last p50 | last p99.9 | recv p50 | recv p99 |"
         if kinds.get(c) == "waitset":
             hdr += " recv p50 | recv p99 | CPU % | msgs/s requested / achieved |"
         L += [hdr, "|" + "---|" * (hdr.count("|") - 1)]
@@ -307,6 +388,9 @@ def main():
                 r += " %s | %s | %s | %s |" % (fmt_ns(m["publish_p50_ns"]), fmt_ns(m["publish_p99_ns"]),
                                                ratio(m["publish_p50_ns"], floor.get("publish_p50_ns")),
                                                fmt_ns(m["worst_sub_p99_ns"]))
+            if kinds.get(c) == "fanout":
+                r += " %s | %s | %s | %s |" % (fmt_ns(m.get("last_p50_ns")), fmt_ns(m.get("last_p99_9_ns")),
+                                               fmt_ns(m.get("receive_p50_ns")), fmt_ns(m.get("receive_p99_ns")))
             if kinds.get(c) == "waitset":
                 r += " %s | %s | %s | %s |" % (
                     fmt_ns(m.get("receive_p50_ns")), fmt_ns(m.get("receive_p99_ns")),

@@ -142,7 +142,7 @@ run() { # run <name> <systems> <args...>
 	local name="$1" systems="$2" s
 	shift 2
 	for s in $(sys_list "$systems"); do
-		timeout -k 5 900 "$BIN" --system "$s" --name "$name" --out "$OUT/raw" $PIN "$@" >> "$LOG" 2>&1 || FAILS=$((FAILS + 1))
+		timeout -k 5 900 "$BIN" --system "$s" --name "$name" --out "${OUT_RAW:-$OUT/raw}" $PIN "$@" >> "$LOG" 2>&1 || FAILS=$((FAILS + 1))
 		tail -n 1 "$LOG"
 	done
 }
@@ -180,9 +180,19 @@ else
 				--sleep-us 50 --depth "$depth" --samples "$msgs" --cap-s $CAP
 		done
 	done
+	# Fan-out in 3 rounds per S, the systems interleaved and their order rotated per round, so that
+	# drift on a shared machine hits every system alike (report.py pools raw/part<k>/).
+	fan="zcast floor iceoryx uds"
 	for S in 1 2 4 8 16 32; do
 		n=$(( (5000 + S - 1) / S )); [ $n -lt 300 ] && n=300
-		run fanout_S$S "zcast floor iceoryx uds" --case fanout --size 1K --subs $S --samples $n --warmup 20
+		for k in 1 2 3; do
+			mkdir -p "$OUT/raw/part$k"
+			for s in $fan; do
+				OUT_RAW="$OUT/raw/part$k" run fanout_S$S "$s" --case fanout --size 1K --subs $S \
+					--samples $(( (n + 2) / 3 )) --warmup 20
+			done
+			fan="${fan#* } ${fan%% *}"
+		done
 	done
 	# Topic sweep: T topics x 2 subscriber processes (one wait set each), 100 Hz per topic
 	# (--rate = 100*T msgs/s in total, round-robin), 64 B; E2E + publish + receive (take) latency and

@@ -101,7 +101,9 @@ static int f_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	unsigned tail = atomic_load_explicit(tailp, memory_order_relaxed);
 	unsigned spins = 0;
 	for (;;) {
+		int64_t t0 = zb_now();
 		unsigned head = atomic_load_explicit(&s->head, memory_order_acquire);
+		zb_take_ns = zb_now() - t0; /* the floor's "take" is this one load */
 		if (head != tail)
 			break;
 		if ((++spins & 1023) == 0 && zb_now() > deadline)

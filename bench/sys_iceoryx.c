@@ -110,7 +110,12 @@ static int x_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	const void *chunk;
 	enum iox_ChunkReceiveResult r;
 	unsigned spins = 0;
-	while ((r = iox_sub_take_chunk(c->sub, &chunk)) == ChunkReceiveResult_NO_CHUNK_AVAILABLE) {
+	for (;;) {
+		int64_t t0 = zb_now();
+		r = iox_sub_take_chunk(c->sub, &chunk);
+		zb_take_ns = zb_now() - t0;
+		if (r != ChunkReceiveResult_NO_CHUNK_AVAILABLE)
+			break;
 		if (c->p->spin) {
 			if ((++spins & 1023) == 0 && zb_now() > deadline)
 				return -1;

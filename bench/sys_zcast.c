@@ -94,7 +94,12 @@ static int z_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	zcast_msg *m;
 	int r;
 	unsigned spins = 0;
-	while ((r = zcast_take(c->sub, &m)) == ZCAST_EAGAIN) {
+	for (;;) {
+		int64_t t0 = zb_now();
+		r = zcast_take(c->sub, &m);
+		zb_take_ns = zb_now() - t0;
+		if (r != ZCAST_EAGAIN)
+			break;
 		if (c->p->spin) {
 			if ((++spins & 1023) == 0 && zb_now() > deadline)
 				return -1;
