@@ -1,7 +1,13 @@
 /* Acked latency: child 0 sends "ping", child 1 answers with "pong" of the same size and mode;
- * one sample = RTT/2, measured by child 0. Used for ack_64B_* and payload_<size>_<mode>.
+ * one sample = RTT/2, measured by child 0 (rows sub = pair k). Also the direct one-way latency,
+ * send stamp -> receive returned, of both directions (rows sub = -1 - k): the pong's by child 0,
+ * the ping's by child 1, which keeps them in a local buffer until the end so that recording costs
+ * nothing on the measured path. Used for ack_64B_* and payload_<size>_<mode>.
  * With pairs = T > 1 (topics_T<n>): T independent ping-pong pairs (children 2k, 2k+1 on topics
  * ping<k>/pong<k>) run at the same time; samples are pooled, column `sub` = pair. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "bench.h"
 
 static int setup(zb_bench *b)
@@ -14,6 +20,7 @@ static int setup(zb_bench *b)
 		zb_chan_init(&b->ch[2 * k + 1], n, b, 1, 4);
 	}
 	b->nch = 2 * b->pairs;
+	b->rows_per_msg = 3; /* RTT/2, one-way ping, one-way pong */
 	return 2 * b->pairs;
 }
 
@@ -56,6 +63,8 @@ static int child(int idx, void *arg)
 			if (i >= b->warmup) {
 				zb_sample x = {i - b->warmup, k, t0, t1, (t1 - t0) / 2};
 				zb_ctl_add(ctl, &x);
+				zb_sample y = {i - b->warmup, -1 - k, in.stamp, t1, t1 - in.stamp};
+				zb_ctl_add(ctl, &y);
 				if (t1 > t_end)
 					break;
 			}
@@ -63,23 +72,35 @@ static int child(int idx, void *arg)
 		h = (zb_hdr){.flags = ZB_FLAG_STOP, .stamp = zb_now()};
 		s->send(tx, &h, b->size, ZB_TRANSPORT, zb_deadline(b));
 	} else {
+		zb_sample *own = malloc((size_t)b->samples * sizeof *own);
+		if (own)
+			memset(own, 0, (size_t)b->samples * sizeof *own); /* no page faults while measuring */
+		long nown = 0;
 		for (;;) {
 			if (s->recv(rx, &in, b->size, b->mode, zb_deadline(b))) {
 				zb_fail(ctl, idx, "%s: echo receive failed", s->name);
+				free(own);
 				return 1;
 			}
+			int64_t t = zb_now(); /* receive returned = the pong's send stamp */
 			if (in.flags & ZB_FLAG_STOP)
 				break;
 			if (in.seq == (uint64_t)b->warmup)
 				f0 = zb_minflt();
 			res->received++;
-			h = (zb_hdr){.seq = in.seq, .stamp = zb_now(), .size = (uint32_t)b->size};
+			h = (zb_hdr){.seq = in.seq, .stamp = t, .size = (uint32_t)b->size};
 			if (s->send(tx, &h, b->size, b->mode, zb_deadline(b))) {
 				zb_fail(ctl, idx, "%s: echo send failed", s->name);
+				free(own);
 				return 1;
 			}
 			res->published++;
+			if (own && in.seq >= (uint64_t)b->warmup && nown < b->samples)
+				own[nown++] = (zb_sample){(int64_t)in.seq - b->warmup, -1 - k, in.stamp, t, t - in.stamp};
 		}
+		for (long i = 0; i < nown; i++)
+			zb_ctl_add(ctl, &own[i]);
+		free(own);
 	}
 	res->minflt = zb_minflt() - f0;
 	zb_close_in_turn(b, idx, eps, 2);

@@ -188,6 +188,12 @@ def main():
                     m["last_" + k] = v
             m["worst_sub_p99_ns"] = float(max(per_sub)) if per_sub else 0.0
             latencies[(case, system)] = sub_rows[:, 4]
+        elif meta["kind"] == "pingpong":
+            rtt = a[a[:, 1] >= 0]  # RTT/2 (sub = pair)
+            m = stats(rtt[:, 4])
+            for k, v in stats(a[a[:, 1] < 0][:, 4]).items():
+                m["oneway_" + k] = v  # send stamp -> receive returned, both directions (sub = -1 - pair)
+            latencies[(case, system)] = rtt[:, 4]
         else:
             m = stats(a[:, 4])
             latencies[(case, system)] = a[:, 4]
@@ -342,7 +348,7 @@ def main():
     L = ["# zcast benchmark report", "", "Run directory: `%s`" % os.path.basename(os.path.abspath(out)), "",
          "## Machine and command", "", "```", machine.strip(), "```", "",
          "Latencies are CLOCK_MONOTONIC nanoseconds. `ack_*`/`payload_*`: one-way = RTT/2 of a "
-         "ping-pong. `continuous_*`: receive time − send stamp under full load. `fanout_*`: E2E "
+         "ping-pong; `one-way` columns = send stamp → receive returned, both directions pooled. `continuous_*`: receive time − send stamp under full load. `fanout_*`: E2E "
          "pooled over all subscribers; `pub` = duration of the publisher's send call. `waitset_T<n>`: "
          "like fan-out, 2 subscriber processes each waiting on T topics in one wait set (1000 msgs/s in "
          "total). `topics_T<n>`: the same at 100 Hz per topic (topic sweep); `recv` = duration of the "
@@ -362,6 +368,8 @@ def main():
             hdr += " msgs/s | payload GB/s | msgs/s vs floor | published | received |"
         if c.startswith(("fanout", "waitset")) or kinds.get(c) == "waitset":
             hdr += " pub p50 | pub p99 | pub p50/floor | worst sub p99 |"
+        if kinds.get(c) == "pingpong":
+            hdr += " one-way p50 | one-way p99.9 |"
         if kinds.get(c) == "fanout":
             hdr += " last p50 | last p99.9 | recv p50 | recv p99 |"
         if kinds.get(c) == "waitset":
@@ -388,6 +396,8 @@ def main():
                 r += " %s | %s | %s | %s |" % (fmt_ns(m["publish_p50_ns"]), fmt_ns(m["publish_p99_ns"]),
                                                ratio(m["publish_p50_ns"], floor.get("publish_p50_ns")),
                                                fmt_ns(m["worst_sub_p99_ns"]))
+            if kinds.get(c) == "pingpong":
+                r += " %s | %s |" % (fmt_ns(m.get("oneway_p50_ns")), fmt_ns(m.get("oneway_p99_9_ns")))
             if kinds.get(c) == "fanout":
                 r += " %s | %s | %s | %s |" % (fmt_ns(m.get("last_p50_ns")), fmt_ns(m.get("last_p99_9_ns")),
                                                fmt_ns(m.get("receive_p50_ns")), fmt_ns(m.get("receive_p99_ns")))
