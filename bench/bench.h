@@ -15,6 +15,7 @@ typedef struct zb_bench {
 	int subs;         /* fan-out subscribers */
 	double rate_hz;   /* fan-out publish rate */
 	int drop_old;     /* overload: DROP_OLD policy instead of FULL */
+	int64_t spin_ns;  /* zcast receivers spin this long in zcast_wait before sleeping */
 	int64_t work_ns;  /* overload: consumer busy work per message */
 	int64_t sleep_ns; /* overload: consumer sleeps this long after each message (LibXR's scene) */
 	int depth;        /* overload: queue depth (0: the case's default) */

@@ -35,6 +35,7 @@ void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nr
 	p->nreaders = nreaders;
 	p->depth = depth;
 	p->spin = b->spin;
+	p->spin_ns = b->spin_ns;
 }
 
 zb_chan *zb_open(zb_bench *b, int idx, int ch, int reader)
@@ -130,6 +131,7 @@ static void usage(void)
 	        "       [--topics T]  (case waitset: T topics, 2 subscriber processes with one wait set each;\n"
 	        "                      --rate = total msgs/s over all topics)\n"
 	        "       [--pin]  (child i on the (i mod ncpu)-th allowed CPU)\n"
+	        "       [--spin-us US]  (zcast, event mode: receivers spin US before sleeping; others skipped)\n"
 	        "systems:");
 	for (size_t i = 0; i < sizeof systems / sizeof *systems; i++)
 		fprintf(stderr, " %s", systems[i]->name);
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
 		{"size", 1, 0, 'z'}, {"mode", 1, 0, 'm'}, {"spin", 0, 0, 'p'}, {"samples", 1, 0, 'N'},
 		{"warmup", 1, 0, 'w'}, {"cap-s", 1, 0, 'C'}, {"subs", 1, 0, 's'}, {"rate", 1, 0, 'r'},
 		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"sleep-us", 1, 0, 'Z'}, {"depth", 1, 0, 'D'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'},
-		{"topics", 1, 0, 'K'}, {0, 0, 0, 0}};
+		{"topics", 1, 0, 'K'}, {"spin-us", 1, 0, 'B'}, {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
@@ -172,6 +174,7 @@ int main(int argc, char **argv)
 		case 'W': b.work_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'Z': b.sleep_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'D': b.depth = atoi(optarg); break;
+		case 'B': b.spin_ns = (int64_t)(atof(optarg) * 1000); break;
 		default: usage();
 		}
 	}
@@ -189,6 +192,8 @@ int main(int argc, char **argv)
 	char path[4096], why[256] = "";
 	const char *status = "ok";
 	int nchild = cs->setup(&b);
+	if (b.spin_ns && sysname && strcmp(sysname, "zcast"))
+		b.skip = "--spin-us: only zcast has a spin-then-sleep wait";
 	int rc = 0;
 	if (!b.sys) {
 		status = "skipped";
@@ -268,7 +273,8 @@ int main(int argc, char **argv)
 	        b.received);
 	fprintf(f, "  \"msgs_per_s\": %.3f,\n  \"policy\": \"%s\",\n  \"work_ns\": %lld,\n", b.msgs_per_s,
 	        b.drop_old ? "drop_old" : "full", (long long)b.work_ns);
-	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n", (long long)b.sleep_ns, b.depth);
+	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n  \"spin_ns\": %lld,\n", (long long)b.sleep_ns,
+	        b.depth, (long long)b.spin_ns);
 	fprintf(f, "  \"cpu_pct\": %.3f,\n  \"cpu_s\": %.6f,\n  \"cpu_cores\": %d,\n", cpu_pct, cpu_s, ncpu);
 	fprintf(f, "  \"minflt_per_msg\": %.6f\n}\n",
 	        b.messages > 0 ? (double)minflt / (double)b.messages : 0.0);

@@ -42,6 +42,7 @@ static int z_open(const zb_chan_params *p, void *shared, int reader, zb_chan **o
 		o.domain = p->run_id;
 		o.policy = p->drop_old ? ZCAST_POLICY_DROP_OLD : ZCAST_POLICY_FULL;
 		o.queue_depth = (uint32_t)p->depth;
+		o.spin_ns = (uint64_t)p->spin_ns;
 		r = zcast_sub_open(topic, &o, &c->sub);
 	}
 	if (r) {

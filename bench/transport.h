@@ -13,6 +13,7 @@ typedef struct zb_chan_params {
 	int depth;          /* queue depth / ring slots */
 	int spin;           /* receivers busy-poll instead of sleeping */
 	int drop_old;       /* latest wins: a full queue drops its oldest message (no backpressure) */
+	int64_t spin_ns;    /* event mode, zcast only: spin this long before sleeping (sub spin_ns) */
 } zb_chan_params;
 
 typedef struct zb_chan zb_chan; /* per-process endpoint, defined by each system */
