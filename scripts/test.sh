@@ -32,7 +32,7 @@ stage() { # name build-dir cmake-args... -- ctest-args...
   echo "=== stage $name: $((SECONDS-t0)) s"
 }
 T0=$SECONDS
-stage plain build-test
+stage plain build-test -DZCAST_BUILD_BENCH=ON # + bench_smoke (driver and report.py)
 stage asan-ubsan build-asan -DZCAST_SANITIZE=address,undefined -DCMAKE_C_COMPILER=gcc -- -E '^spin_model$'
 # TSan maps fixed ranges that high mmap randomisation can collide with: run without randomisation.
 export TSAN_OPTIONS="halt_on_error=1"

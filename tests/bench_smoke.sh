@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The benchmark tooling end to end on a tiny run: driver -> raw CSV/JSON -> report.py, with a
+# fan-out run in two rounds (raw/part<k>/, as make bench does) pooled by the report. Asserts
+# structure and sample counts only, never timing.
+set -euo pipefail
+BIN=$1 REPORT=$2
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+mkdir -p "$OUT/raw/part1" "$OUT/raw/part2"
+export ZB_RUN_ID=smoke$$
+for s in zcast floor; do
+	"$BIN" --system $s --case pingpong --name ack_64B_event --size 64 --samples 200 --warmup 20 --out "$OUT/raw"
+	"$BIN" --system $s --case pingpong --name ack_64B_adaptive --size 64 --spin-us 5 --samples 200 --warmup 20 --out "$OUT/raw"
+	for k in 1 2; do
+		"$BIN" --system $s --case fanout --name fanout_S2 --size 1K --subs 2 --rate 1000 --samples 50 \
+			--warmup 5 --out "$OUT/raw/part$k"
+	done
+done
+/usr/bin/python3 "$REPORT" "$OUT"
+/usr/bin/python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+s = json.load(open(out + "/summary.json"))
+st = json.load(open(out + "/status.json"))
+def eq(what, got, want):
+    if got != want:
+        sys.exit("bench_smoke: %s = %r, expected %r" % (what, got, want))
+for sys_ in ("zcast", "floor"):
+    a = s["ack_64B_event"][sys_]
+    eq(sys_ + " ack samples", a["samples"], 200)
+    eq(sys_ + " ack oneway samples (both directions)", a["oneway_samples"], 400)
+    eq(sys_ + " ack faults", a["minflt_per_msg"] >= 0, True)
+    f = s["fanout_S2"][sys_]
+    eq(sys_ + " fanout rounds", f["rounds"], 2)
+    eq(sys_ + " fanout E2E samples (2 rounds x 50 x 2 subs)", f["samples"], 200)
+    eq(sys_ + " fanout publish samples", f["publish_samples"], 100)
+    eq(sys_ + " fanout last-subscriber samples", f["last_samples"], 100)
+    eq(sys_ + " fanout receive samples", f["receive_samples"], 200)
+    eq(sys_ + " fanout last >= E2E p50", f["last_p50_ns"] >= f["p50_ns"], True)
+eq("zcast adaptive samples", s["ack_64B_adaptive"]["zcast"]["samples"], 200)
+eq("floor adaptive status", st["ack_64B_adaptive"]["floor"]["status"], "skipped")
+report = open(out + "/report.md").read()
+eq("targets table in report.md", "## Targets (same-run ratios)" in report, True)
+print("bench_smoke: ok")
+PY
