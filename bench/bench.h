@@ -16,6 +16,7 @@ typedef struct zb_bench {
 	double rate_hz;   /* fan-out publish rate */
 	int drop_old;     /* overload: DROP_OLD policy instead of FULL */
 	int64_t spin_ns;  /* zcast receivers spin this long in zcast_wait before sleeping */
+	int fail_full;    /* overload: FULL, but a publish into a full queue fails at once (counted) */
 	int64_t work_ns;  /* overload: consumer busy work per message */
 	int64_t sleep_ns; /* overload: consumer sleeps this long after each message (LibXR's scene) */
 	int depth;        /* overload: queue depth (0: the case's default) */
@@ -31,6 +32,7 @@ typedef struct zb_bench {
 	int64_t op_timeout_ns;
 	/* filled by the case runner, written to the meta json */
 	long published, received, messages; /* messages = every message moved (for minflt/msg) */
+	long failed;      /* overload full_fail: publish attempts that found the queue full */
 	double msgs_per_s;
 	int capped;
 } zb_bench;

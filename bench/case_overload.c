@@ -3,6 +3,8 @@
  * `samples` messages (or cap_s passed).
  * FULL policy: the publisher is throttled to the consumer (no loss). DROP_OLD: the publisher
  * never waits, the consumer gets the freshest data, published - received were dropped.
+ * full_fail (LibXR's FULL queue): FULL without waiting: an attempt that finds the queue full fails
+ * at once (try_send), its message is discarded and counted as failed; the publisher tries again.
  * One sample per received message = receive time - send stamp (the age of the data). */
 #include <time.h>
 
@@ -14,7 +16,11 @@ static int setup(zb_bench *b)
 {
 	zb_chan_init(&b->ch[0], "load", b, 1, b->depth > 0 ? b->depth : DEPTH);
 	b->ch[0].drop_old = b->drop_old;
+	b->ch[0].fail_full = b->fail_full;
 	b->nch = 1;
+	if (b->fail_full && b->sys && !b->sys->try_send)
+		b->skip = "no fail-on-full publish: this system's publisher can only wait for room or drop the "
+		          "oldest (transport.h try_send is NULL)";
 	return 2;
 }
 
@@ -36,12 +42,18 @@ static int child(int idx, void *arg)
 			int64_t t0 = zb_now();
 			if (t0 > t_end || *(volatile int64_t *)&ctl->res[1].received >= b->samples)
 				break;
-			h = (zb_hdr){.seq = i, .stamp = t0, .size = (uint32_t)b->size};
-			if (s->send(c, &h, b->size, b->mode, zb_deadline(b))) {
+			/* seq numbers the published messages (attempts that failed take none) */
+			h = (zb_hdr){.seq = (uint64_t)res->published, .stamp = t0, .size = (uint32_t)b->size};
+			int r = b->fail_full ? s->try_send(c, &h, b->size, b->mode)
+			                     : s->send(c, &h, b->size, b->mode, zb_deadline(b));
+			if (r < 0 || (r && !b->fail_full)) {
 				zb_fail(ctl, idx, "%s: send %llu failed", s->name, (unsigned long long)i);
 				return 1;
 			}
-			res->published++;
+			if (r)
+				res->failed++;
+			else
+				res->published++;
 		}
 		res->t_last = zb_now();
 		if (zb_send_stop(b, c))
@@ -74,6 +86,7 @@ static void finish(zb_bench *b)
 	zb_child_res *p = &b->ctl->res[0];
 	b->published = p->published;
 	b->received = b->ctl->res[1].received;
+	b->failed = p->failed;
 	b->messages = p->published;
 	if (p->t_last > p->t_first)
 		b->msgs_per_s = (double)b->received * 1e9 / (double)(p->t_last - p->t_first);

@@ -57,6 +57,7 @@ typedef struct zb_sample {
 typedef struct zb_child_res {
 	int64_t minflt;
 	int64_t published, received;
+	int64_t failed; /* publishes refused by a full queue (overload full_fail) */
 	int64_t t_first, t_last;
 	/* CPU time (utime + stime, getrusage RUSAGE_SELF) and wall time of this child's measured phase;
 	 * set by cases that report cpu_pct (waitset), 0 otherwise. */

@@ -126,7 +126,7 @@ static void usage(void)
 	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload|waitset --name NAME --out DIR\n"
 	        "       [--size 64|4K|1M..] [--mode transport|touch] [--spin] [--samples N] [--warmup N]\n"
 	        "       [--cap-s SECONDS] [--subs S] [--rate HZ] [--timeout-s SECONDS]\n"
-	        "       [--policy full|drop_old] [--work-us US] [--sleep-us US] [--depth N]  (case overload)\n"
+	        "       [--policy full|full_fail|drop_old] [--work-us US] [--sleep-us US] [--depth N]  (case overload)\n"
 	        "       [--pairs T]  (case pingpong: T concurrent pairs on 2T topics)\n"
 	        "       [--topics T]  (case waitset: T topics, 2 subscriber processes with one wait set each;\n"
 	        "                      --rate = total msgs/s over all topics)\n"
@@ -167,7 +167,12 @@ int main(int argc, char **argv)
 		case 's': b.subs = atoi(optarg); break;
 		case 'r': b.rate_hz = atof(optarg); break;
 		case 'T': timeout_s = atof(optarg); break;
-		case 'P': b.drop_old = !strcmp(optarg, "drop_old"); break;
+		case 'P':
+			b.drop_old = !strcmp(optarg, "drop_old");
+			b.fail_full = !strcmp(optarg, "full_fail");
+			if (!b.drop_old && !b.fail_full && strcmp(optarg, "full"))
+				usage();
+			break;
 		case 'A': b.pin = 1; break;
 		case 'k': b.pairs = atoi(optarg); break;
 		case 'K': b.topics = atoi(optarg); break;
@@ -269,10 +274,10 @@ int main(int argc, char **argv)
 	        b.mode == ZB_TOUCH ? "touch" : "transport", b.spin, b.subs, b.pairs, b.topics, b.pin);
 	fprintf(f, "  \"rate_hz\": %g,\n  \"samples_requested\": %ld,\n  \"warmup\": %ld,\n  \"cap_s\": %g,\n",
 	        b.rate_hz, b.samples, b.warmup, b.cap_s);
-	fprintf(f, "  \"rows\": %ld,\n  \"published\": %ld,\n  \"received\": %ld,\n", nsamp, b.published,
-	        b.received);
+	fprintf(f, "  \"rows\": %ld,\n  \"published\": %ld,\n  \"received\": %ld,\n  \"failed\": %ld,\n", nsamp,
+	        b.published, b.received, b.failed);
 	fprintf(f, "  \"msgs_per_s\": %.3f,\n  \"policy\": \"%s\",\n  \"work_ns\": %lld,\n", b.msgs_per_s,
-	        b.drop_old ? "drop_old" : "full", (long long)b.work_ns);
+	        b.drop_old ? "drop_old" : b.fail_full ? "full_fail" : "full", (long long)b.work_ns);
 	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n  \"spin_ns\": %lld,\n", (long long)b.sleep_ns,
 	        b.depth, (long long)b.spin_ns);
 	fprintf(f, "  \"cpu_pct\": %.3f,\n  \"cpu_s\": %.6f,\n  \"cpu_cores\": %d,\n", cpu_pct, cpu_s, ncpu);

@@ -146,8 +146,8 @@ def load_runs(raw):
             a = load_csv(path[:-5] + ".csv")
             a[:, 0] += k * 10_000_000
             arrays.append(a)
-        for key in ("published", "received", "rows"):
-            meta[key] = sum(m[key] for m in metas)
+        for key in ("published", "received", "rows", "failed"):
+            meta[key] = sum(m.get(key, 0) for m in metas)
         for key in ("minflt_per_msg", "msgs_per_s", "cpu_pct"):
             meta[key] = float(np.mean([m[key] for m in metas]))
         meta["rounds"] = len(parts)
@@ -202,6 +202,7 @@ def main():
             latencies[(case, system)] = a[:, 4]
         m["published"] = meta["published"]
         m["received"] = meta["received"]
+        m["failed"] = meta.get("failed", 0)  # overload full_fail: publishes refused by a full queue
         m["minflt_per_msg"] = meta["minflt_per_msg"]
         m["rounds"] = meta.get("rounds", 1)
         if meta.get("cpu_pct", -1) >= 0:
@@ -357,7 +358,9 @@ def main():
          "total). `topics_T<n>`: the same at 100 Hz per topic (topic sweep); `recv` = duration of the "
          "successful zcast_take, `CPU %` = CPU time of all processes ÷ wall time of the measured phase, "
          "share of all cores. `overload_*`: "
-         "slow consumer (sleeps 50 µs per message), latency = age of the data when received; msgs/s = "
+         "slow consumer (sleeps 50 µs per message), latency = age of the data when received; `full`: the "
+         "publisher waits for room, `full_fail`: a publish into a full queue fails at once and is counted "
+         "(`failed`), `drop_old`: the oldest queued message is dropped; msgs/s = "
          "received rate; payload GB/s = msgs/s × payload size (nominal: in transport mode a "
          "zero-copy peer does not touch the payload). Ratios are "
          "system ÷ same-run floor (resp. iceoryx); < 1 means faster.", ""] + top_text + targets
@@ -369,6 +372,8 @@ def main():
         extra = ""
         if c.startswith(("continuous", "overload")):
             hdr += " msgs/s | payload GB/s | msgs/s vs floor | published | received |"
+        if c.startswith("overload"):
+            hdr += " failed |"
         if c.startswith(("fanout", "waitset")) or kinds.get(c) == "waitset":
             hdr += " pub p50 | pub p99 | pub p50/floor | worst sub p99 |"
         if kinds.get(c) == "pingpong":
@@ -395,6 +400,8 @@ def main():
                 r += " %.0f | %.3f | %s | %d | %d |" % (m["msgs_per_s"], m["gb_per_s"],
                                                        ratio(m["msgs_per_s"], floor.get("msgs_per_s")),
                                                        m["published"], m["received"])
+            if c.startswith("overload"):
+                r += " %d |" % m["failed"]
             if c.startswith(("fanout", "waitset")) or kinds.get(c) == "waitset":
                 r += " %s | %s | %s | %s |" % (fmt_ns(m["publish_p50_ns"]), fmt_ns(m["publish_p99_ns"]),
                                                ratio(m["publish_p50_ns"], floor.get("publish_p50_ns")),

@@ -176,10 +176,11 @@ else
 	run continuous_64B "$ALL" --case continuous --size 64 --samples 50000 --cap-s $CAP
 	run continuous_1MiB "$ALL" --case continuous --size 1M --samples 5000 --cap-s $CAP --warmup 50
 	# LibXR's overload scene: the consumer sleeps 50 us per message; queue 8 at 64 KiB (4000
-	# messages received), queue 4 at 1 MiB (256 messages received).
+	# messages received), queue 4 at 1 MiB (256 messages received). full: the publisher waits;
+	# full_fail: a publish into a full queue fails at once (counted); drop_old: the oldest is dropped.
 	for spec in 64KiB:8:4000 1MiB:4:256; do
 		IFS=: read -r size depth msgs <<<"$spec"
-		for pol in full drop_old; do
+		for pol in full full_fail drop_old; do
 			run overload_${size}_$pol "$ALL" --case overload --size "${size%B}" --policy $pol \
 				--sleep-us 50 --depth "$depth" --samples "$msgs" --cap-s $CAP
 		done

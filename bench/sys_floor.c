@@ -1,5 +1,6 @@
 /* The floor: no library. A ring of slots in shared memory, a 32-bit published counter used as
- * futex word (event mode: FUTEX_WAIT / FUTEX_WAKE(all), only when someone sleeps), or spinning. */
+ * futex word (event mode: FUTEX_WAIT / FUTEX_WAKE(all), only when someone sleeps), or spinning.
+ * try_send: full when the slowest reader has `depth` messages unread; never waits. */
 #include "transport.h"
 
 #include <errno.h>
@@ -65,6 +66,15 @@ static int f_open(const zb_chan_params *p, void *shared, int reader, zb_chan **o
 
 static const struct timespec tick = {0, 100000000};
 
+static void f_publish(zb_chan *c, unsigned head, const zb_hdr *h, size_t size, int mode)
+{
+	floor_shm *s = c->s;
+	zb_fill(s->slots + (size_t)(head % (unsigned)c->p->depth) * c->slot, size, h, mode);
+	atomic_store(&s->head, head + 1); /* seq_cst: pairs with the sleepers check */
+	if (atomic_load(&s->sleepers))
+		futex(&s->head, FUTEX_WAKE, INT_MAX, NULL);
+}
+
 static int f_send(zb_chan *c, const zb_hdr *h, size_t size, int mode, int64_t deadline)
 {
 	floor_shm *s = c->s;
@@ -87,10 +97,18 @@ static int f_send(zb_chan *c, const zb_hdr *h, size_t size, int mode, int64_t de
 			atomic_store(&s->pub_sleeping, 0);
 		}
 	}
-	zb_fill(s->slots + (size_t)(head % (unsigned)c->p->depth) * c->slot, size, h, mode);
-	atomic_store(&s->head, head + 1); /* seq_cst: pairs with the sleepers check */
-	if (atomic_load(&s->sleepers))
-		futex(&s->head, FUTEX_WAKE, INT_MAX, NULL);
+	f_publish(c, head, h, size, mode);
+	return 0;
+}
+
+static int f_try_send(zb_chan *c, const zb_hdr *h, size_t size, int mode)
+{
+	floor_shm *s = c->s;
+	unsigned head = atomic_load_explicit(&s->head, memory_order_relaxed);
+	for (int i = 0; i < c->p->nreaders; i++)
+		if (head - atomic_load(&s->r[i].tail) >= (unsigned)c->p->depth)
+			return 1;
+	f_publish(c, head, h, size, mode);
 	return 0;
 }
 
@@ -133,4 +151,5 @@ static void f_cleanup(zb_chan_params *p, void *shared)
 	munmap(shared, sizeof(floor_shm) + slot_size(p) * (size_t)p->depth);
 }
 
-const zb_system zb_sys_floor = {"floor", f_prepare, f_open, NULL, f_send, f_recv, f_close, f_cleanup};
+const zb_system zb_sys_floor = {"floor", f_prepare, f_open, NULL, f_send, f_try_send, f_recv, f_close,
+                                f_cleanup};

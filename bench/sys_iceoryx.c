@@ -1,7 +1,9 @@
 /* Eclipse iceoryx (v2, C binding) as a peer. Needs a running RouDi (bench/run.sh starts one with a
  * config whose mempools reach 8 MiB). Service = ("zbench", run_id, channel). Publisher policy
  * WAIT_FOR_CONSUMER + subscriber BLOCK_PRODUCER = backpressure, no loss (as zcast FULL).
- * Event mode: a WaitSet on the HAS_DATA state; busy-poll mode: loop on iox_sub_take_chunk. */
+ * Event mode: a WaitSet on the HAS_DATA state; busy-poll mode: loop on iox_sub_take_chunk.
+ * No try_send: the publisher cannot fail on a full queue (WAIT_FOR_CONSUMER blocks in publish,
+ * DISCARD_OLDEST drops), so overload full_fail skips iceoryx. */
 #include "transport.h"
 
 #include <stdlib.h>
@@ -154,4 +156,5 @@ static void x_close(zb_chan *c)
 
 static void x_cleanup(zb_chan_params *p, void *shared) { (void)p, (void)shared; }
 
-const zb_system zb_sys_iceoryx = {"iceoryx", x_prepare, x_open, x_ready, x_send, x_recv, x_close, x_cleanup};
+const zb_system zb_sys_iceoryx = {"iceoryx", x_prepare, x_open, x_ready, x_send, NULL, x_recv, x_close,
+                                  x_cleanup};

@@ -1,5 +1,7 @@
 /* Copying message transport: POSIX message queues, one queue per reader. Skipped when the kernel
- * refuses a queue of the needed message size / depth. Busy-poll: O_NONBLOCK receive retried. */
+ * refuses a queue of the needed message size / depth. Busy-poll: O_NONBLOCK receive retried.
+ * try_send: mq_send on a second, O_NONBLOCK descriptor of the queue (EAGAIN = full); the blocking
+ * one stays for send (the end-of-stream message must wait for room). */
 #include "transport.h"
 
 #include <errno.h>
@@ -13,6 +15,7 @@
 struct zb_chan {
 	const zb_chan_params *p;
 	mqd_t q[ZB_MAX_CHILDREN];
+	mqd_t nb[ZB_MAX_CHILDREN]; /* fail_full writer: O_NONBLOCK descriptors */
 	int n, reader;
 	unsigned char *buf;
 };
@@ -73,6 +76,8 @@ static int m_open(const zb_chan_params *p, void *shared, int reader, zb_chan **o
 		c->q[i] = mq_open(name, fl);
 		if (c->q[i] == (mqd_t)-1)
 			return -1;
+		if (reader < 0 && p->fail_full && (c->nb[i] = mq_open(name, O_WRONLY | O_NONBLOCK)) == (mqd_t)-1)
+			return -1;
 	}
 	*out = c;
 	return 0;
@@ -86,6 +91,28 @@ static int m_send(zb_chan *c, const zb_hdr *h, size_t size, int mode, int64_t de
 		while (mq_send(c->q[i], (const char *)c->buf, size, 0))
 			if (errno != EINTR)
 				return -1;
+	return 0;
+}
+
+static int m_try_send(zb_chan *c, const zb_hdr *h, size_t size, int mode)
+{
+	/* with several readers nothing is sent unless every queue has room (the writer is the only
+	 * sender, so room seen here stays) */
+	for (int i = 0; c->p->nreaders > 1 && i < c->p->nreaders; i++) {
+		struct mq_attr a;
+		if (mq_getattr(c->nb[i], &a))
+			return -1;
+		if (a.mq_curmsgs >= a.mq_maxmsg)
+			return 1;
+	}
+	zb_fill(c->buf, size, h, mode);
+	for (int i = 0; i < c->p->nreaders; i++)
+		while (mq_send(c->nb[i], (const char *)c->buf, size, 0)) {
+			if (errno == EAGAIN)
+				return 1;
+			if (errno != EINTR)
+				return -1;
+		}
 	return 0;
 }
 
@@ -108,8 +135,11 @@ static int m_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 static void m_close(zb_chan *c)
 {
 	for (int i = 0; i < c->p->nreaders; i++)
-		if (c->reader < 0 || i == c->reader)
+		if (c->reader < 0 || i == c->reader) {
 			mq_close(c->q[i]);
+			if (c->reader < 0 && c->p->fail_full)
+				mq_close(c->nb[i]);
+		}
 	free(c->buf);
 	free(c);
 }
@@ -124,4 +154,4 @@ static void m_cleanup(zb_chan_params *p, void *shared)
 	}
 }
 
-const zb_system zb_sys_mq = {"mq", m_prepare, m_open, NULL, m_send, m_recv, m_close, m_cleanup};
+const zb_system zb_sys_mq = {"mq", m_prepare, m_open, NULL, m_send, m_try_send, m_recv, m_close, m_cleanup};

@@ -1,7 +1,8 @@
 /* zcast: one topic per channel ("/<name>") in a per-run domain. Writer = zcast_pub (loan, fill in
  * place, publish); reader = zcast_sub with FULL policy (backpressure, no loss). Event mode sleeps
  * in zcast_wait / zcast_loan_wait / zcast_publish_wait; busy-poll mode loops on the non-blocking
- * calls until they stop returning ZCAST_EAGAIN / ZCAST_ENOSLOT. */
+ * calls until they stop returning ZCAST_EAGAIN / ZCAST_ENOSLOT. try_send makes one attempt of
+ * each: no free slot or no room in the FULL queue = full, the loan is dropped unpublished. */
 #include "transport.h"
 
 #include <stdlib.h>
@@ -90,6 +91,28 @@ static int z_send(zb_chan *c, const zb_hdr *h, size_t size, int mode, int64_t de
 	return 0;
 }
 
+static int z_try_send(zb_chan *c, const zb_hdr *h, size_t size, int mode)
+{
+	zcast_msg *m;
+	int r = zcast_loan(c->pub, size, &m);
+	if (r == ZCAST_ENOSLOT)
+		return 1;
+	if (r) {
+		fprintf(stderr, "zcast_loan: %s: %s\n", zcast_strerror(r), zcast_last_error());
+		return -1;
+	}
+	/* filled before the attempt: a zcast publish needs the finished message */
+	zb_fill(zcast_msg_data(m), size, h, mode);
+	r = zcast_publish(c->pub, m);
+	if (r == 0)
+		return 0;
+	zcast_msg_drop(m);
+	if (r == ZCAST_EAGAIN)
+		return 1;
+	fprintf(stderr, "zcast_publish: %s: %s\n", zcast_strerror(r), zcast_last_error());
+	return -1;
+}
+
 static int z_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline)
 {
 	zcast_msg *m;
@@ -138,4 +161,5 @@ static void z_cleanup(zb_chan_params *p, void *shared)
 	zcast_topic_remove(p->run_id, topic); /* usually gone already (not retained) */
 }
 
-const zb_system zb_sys_zcast = {"zcast", z_prepare, z_open, NULL, z_send, z_recv, z_close, z_cleanup};
+const zb_system zb_sys_zcast = {"zcast", z_prepare, z_open, NULL, z_send, z_try_send, z_recv, z_close,
+                                z_cleanup};

@@ -14,6 +14,7 @@ typedef struct zb_chan_params {
 	int spin;           /* receivers busy-poll instead of sleeping */
 	int drop_old;       /* latest wins: a full queue drops its oldest message (no backpressure) */
 	int64_t spin_ns;    /* event mode, zcast only: spin this long before sleeping (sub spin_ns) */
+	int fail_full;      /* the writer publishes with try_send; send must still wait (end of stream) */
 } zb_chan_params;
 
 typedef struct zb_chan zb_chan; /* per-process endpoint, defined by each system */
@@ -30,6 +31,10 @@ typedef struct zb_system {
 	/* Writer: sends one message of `size` bytes starting with *h (fills per mode). Blocks (or
 	 * spins) while the channel is full, up to deadline. */
 	int (*send)(zb_chan *c, const zb_hdr *h, size_t size, int mode, int64_t deadline);
+	/* Writer, never waits: sends the message if every reader's queue has room for it whole.
+	 * Returns 0 sent, 1 full (nothing sent, the message is discarded), -1 error. NULL: the
+	 * system's publisher can only wait for room or drop the oldest (no fail-on-full publish). */
+	int (*try_send)(zb_chan *c, const zb_hdr *h, size_t size, int mode);
 	/* Reader: receives one message (blocks or spins per params), consumes it per mode. */
 	int (*recv)(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline);
 	void (*close)(zb_chan *c);
