@@ -286,6 +286,9 @@ def main():
             S = [p[0] for p in pts]
             ax1.plot(S, [p[1]["p50_ns"] for p in pts], "o-", color=COLORS[s], label=s + " p50")
             ax1.plot(S, [p[1]["p99_ns"] for p in pts], "x--", color=COLORS[s], alpha=0.5, label=s + " p99")
+            if all("last_p50_ns" in p[1] for p in pts):
+                ax1.plot(S, [p[1]["last_p50_ns"] for p in pts], "^:", color=COLORS[s], alpha=0.8,
+                         label=s + " last sub p50")
             ax2.plot(S, [p[1]["publish_p50_ns"] for p in pts], "o-", color=COLORS[s], label=s + " p50")
             ax2.plot(S, [p[1]["publish_p99_ns"] for p in pts], "x--", color=COLORS[s], alpha=0.5, label=s + " p99")
         for ax, t in ((ax1, "E2E latency (pooled over subscribers)"), (ax2, "publish call latency")):
