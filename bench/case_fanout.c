@@ -23,6 +23,7 @@ static int child(int idx, void *arg)
 		return 1;
 	zb_child_res *res = &ctl->res[idx];
 	int64_t f0 = zb_minflt(); /* reset when the measured phase starts */
+	int64_t c0 = zb_cpu_ns(), w0 = zb_now(); /* likewise: CPU and wall time of the measured phase */
 	zb_hdr h;
 	if (idx == 0) {
 		int64_t period = (int64_t)(1e9 / b->rate_hz), t_end = 0;
@@ -39,6 +40,8 @@ static int child(int idx, void *arg)
 			if (i == b->warmup) {
 				t_end = t0 + (int64_t)(b->cap_s * 1e9);
 				f0 = zb_minflt();
+				c0 = zb_cpu_ns();
+				w0 = t0;
 			}
 			else if (i > b->warmup && t0 > t_end)
 				break;
@@ -64,8 +67,11 @@ static int child(int idx, void *arg)
 			if (h.flags & ZB_FLAG_STOP)
 				break;
 			res->received++;
-			if ((long)h.seq == b->warmup)
+			if ((long)h.seq == b->warmup) {
 				f0 = zb_minflt();
+				c0 = zb_cpu_ns();
+				w0 = t;
+			}
 			if ((long)h.seq >= b->warmup) {
 				zb_sample x = {(int64_t)h.seq - b->warmup, idx - 1, h.stamp, t, t - h.stamp};
 				zb_ctl_add(ctl, &x);
@@ -77,6 +83,8 @@ static int child(int idx, void *arg)
 		}
 	}
 	res->minflt = zb_minflt() - f0;
+	res->cpu_ns = zb_cpu_ns() - c0;
+	res->wall_ns = zb_now() - w0;
 	zb_close_in_turn(b, idx, &c, 1);
 	return 0;
 }

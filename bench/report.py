@@ -146,7 +146,7 @@ def load_runs(raw):
             a = load_csv(path[:-5] + ".csv")
             a[:, 0] += k * 10_000_000
             arrays.append(a)
-        for key in ("published", "received", "rows", "failed"):
+        for key in ("published", "received", "rows", "failed", "cpu_s"):
             meta[key] = sum(m.get(key, 0) for m in metas)
         for key in ("minflt_per_msg", "msgs_per_s", "cpu_pct"):
             meta[key] = float(np.mean([m[key] for m in metas]))
@@ -209,7 +209,11 @@ def main():
             m["cpu_pct"] = meta["cpu_pct"]  # all processes, % of all allowed cores (100 = all busy)
             m["cpu_cores"] = meta["cpu_cores"]
             m["rate_hz"] = meta["rate_hz"]
-            m["msgs_per_s"] = meta["msgs_per_s"]  # achieved publish rate (vs rate_hz requested)
+            if meta["kind"] == "waitset":
+                m["msgs_per_s"] = meta["msgs_per_s"]  # achieved publish rate (vs rate_hz requested)
+            if meta["kind"] == "fanout" and meta["published"] > 0:
+                # CPU of the publisher and all S subscribers per message: what delivering it costs
+                m["cpu_per_msg_ns"] = meta["cpu_s"] * 1e9 / meta["published"]
         if meta["kind"] in ("continuous", "overload"):
             m["msgs_per_s"] = meta["msgs_per_s"]
             m["gb_per_s"] = meta["msgs_per_s"] * meta["size"] / 1e9
@@ -382,7 +386,7 @@ def main():
         if kinds.get(c) == "pingpong":
             hdr += " one-way p50 | one-way p99.9 |"
         if kinds.get(c) == "fanout":
-            hdr += " last p50 | last p99.9 | recv p50 | recv p99 |"
+            hdr += " last p50 | last p99.9 | recv p50 | recv p99 | CPU/msg |"
         if kinds.get(c) == "waitset":
             hdr += " recv p50 | recv p99 | CPU % | msgs/s requested / achieved |"
         L += [hdr, "|" + "---|" * (hdr.count("|") - 1)]
@@ -412,8 +416,9 @@ def main():
             if kinds.get(c) == "pingpong":
                 r += " %s | %s |" % (fmt_ns(m.get("oneway_p50_ns")), fmt_ns(m.get("oneway_p99_9_ns")))
             if kinds.get(c) == "fanout":
-                r += " %s | %s | %s | %s |" % (fmt_ns(m.get("last_p50_ns")), fmt_ns(m.get("last_p99_9_ns")),
-                                               fmt_ns(m.get("receive_p50_ns")), fmt_ns(m.get("receive_p99_ns")))
+                r += " %s | %s | %s | %s | %s |" % (fmt_ns(m.get("last_p50_ns")), fmt_ns(m.get("last_p99_9_ns")),
+                                                    fmt_ns(m.get("receive_p50_ns")), fmt_ns(m.get("receive_p99_ns")),
+                                                    fmt_ns(m.get("cpu_per_msg_ns")))
             if kinds.get(c) == "waitset":
                 r += " %s | %s | %s | %s |" % (
                     fmt_ns(m.get("receive_p50_ns")), fmt_ns(m.get("receive_p99_ns")),

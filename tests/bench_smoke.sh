@@ -37,6 +37,7 @@ for sys_ in ("zcast", "floor"):
     eq(sys_ + " fanout last-subscriber samples", f["last_samples"], 100)
     eq(sys_ + " fanout receive samples", f["receive_samples"], 200)
     eq(sys_ + " fanout last >= E2E p50", f["last_p50_ns"] >= f["p50_ns"], True)
+    eq(sys_ + " fanout CPU per message measured", f["cpu_per_msg_ns"] > 0, True)
 eq("zcast adaptive samples", s["ack_64B_adaptive"]["zcast"]["samples"], 200)
 eq("floor adaptive status", st["ack_64B_adaptive"]["floor"]["status"], "skipped")
 report = open(out + "/report.md").read()
