@@ -233,6 +233,18 @@ ZC_HIDDEN bool zc_sub_has_queued(zcast_sub *sub);
  * calls zc_sub_disarm exactly once. */
 ZC_HIDDEN bool zc_sub_arm(zcast_sub *sub, _Atomic uint32_t **word, uint32_t *val);
 ZC_HIDDEN void zc_sub_disarm(zcast_sub *sub);
+/* A publisher wakes its sleepers after it unlocked the topic; killed in between, it leaves them
+ * asleep beside queued messages, and no survivor is bound to notice soon. So a subscriber sleeps
+ * at most this long at a time and then re-checks its queue: a lost wake-up costs at most this
+ * delay, an idle subscriber one wake-up per slice. */
+#define ZC_SUB_SLEEP_SLICE_NS 1000000000LL
+/* The deadline of one sleep of a subscriber: `deadline` (absolute, < 0 = none), cut to one slice
+ * after `now`. */
+static inline int64_t zc_sub_sleep_until(int64_t deadline, int64_t now)
+{
+	int64_t slice = now + ZC_SUB_SLEEP_SLICE_NS;
+	return deadline < 0 || deadline > slice ? slice : deadline;
+}
 /* Pollable descriptor hooks (subfd.c): take found the queue empty / the handle closes. */
 ZC_HIDDEN void zc_subfd_rearm(zcast_sub *sub);
 ZC_HIDDEN void zc_subfd_detach(zcast_sub *sub);

@@ -490,6 +490,7 @@ static int publish_once(zcast_pub *p, zcast_msg *msg)
 		return r;
 	r = publish_locked(p, msg, &wake_topic, &n_rr);
 	zc_topic_unlock(&p->t);
+	ZC_CRASH("publish:before-wake"); /* published, nobody woken: sleepers re-check per slice */
 	for (uint32_t i = 0; i < n_rr; i++)
 		zc_futex_wake(&p->t.subs[p->rr_wake[i]].wake, 1);
 	if (r == 0 && wake_topic) {

@@ -395,11 +395,11 @@ int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		uint32_t v;
 		if (!zc_sub_arm(s, &word, &v))
 			return 0;
-		int r = zc_futex_wait(word, v, deadline);
+		zc_futex_wait(word, v, zc_sub_sleep_until(deadline, zc_now_ns())); /* 0, timeout or EAGAIN */
 		zc_sub_disarm(s);
 		if (zc_sub_has_queued(s))
 			return 0;
-		if (r == ZCAST_ETIMEDOUT || (deadline >= 0 && zc_now_ns() >= deadline))
+		if (deadline >= 0 && zc_now_ns() >= deadline)
 			return ZCAST_ETIMEDOUT;
 	}
 }

@@ -323,6 +323,7 @@ static void disarm(zcast_waitset *ws)
 static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 {
 	uint32_t n = 0;
+	bool subs = false;
 	memset(ws->hash, 0xff, ws->cap_hash * sizeof *ws->hash);
 	for (int i = 0; i < ws->n; i++) {
 		struct ws_entry *e = &ws->e[i];
@@ -335,6 +336,7 @@ static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 			if (!zc_sub_arm(e->sub, &w, &v))
 				goto ready;
 			e->armed = true;
+			subs = true;
 			if (e->sub->policy == ZCAST_POLICY_BALANCE_RR)
 				add_word(ws, &n, e->ino, KEY_RR + (uint64_t)e->sub->index, w, v, 0);
 			else
@@ -365,6 +367,8 @@ static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 		}
 	}
 	*n_words = n;
+	if (subs)
+		*until = zc_sub_sleep_until(*until, zc_now_ns()); /* bounds a lost wake-up */
 	return true;
 ready:
 	disarm(ws);
