@@ -177,6 +177,20 @@ static inline void zt_sleep_ms(int ms)
 	}
 }
 
+/* True when thread `tid` of process `pid` sleeps in the kernel on a futex. */
+static inline int zt_futex_asleep(pid_t pid, pid_t tid)
+{
+	char path[80], buf[64] = {0};
+	snprintf(path, sizeof path, "/proc/%d/task/%d/wchan", (int)pid, (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return strstr(buf, "futex") != NULL;
+}
+
 #define RUN(test)                                                                                  \
 	do {                                                                                       \
 		test();                                                                            \

@@ -53,21 +53,6 @@ static int doomed_publisher(void *arg)
 	return 3; /* reached only without fault injection */
 }
 
-/* True once the subscriber is asleep in the kernel (state S), not just subscribed. */
-static int sleeping(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *close_paren = strrchr(buf, ')');
-	return close_paren && close_paren[1] == ' ' && close_paren[2] == 'S';
-}
-
 static void run(int use_waitset)
 {
 	int fds[2];
@@ -76,7 +61,7 @@ static void run(int use_waitset)
 	pid_t sub = zt_fork(subscriber, &a);
 	char c;
 	CHECK_EQ(read(fds[0], &c, 1), 1);
-	for (int i = 0; i < 1000 && !sleeping(sub); i++)
+	for (int i = 0; i < 1000 && !zt_futex_asleep(sub, sub); i++)
 		zt_sleep_ms(2);
 	pid_t pub = zt_fork(doomed_publisher, NULL);
 	int st = zt_wait(pub);

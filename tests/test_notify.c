@@ -79,20 +79,6 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-/* True when the thread sleeps in the kernel on a futex. */
-static int asleep(int tid)
-{
-	char path[64], buf[64] = {0};
-	snprintf(path, sizeof path, "/proc/self/task/%d/wchan", tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	return strstr(buf, "futex") != NULL;
-}
-
 static void test_one_wake_for_all_sleepers(void)
 {
 	zcast_sub *s[SLEEPERS];
@@ -105,7 +91,7 @@ static void test_one_wake_for_all_sleepers(void)
 		pthread_create(&th[i], NULL, sleeper, s[i]);
 	int64_t until = zt_now_ns() + 10000000000;
 	for (int i = 0; i < SLEEPERS; i++) {
-		while (!atomic_load(&tids[i]) || !asleep(atomic_load(&tids[i]))) {
+		while (!atomic_load(&tids[i]) || !zt_futex_asleep(getpid(), atomic_load(&tids[i]))) {
 			CHECK(zt_now_ns() < until);
 			zt_sleep_ms(1);
 		}
