@@ -18,6 +18,8 @@ static const zb_system *systems[] = {
 	&zb_sys_iceoryx,
 #endif
 };
+const char *const zb_wake_names[] = {"all", "chain", "tree", "thread"};
+
 static const zb_case *cases[] = {&zb_case_pingpong, &zb_case_continuous, &zb_case_fanout, &zb_case_overload,
                                  &zb_case_waitset};
 
@@ -36,6 +38,7 @@ void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nr
 	p->depth = depth;
 	p->spin = b->spin;
 	p->spin_ns = b->spin_ns;
+	p->wake = b->wake;
 }
 
 zb_chan *zb_open(zb_bench *b, int idx, int ch, int reader)
@@ -132,6 +135,8 @@ static void usage(void)
 	        "                      --rate = total msgs/s over all topics)\n"
 	        "       [--pin]  (child i on the (i mod ncpu)-th allowed CPU)\n"
 	        "       [--spin-us US]  (zcast, event mode: receivers spin US before sleeping; others skipped)\n"
+	        "       [--wake all|chain|tree|thread]  (who wakes sleeping readers; floor: all four,\n"
+	        "                      zcast: all|chain|tree, other systems: all)\n"
 	        "systems:");
 	for (size_t i = 0; i < sizeof systems / sizeof *systems; i++)
 		fprintf(stderr, " %s", systems[i]->name);
@@ -150,7 +155,7 @@ int main(int argc, char **argv)
 		{"size", 1, 0, 'z'}, {"mode", 1, 0, 'm'}, {"spin", 0, 0, 'p'}, {"samples", 1, 0, 'N'},
 		{"warmup", 1, 0, 'w'}, {"cap-s", 1, 0, 'C'}, {"subs", 1, 0, 's'}, {"rate", 1, 0, 'r'},
 		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"sleep-us", 1, 0, 'Z'}, {"depth", 1, 0, 'D'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'},
-		{"topics", 1, 0, 'K'}, {"spin-us", 1, 0, 'B'}, {0, 0, 0, 0}};
+		{"topics", 1, 0, 'K'}, {"spin-us", 1, 0, 'B'}, {"wake", 1, 0, 'x'}, {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
@@ -180,6 +185,14 @@ int main(int argc, char **argv)
 		case 'Z': b.sleep_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'D': b.depth = atoi(optarg); break;
 		case 'B': b.spin_ns = (int64_t)(atof(optarg) * 1000); break;
+		case 'x':
+			b.wake = -1;
+			for (int i = 0; i <= ZB_WAKE_THREAD; i++)
+				if (!strcmp(optarg, zb_wake_names[i]))
+					b.wake = i;
+			if (b.wake < 0)
+				usage();
+			break;
 		default: usage();
 		}
 	}
@@ -280,6 +293,7 @@ int main(int argc, char **argv)
 	        b.drop_old ? "drop_old" : b.fail_full ? "full_fail" : "full", (long long)b.work_ns);
 	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n  \"spin_ns\": %lld,\n", (long long)b.sleep_ns,
 	        b.depth, (long long)b.spin_ns);
+	json_str(f, "wake", zb_wake_names[b.wake], 1);
 	fprintf(f, "  \"cpu_pct\": %.3f,\n  \"cpu_s\": %.6f,\n  \"cpu_cores\": %d,\n", cpu_pct, cpu_s, ncpu);
 	fprintf(f, "  \"minflt_per_msg\": %.6f\n}\n",
 	        b.messages > 0 ? (double)minflt / (double)b.messages : 0.0);

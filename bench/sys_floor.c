@@ -1,11 +1,15 @@
 /* The floor: no library. A ring of slots in shared memory, a 32-bit published counter used as
- * futex word (event mode: FUTEX_WAIT / FUTEX_WAKE(all), only when someone sleeps), or spinning.
+ * futex word (event mode: FUTEX_WAIT / FUTEX_WAKE, only when someone sleeps), or spinning.
+ * Who wakes the sleepers is p->wake (transport.h): the writer all of them (default), the writer
+ * one or two and every woken reader the next one or two (chain, tree), or a helper thread of the
+ * writer's process (thread).
  * try_send: full when the slowest reader has `depth` messages unread; never waits. */
 #include "transport.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -28,6 +32,11 @@ struct zb_chan {
 	const zb_chan_params *p;
 	int reader;
 	size_t slot;
+	/* --wake thread, writer only: the helper thread and its process-private futex word */
+	pthread_t waker;
+	int has_waker;
+	atomic_uint kick; /* bumped once per message that finds sleepers */
+	atomic_int quit;
 };
 
 static long futex(atomic_uint *w, int op, unsigned val, const struct timespec *ts)
@@ -36,6 +45,27 @@ static long futex(atomic_uint *w, int op, unsigned val, const struct timespec *t
 }
 
 static size_t slot_size(const zb_chan_params *p) { return (p->max_size + 4095) & ~(size_t)4095; }
+
+/* Sleepers one FUTEX_WAKE of the writer (or of a passing reader) wakes. */
+static int fanin(const zb_chan_params *p)
+{
+	return p->wake == ZB_WAKE_CHAIN ? 1 : p->wake == ZB_WAKE_TREE ? 2 : INT_MAX;
+}
+
+static void *waker_main(void *arg)
+{
+	zb_chan *c = arg;
+	unsigned seen = atomic_load(&c->kick);
+	while (!atomic_load(&c->quit)) {
+		futex(&c->kick, FUTEX_WAIT_PRIVATE, seen, NULL);
+		unsigned k = atomic_load(&c->kick);
+		if (k == seen)
+			continue;
+		seen = k;
+		futex(&c->s->head, FUTEX_WAKE, INT_MAX, NULL);
+	}
+	return NULL;
+}
 
 static int f_prepare(zb_chan_params *p, void **shared, char *why, size_t n)
 {
@@ -60,6 +90,13 @@ static int f_open(const zb_chan_params *p, void *shared, int reader, zb_chan **o
 	c->p = p;
 	c->reader = reader;
 	c->slot = slot_size(p);
+	if (reader < 0 && p->wake == ZB_WAKE_THREAD && !p->spin) {
+		if (pthread_create(&c->waker, NULL, waker_main, c)) {
+			free(c);
+			return -1;
+		}
+		c->has_waker = 1;
+	}
 	*out = c;
 	return 0;
 }
@@ -71,8 +108,14 @@ static void f_publish(zb_chan *c, unsigned head, const zb_hdr *h, size_t size, i
 	floor_shm *s = c->s;
 	zb_fill(s->slots + (size_t)(head % (unsigned)c->p->depth) * c->slot, size, h, mode);
 	atomic_store(&s->head, head + 1); /* seq_cst: pairs with the sleepers check */
-	if (atomic_load(&s->sleepers))
-		futex(&s->head, FUTEX_WAKE, INT_MAX, NULL);
+	if (!atomic_load(&s->sleepers))
+		return;
+	if (c->has_waker) { /* the helper pays for the wake-all; we pay one private wake */
+		atomic_fetch_add(&c->kick, 1);
+		futex(&c->kick, FUTEX_WAKE_PRIVATE, 1, NULL);
+	} else {
+		futex(&s->head, FUTEX_WAKE, fanin(c->p), NULL);
+	}
 }
 
 static int f_send(zb_chan *c, const zb_hdr *h, size_t size, int mode, int64_t deadline)
@@ -131,9 +174,16 @@ static int f_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 			continue;
 		}
 		atomic_fetch_add(&s->sleepers, 1);
+		int slept = 0;
 		if (atomic_load(&s->head) == tail)
-			futex(&s->head, FUTEX_WAIT, tail, &tick);
+			slept = futex(&s->head, FUTEX_WAIT, tail, &tick) == 0 || errno == ETIMEDOUT;
 		atomic_fetch_sub(&s->sleepers, 1);
+		/* chain / tree: a reader that slept and finds a message passes the wake on before it
+		 * consumes. The chain ends when nobody sleeps; a lost baton (reader killed in between)
+		 * costs the others at most one tick (their FUTEX_WAIT timeout), they pass it on then. */
+		if (slept && fanin(c->p) != INT_MAX && atomic_load(&s->head) != tail &&
+		    atomic_load(&s->sleepers))
+			futex(&s->head, FUTEX_WAKE, fanin(c->p), NULL);
 		if (zb_now() > deadline)
 			return -1;
 	}
@@ -144,7 +194,16 @@ static int f_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	return 0;
 }
 
-static void f_close(zb_chan *c) { free(c); }
+static void f_close(zb_chan *c)
+{
+	if (c->has_waker) {
+		atomic_store(&c->quit, 1);
+		atomic_fetch_add(&c->kick, 1);
+		futex(&c->kick, FUTEX_WAKE_PRIVATE, 1, NULL);
+		pthread_join(c->waker, NULL);
+	}
+	free(c);
+}
 
 static void f_cleanup(zb_chan_params *p, void *shared)
 {

@@ -32,8 +32,11 @@ static int runtime_users;
 
 static int x_prepare(zb_chan_params *p, void **shared, char *why, size_t n)
 {
-	(void)p;
 	*shared = NULL;
+	if (p->wake != ZB_WAKE_ALL) {
+		snprintf(why, n, "iceoryx wakes its listeners itself: no --wake %s", zb_wake_names[p->wake]);
+		return -1;
+	}
 	if (access("/dev/shm/iceoryx_mgmt", F_OK) != 0) {
 		snprintf(why, n, "RouDi is not running (no /dev/shm/iceoryx_mgmt)");
 		return -1;

@@ -31,6 +31,10 @@ static int m_prepare(zb_chan_params *p, void **shared, char *why, size_t n)
 		snprintf(why, n, "no drop-oldest policy");
 		return -1;
 	}
+	if (p->wake != ZB_WAKE_ALL) {
+		snprintf(why, n, "the kernel wakes the readers: no --wake %s", zb_wake_names[p->wake]);
+		return -1;
+	}
 	struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
 	setrlimit(RLIMIT_MSGQUEUE, &rl); /* best effort (needs privilege) */
 	*shared = NULL;

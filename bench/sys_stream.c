@@ -68,6 +68,10 @@ static int prepare(zb_chan_params *p, void **shared, char *why, size_t n, int ud
 		snprintf(why, n, "no drop-oldest policy");
 		return -1;
 	}
+	if (p->wake != ZB_WAKE_ALL) {
+		snprintf(why, n, "the kernel wakes the readers: no --wake %s", zb_wake_names[p->wake]);
+		return -1;
+	}
 	stream_shared *sh = calloc(1, sizeof *sh);
 	sh->uds = uds;
 	sh->page = (size_t)sysconf(_SC_PAGESIZE);

@@ -17,8 +17,11 @@ struct zb_chan {
 
 static int z_prepare(zb_chan_params *p, void **shared, char *why, size_t n)
 {
-	(void)p, (void)why, (void)n;
 	*shared = NULL;
+	if (p->wake != ZB_WAKE_ALL) {
+		snprintf(why, n, "no --wake %s in zcast", zb_wake_names[p->wake]);
+		return -1;
+	}
 	return 0;
 }
 

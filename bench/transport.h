@@ -15,7 +15,15 @@ typedef struct zb_chan_params {
 	int drop_old;       /* latest wins: a full queue drops its oldest message (no backpressure) */
 	int64_t spin_ns;    /* event mode, zcast only: spin this long before sleeping (sub spin_ns) */
 	int fail_full;      /* the writer publishes with try_send; send must still wait (end of stream) */
+	int wake;           /* enum zb_wake: who wakes sleeping readers (systems without a choice: ALL only) */
 } zb_chan_params;
+
+/* Wake strategies of event mode (--wake). ALL: the writer wakes every sleeper in its send call.
+ * CHAIN: the writer wakes one; every woken reader wakes the next before it consumes. TREE: as
+ * CHAIN with fan-in 2 (writer and every woken reader wake two). THREAD: the writer hands the
+ * wake-all to a helper thread of its own process and returns. */
+enum zb_wake { ZB_WAKE_ALL = 0, ZB_WAKE_CHAIN, ZB_WAKE_TREE, ZB_WAKE_THREAD };
+extern const char *const zb_wake_names[]; /* indexed by enum zb_wake */
 
 typedef struct zb_chan zb_chan; /* per-process endpoint, defined by each system */
 
