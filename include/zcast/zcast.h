@@ -153,7 +153,9 @@ ZCAST_API int zcast_sub_close(zcast_sub *sub);
  * ZCAST_EAGAIN when nothing is queued; ZCAST_ELIMIT when max_held messages are held. */
 ZCAST_API int zcast_take(zcast_sub *sub, zcast_msg **out);
 /* Blocks until a message is queued or timeout_ns passes (<0: forever). Returns 0 when something is
- * queued, ZCAST_ETIMEDOUT otherwise. Spins `spin_ns` first if the option is set. */
+ * queued, ZCAST_ETIMEDOUT otherwise. Spins `spin_ns` first if the option is set. Sleeps at most 1 s
+ * at a time and re-checks the queue, so a publisher killed between publish and wake-up delays its
+ * message by at most that (docs/CRASH_SAFETY.md). */
 ZCAST_API int zcast_wait(zcast_sub *sub, int64_t timeout_ns);
 /* Messages currently queued for this subscriber. */
 ZCAST_API int zcast_sub_queued(zcast_sub *sub);
