@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 1u
+#define ZC_LAYOUT_VERSION 2u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -141,14 +141,19 @@ struct zc_sub_rec {
 	int32_t pid;
 	_Atomic uint32_t sleeping; /* waiters blocked on `notify` (or on `wake` for RR) */
 	_Atomic uint32_t wake;     /* this subscriber's own futex word (RR members) */
-	_Atomic uint32_t held;     /* messages taken and not released: tools only */
-	_Atomic uint64_t delivered, dropped, rejected; /* delivered/dropped: lock holder; rejected too */
+	uint32_t pad0;
+	uint64_t pad[11];
+	/* One line the subscriber writes, one the publishing lock holder writes: a counter of the one
+	 * side beside a word of the other would move the line between their cores on every message. */
+	alignas(ZC_CACHELINE) _Atomic uint64_t head; /* consumers (pop CAS) and lock holder (drop CAS) */
+	_Atomic uint32_t held;     /* messages taken and not released (subscriber): tools only */
+	uint32_t pad1;
+	uint64_t pad2[6];
+	alignas(ZC_CACHELINE) _Atomic uint64_t tail; /* lock holder only */
+	_Atomic uint64_t delivered, dropped, rejected; /* lock holder (rejected: failed FULL publishes) */
 	uint64_t probed_head;      /* head at the last liveness probe on a full ring (lock holder) */
 	int64_t probed_ns;         /* time of that probe (lock holder) */
-	uint64_t pad[5];
-	alignas(ZC_CACHELINE) _Atomic uint64_t head; /* consumers (pop CAS) and lock holder (drop CAS) */
-	alignas(ZC_CACHELINE) _Atomic uint64_t tail; /* lock holder only */
-	uint64_t pad2[7];
+	uint64_t pad3[2];
 };
 
 struct zc_tool_rec {
