@@ -161,10 +161,13 @@ static int f_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	atomic_uint *tailp = &s->r[c->reader].tail;
 	unsigned tail = atomic_load_explicit(tailp, memory_order_relaxed);
 	unsigned spins = 0;
+	int woke = 0; /* only the "take" after a wake-up is timed: no clock reads in a spin loop */
+	zb_take_ns = -1;
 	for (;;) {
-		int64_t t0 = zb_now();
+		int64_t t0 = woke ? zb_now() : 0;
 		unsigned head = atomic_load_explicit(&s->head, memory_order_acquire);
-		zb_take_ns = zb_now() - t0; /* the floor's "take" is this one load */
+		if (woke)
+			zb_take_ns = zb_now() - t0; /* the floor's "take" is this one load */
 		if (head != tail)
 			break;
 		if ((++spins & 1023) == 0 && zb_now() > deadline)
@@ -178,6 +181,7 @@ static int f_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 		if (atomic_load(&s->head) == tail)
 			slept = futex(&s->head, FUTEX_WAIT, tail, &tick) == 0 || errno == ETIMEDOUT;
 		atomic_fetch_sub(&s->sleepers, 1);
+		woke = 1;
 		/* chain / tree: a reader that slept and finds a message passes the wake on before it
 		 * consumes. The chain ends when nobody sleeps; a lost baton (reader killed in between)
 		 * costs the others at most one tick (their FUTEX_WAIT timeout), they pass it on then. */

@@ -115,10 +115,13 @@ static int x_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	const void *chunk;
 	enum iox_ChunkReceiveResult r;
 	unsigned spins = 0;
+	int woke = 0; /* only the take after a wake-up is timed: no clock reads in a spin loop */
+	zb_take_ns = -1;
 	for (;;) {
-		int64_t t0 = zb_now();
+		int64_t t0 = woke ? zb_now() : 0;
 		r = iox_sub_take_chunk(c->sub, &chunk);
-		zb_take_ns = zb_now() - t0;
+		if (woke)
+			zb_take_ns = zb_now() - t0;
 		if (r != ChunkReceiveResult_NO_CHUNK_AVAILABLE)
 			break;
 		if (c->p->spin) {
@@ -130,6 +133,7 @@ static int x_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 		uint64_t missed = 0;
 		struct timespec tmo = {0, 100000000};
 		iox_ws_timed_wait(c->ws, tmo, ev, 4, &missed);
+		woke = 1;
 		if (zb_now() > deadline)
 			return -1;
 	}

@@ -121,10 +121,13 @@ static int z_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	zcast_msg *m;
 	int r;
 	unsigned spins = 0;
+	int woke = 0; /* only the take after a wake-up is timed: no clock reads in a spin loop */
+	zb_take_ns = -1;
 	for (;;) {
-		int64_t t0 = zb_now();
+		int64_t t0 = woke ? zb_now() : 0;
 		r = zcast_take(c->sub, &m);
-		zb_take_ns = zb_now() - t0;
+		if (woke)
+			zb_take_ns = zb_now() - t0;
 		if (r != ZCAST_EAGAIN)
 			break;
 		if (c->p->spin) {
@@ -135,6 +138,7 @@ static int z_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 		r = zcast_wait(c->sub, left(deadline));
 		if (r && r != ZCAST_ETIMEDOUT)
 			break;
+		woke = 1;
 		if (zb_now() > deadline)
 			return -1;
 	}
