@@ -147,6 +147,22 @@ run() { # run <name> <systems> <args...>
 	done
 }
 
+# run_rounds <name> <systems> <samples> <args...>: the configuration in 3 rounds of samples/3, the
+# systems interleaved and their order rotated per round (a b c, b c a, c a b), so that drift and
+# neighbours on a shared machine hit every system alike; round k lands in raw/part<k>/ and
+# report.py pools the rounds.
+run_rounds() {
+	local name="$1" order="$2" n="$3" k s
+	shift 3
+	for k in 1 2 3; do
+		mkdir -p "$OUT/raw/part$k"
+		for s in $order; do
+			OUT_RAW="$OUT/raw/part$k" run "$name" "$s" --samples $(( (n + 2) / 3 )) "$@"
+		done
+		order="${order#* } ${order%% *}"
+	done
+}
+
 T0=$(date +%s)
 if [ "$QUICK" = 1 ]; then
 	N=2000; NB=200; CAP=5
@@ -163,14 +179,14 @@ if [ "$QUICK" = 1 ]; then
 	run waitset_T16 "$ALL" --case waitset --topics 16 --size 64 --rate 1000 --samples 1000
 else
 	N=10000; CAP=60
-	run ack_64B_event "$ALL" --case pingpong --size 64 --samples $N --cap-s $CAP
-	run ack_64B_spin "$ALL" --case pingpong --size 64 --spin --samples $N --cap-s $CAP
+	run_rounds ack_64B_event "$ALL" $N --case pingpong --size 64 --cap-s $CAP
+	run_rounds ack_64B_spin "$ALL" $N --case pingpong --size 64 --spin --cap-s $CAP
 	# zcast's spin-then-sleep wait (sub option spin_ns = 5 us); the other systems have none.
 	run ack_64B_adaptive "zcast" --case pingpong --size 64 --spin-us 5 --samples $N --cap-s $CAP
 	for size in 64B 4KiB 64KiB 1MiB 4MiB 8MiB; do
 		for mode in transport touch; do
-			run payload_${size}_$mode "$ALL" --case pingpong --size "${size%B}" --mode $mode \
-				--samples 5000 --cap-s $CAP --warmup 50
+			run_rounds payload_${size}_$mode "$ALL" 5000 --case pingpong --size "${size%B}" --mode $mode \
+				--cap-s $CAP --warmup 50
 		done
 	done
 	run continuous_64B "$ALL" --case continuous --size 64 --samples 50000 --cap-s $CAP
@@ -185,19 +201,9 @@ else
 				--sleep-us 50 --depth "$depth" --samples "$msgs" --cap-s $CAP
 		done
 	done
-	# Fan-out in 3 rounds per S, the systems interleaved and their order rotated per round, so that
-	# drift on a shared machine hits every system alike (report.py pools raw/part<k>/).
-	fan="zcast floor iceoryx uds"
 	for S in 1 2 4 8 16 32; do
 		n=$(( (5000 + S - 1) / S )); [ $n -lt 300 ] && n=300
-		for k in 1 2 3; do
-			mkdir -p "$OUT/raw/part$k"
-			for s in $fan; do
-				OUT_RAW="$OUT/raw/part$k" run fanout_S$S "$s" --case fanout --size 1K --subs $S \
-					--samples $(( (n + 2) / 3 )) --warmup 20
-			done
-			fan="${fan#* } ${fan%% *}"
-		done
+		run_rounds fanout_S$S "zcast floor iceoryx uds" $n --case fanout --size 1K --subs $S --warmup 20
 	done
 	# Topic sweep: T topics x 2 subscriber processes (one wait set each), 100 Hz per topic
 	# (--rate = 100*T msgs/s in total, round-robin), 64 B; E2E + publish + receive (take) latency and
