@@ -74,7 +74,8 @@ static int child(int idx, void *arg)
 	} else {
 		zb_sample *own = malloc((size_t)b->samples * sizeof *own);
 		if (own)
-			memset(own, 0, (size_t)b->samples * sizeof *own); /* no page faults while measuring */
+			memset(own, 0xff, (size_t)b->samples * sizeof *own); /* no page faults while measuring
+			                                                      * (not 0: gcc would make it calloc) */
 		long nown = 0;
 		for (;;) {
 			if (s->recv(rx, &in, b->size, b->mode, zb_deadline(b))) {
