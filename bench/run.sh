@@ -42,6 +42,10 @@ export ZB_RUN_ID="zb$$x"
 	echo "kernel: $(uname -srm)"
 	gov=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
 	echo "governor: $([ -r $gov ] && cat $gov || echo unreadable)"
+	# How an idle CPU waits decides wake-up latency (in a VM: haltpoll polls before it halts).
+	idle=/sys/devices/system/cpu/cpuidle
+	echo "cpuidle: $(cat $idle/current_driver 2>/dev/null || echo unreadable) / $(cat $idle/current_governor_ro $idle/current_governor 2>/dev/null | head -1)"
+	echo "virtualized: $(grep -qw hypervisor /proc/cpuinfo && echo yes || echo no)"
 	echo "memory: $(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)"
 	echo "compiler: $(${CC:-cc} --version 2>/dev/null | head -1)"
 	echo "git: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (dirty)')"
