@@ -223,6 +223,11 @@ struct zcast_sub {
 	struct zc_sub_rec *rec;
 	_Atomic uint64_t *ring;
 	struct zc_subfd *_Atomic fdw; /* pollable descriptor (subfd.c), or NULL */
+	/* One-entry caches of take, claimed by exchange (concurrent takers never share an entry): the
+	 * pool map the last take used, with a reference of its own, and a released message struct. A
+	 * take right after a wake-up finds the topic's map lock and malloc cold: ~1 µs saved. */
+	struct zc_pool_map *_Atomic map_hint;
+	zcast_msg *_Atomic spare;
 };
 
 ZC_HIDDEN void zc_pub_unref(zcast_pub *pub);
@@ -248,7 +253,8 @@ static inline int64_t zc_sub_sleep_until(int64_t deadline, int64_t now)
 /* Pollable descriptor hooks (subfd.c): take found the queue empty / the handle closes. */
 ZC_HIDDEN void zc_subfd_rearm(zcast_sub *sub);
 ZC_HIDDEN void zc_subfd_detach(zcast_sub *sub);
-/* Releases a received message's hold (last local reference). */
+/* Releases a received message's hold (last local reference) and frees m, or keeps it as the
+ * subscriber's spare for the next take. */
 ZC_HIDDEN void zc_sub_release(zcast_sub *sub, zcast_msg *m);
 /* Returns an unpublished loan's slot. */
 ZC_HIDDEN void zc_pub_return_loan(zcast_pub *pub, zcast_msg *m);

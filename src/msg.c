@@ -66,8 +66,8 @@ void zcast_msg_drop(zcast_msg *m)
 		zc_pub_unref(m->pub); /* the topic owns the slot now */
 		break;
 	case ZC_MSG_RECEIVED:
-		zc_sub_release(m->sub, m);
-		break;
+		zc_sub_release(m->sub, m); /* frees m, or keeps it for the subscriber's next take */
+		return;
 	}
 	free(m);
 }

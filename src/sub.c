@@ -16,8 +16,39 @@ void zcast_sub_opts_init(zcast_sub_opts *o)
 
 static void sub_free(zcast_sub *s)
 {
+	zc_pool_put(atomic_exchange(&s->map_hint, NULL)); /* before detach unmaps the topic */
+	free(atomic_exchange(&s->spare, NULL));
 	zc_topic_detach(&s->t);
 	free(s);
+}
+
+static void hint_put(zcast_sub *s, struct zc_pool_map *m)
+{
+	zc_pool_put(atomic_exchange_explicit(&s->map_hint, m, memory_order_acq_rel));
+}
+
+/* zc_pool_get for take: the pool of the last take without the topic's map lock when the hint still
+ * names that pool (same record, same id: ids are never reused within a topic). */
+static int take_pool_get(zcast_sub *s, uint32_t index, struct zc_pool_map **out)
+{
+	struct zc_pool_map *m = atomic_exchange_explicit(&s->map_hint, NULL, memory_order_acq_rel);
+	if (m && m->index == index && index < s->t.max_pools) {
+		struct zc_pool_rec *rec = &s->t.pools[index];
+		if (atomic_load_explicit(&rec->state, memory_order_acquire) != ZC_POOL_UNUSED &&
+		    rec->id == m->id) {
+			atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+			hint_put(s, m);
+			*out = m;
+			return 0;
+		}
+	}
+	zc_pool_put(m);
+	int r = zc_pool_get(&s->t, index, out);
+	if (r == 0) {
+		atomic_fetch_add_explicit(&(*out)->refs, 1, memory_order_relaxed);
+		hint_put(s, *out);
+	}
+	return r;
 }
 
 /* Finds or creates the group record named `name`. Under the lock. */
@@ -288,7 +319,7 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 	}
 	/* Never trust the descriptor: pool, slot, generation, state and our bit must all agree. */
 	struct zc_pool_map *m;
-	if ((r = zc_pool_get(&s->t, ZC_DESC_POOL(d), &m)) < 0)
+	if ((r = take_pool_get(s, ZC_DESC_POOL(d), &m)) < 0)
 		return r;
 	uint32_t i = ZC_DESC_SLOT(d), bit = ZC_SUB_BIT(s->index);
 	struct zc_slot_hdr *sl = i < m->slot_count ? zc_slot(m, i) : NULL;
@@ -299,7 +330,9 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 		return zc_err(ZCAST_ECORRUPT, "topic %s: queued descriptor %016llx is invalid",
 			      s->t.name, (unsigned long long)d);
 	}
-	zcast_msg *msg = malloc(sizeof *msg);
+	zcast_msg *msg = atomic_exchange_explicit(&s->spare, NULL, memory_order_acquire);
+	if (!msg)
+		msg = malloc(sizeof *msg);
 	if (!msg) {
 		zc_slot_release_bit(m, i, bit, ZC_STATE_GEN(w));
 		zc_pool_put(m);
@@ -325,6 +358,10 @@ void zc_sub_release(zcast_sub *s, zcast_msg *m)
 {
 	zc_slot_release_bit(m->map, m->slot, ZC_SUB_BIT(s->index), m->gen);
 	zc_pool_put(m->map);
+	zcast_msg *none = NULL; /* keep the struct for the next take (our reference keeps s alive) */
+	if (!atomic_compare_exchange_strong_explicit(&s->spare, &none, m, memory_order_release,
+						     memory_order_relaxed))
+		free(m);
 	atomic_fetch_sub_explicit(&s->held, 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&s->rec->held, 1, memory_order_relaxed);
 	struct zc_topic_hdr *h = s->t.hdr;
