@@ -42,6 +42,14 @@ extern volatile uint64_t zb_sink;
  * "take" after the wake-up), or -1 where the system cannot tell it from the wait (a blocking
  * read of uds / pipe / mq). Cases report it as receive_ latency. */
 extern int64_t zb_take_ns;
+/* Times the take after a wake-up into zb_take_ns: begin returns its start, 0 when not timed (no
+ * sleep yet, or busy-poll, where two clock reads per attempt would slow the spin loop itself). */
+static inline int64_t zb_take_begin(int woke) { return woke ? zb_now() : 0; }
+static inline void zb_take_end(int64_t t0)
+{
+	if (t0)
+		zb_take_ns = zb_now() - t0;
+}
 
 /* One sample row of the raw CSV. sub: -1 = publisher-side row, >=0 = subscriber index,
  * <= -2 = receive-call row of subscriber -2 - sub (cases waitset, fanout). */

@@ -161,13 +161,12 @@ static int f_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	atomic_uint *tailp = &s->r[c->reader].tail;
 	unsigned tail = atomic_load_explicit(tailp, memory_order_relaxed);
 	unsigned spins = 0;
-	int woke = 0; /* only the "take" after a wake-up is timed: no clock reads in a spin loop */
+	int woke = 0;
 	zb_take_ns = -1;
 	for (;;) {
-		int64_t t0 = woke ? zb_now() : 0;
-		unsigned head = atomic_load_explicit(&s->head, memory_order_acquire);
-		if (woke)
-			zb_take_ns = zb_now() - t0; /* the floor's "take" is this one load */
+		int64_t t0 = zb_take_begin(woke);
+		unsigned head = atomic_load_explicit(&s->head, memory_order_acquire); /* the "take" */
+		zb_take_end(t0);
 		if (head != tail)
 			break;
 		if ((++spins & 1023) == 0 && zb_now() > deadline)

@@ -115,13 +115,12 @@ static int x_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	const void *chunk;
 	enum iox_ChunkReceiveResult r;
 	unsigned spins = 0;
-	int woke = 0; /* only the take after a wake-up is timed: no clock reads in a spin loop */
+	int woke = 0;
 	zb_take_ns = -1;
 	for (;;) {
-		int64_t t0 = woke ? zb_now() : 0;
+		int64_t t0 = zb_take_begin(woke);
 		r = iox_sub_take_chunk(c->sub, &chunk);
-		if (woke)
-			zb_take_ns = zb_now() - t0;
+		zb_take_end(t0);
 		if (r != ChunkReceiveResult_NO_CHUNK_AVAILABLE)
 			break;
 		if (c->p->spin) {

@@ -121,13 +121,12 @@ static int z_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 	zcast_msg *m;
 	int r;
 	unsigned spins = 0;
-	int woke = 0; /* only the take after a wake-up is timed: no clock reads in a spin loop */
+	int woke = 0;
 	zb_take_ns = -1;
 	for (;;) {
-		int64_t t0 = woke ? zb_now() : 0;
+		int64_t t0 = zb_take_begin(woke);
 		r = zcast_take(c->sub, &m);
-		if (woke)
-			zb_take_ns = zb_now() - t0;
+		zb_take_end(t0);
 		if (r != ZCAST_EAGAIN)
 			break;
 		if (c->p->spin) {

@@ -99,6 +99,10 @@ ZC_HIDDEN int zc_pool_create(struct zc_topic *t, uint32_t index, uint64_t id, ui
 			     uint64_t slot_size, struct zc_pool_map **out);
 /* The mapping of pool `index` (from the cache or freshly mapped), with a reference. */
 ZC_HIDDEN int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map **out);
+/* zc_pool_get with a one-entry cache `*hint` (holding a reference of its own, claimed by exchange
+ * so that concurrent callers never share it): no map lock while the hint still names the pool. */
+ZC_HIDDEN int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, uint32_t index,
+				 struct zc_pool_map **out);
 ZC_HIDDEN void zc_pool_put(struct zc_pool_map *m);
 ZC_HIDDEN void zc_pool_unlink(struct zc_topic *t, uint64_t id);
 
@@ -224,8 +228,8 @@ struct zcast_sub {
 	_Atomic uint64_t *ring;
 	struct zc_subfd *_Atomic fdw; /* pollable descriptor (subfd.c), or NULL */
 	/* One-entry caches of take, claimed by exchange (concurrent takers never share an entry): the
-	 * pool map the last take used, with a reference of its own, and a released message struct. A
-	 * take right after a wake-up finds the topic's map lock and malloc cold: ~1 µs saved. */
+	 * pool map the last take used (zc_pool_get_hinted) and a released message struct. A take right
+	 * after a wake-up finds the topic's map lock and malloc cold: ~0.4 µs saved. */
 	struct zc_pool_map *_Atomic map_hint;
 	zcast_msg *_Atomic spare;
 };

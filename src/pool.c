@@ -180,6 +180,33 @@ int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map **out)
 	return 0;
 }
 
+static void hint_put(struct zc_pool_map *_Atomic *hint, struct zc_pool_map *m)
+{
+	zc_pool_put(atomic_exchange_explicit(hint, m, memory_order_acq_rel));
+}
+
+int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, uint32_t index,
+		       struct zc_pool_map **out)
+{
+	struct zc_pool_map *m = atomic_exchange_explicit(hint, NULL, memory_order_acq_rel);
+	/* Still that pool: same record in use, same id (ids are never reused within a topic). */
+	if (m && m->index == index && index < t->max_pools &&
+	    atomic_load_explicit(&t->pools[index].state, memory_order_acquire) != ZC_POOL_UNUSED &&
+	    t->pools[index].id == m->id) {
+		atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+		hint_put(hint, m);
+		*out = m;
+		return 0;
+	}
+	zc_pool_put(m);
+	int r = zc_pool_get(t, index, out);
+	if (r == 0) {
+		atomic_fetch_add_explicit(&(*out)->refs, 1, memory_order_relaxed);
+		hint_put(hint, *out);
+	}
+	return r;
+}
+
 void zc_pool_put(struct zc_pool_map *m)
 {
 	if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)

@@ -22,35 +22,6 @@ static void sub_free(zcast_sub *s)
 	free(s);
 }
 
-static void hint_put(zcast_sub *s, struct zc_pool_map *m)
-{
-	zc_pool_put(atomic_exchange_explicit(&s->map_hint, m, memory_order_acq_rel));
-}
-
-/* zc_pool_get for take: the pool of the last take without the topic's map lock when the hint still
- * names that pool (same record, same id: ids are never reused within a topic). */
-static int take_pool_get(zcast_sub *s, uint32_t index, struct zc_pool_map **out)
-{
-	struct zc_pool_map *m = atomic_exchange_explicit(&s->map_hint, NULL, memory_order_acq_rel);
-	if (m && m->index == index && index < s->t.max_pools) {
-		struct zc_pool_rec *rec = &s->t.pools[index];
-		if (atomic_load_explicit(&rec->state, memory_order_acquire) != ZC_POOL_UNUSED &&
-		    rec->id == m->id) {
-			atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
-			hint_put(s, m);
-			*out = m;
-			return 0;
-		}
-	}
-	zc_pool_put(m);
-	int r = zc_pool_get(&s->t, index, out);
-	if (r == 0) {
-		atomic_fetch_add_explicit(&(*out)->refs, 1, memory_order_relaxed);
-		hint_put(s, *out);
-	}
-	return r;
-}
-
 /* Finds or creates the group record named `name`. Under the lock. */
 static int join_group(struct zc_topic *t, const char *name, uint32_t *out)
 {
@@ -319,7 +290,7 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 	}
 	/* Never trust the descriptor: pool, slot, generation, state and our bit must all agree. */
 	struct zc_pool_map *m;
-	if ((r = take_pool_get(s, ZC_DESC_POOL(d), &m)) < 0)
+	if ((r = zc_pool_get_hinted(&s->t, &s->map_hint, ZC_DESC_POOL(d), &m)) < 0)
 		return r;
 	uint32_t i = ZC_DESC_SLOT(d), bit = ZC_SUB_BIT(s->index);
 	struct zc_slot_hdr *sl = i < m->slot_count ? zc_slot(m, i) : NULL;
