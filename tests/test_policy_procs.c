@@ -21,6 +21,7 @@ struct result {
 struct shared {
 	_Atomic int ready, done, finished, checked;
 	_Atomic uint64_t dropped_seen; /* the overload subscriber's dropped counter, live */
+	_Atomic int attempts;          /* the overload publisher's publish attempts (capped), live */
 	struct result res[MAX_SUBS];
 	_Atomic uint8_t count[MAX_SEQ + 2]; /* how often each sequence was received (RR groups) */
 };
@@ -76,6 +77,8 @@ struct job {
 	size_t marker_size;  /* > 0: the stream ends with a message of this size; else at sh->done */
 	int count;           /* record each sequence in sh->count (RR groups) */
 	int spin;            /* poll without sleeping: races the producer's drops hardest */
+	int wait_full;       /* take nothing before the publisher tried depth + 1 times: the queue
+			      * surely overflowed once (a refusal / a drop), however fast either side */
 };
 
 static void sleep_us(int us)
@@ -100,6 +103,8 @@ static int subscriber(void *arg)
 	if (zcast_sub_open(j->topic, &o, &s) != 0)
 		return 10;
 	atomic_fetch_add(&sh->ready, 1);
+	if (j->wait_full && await(&sh->attempts, (int)j->depth + 1, 30000000000ll) != 0)
+		return 20;
 	uint64_t last = 0, received = 0;
 	int64_t until = zt_now_ns() + 45000000000ll;
 	for (bool end = false; !end;) {
@@ -202,6 +207,7 @@ static struct overload overload_publish(const char *topic, struct shared *sh, pi
 			break;
 		CHECK(zt_now_ns() < until); /* the property never showed up: fail, do not hang */
 		zcast_msg *m;
+		atomic_store(&sh->attempts, attempts < 1000 ? (int)attempts + 1 : 1000);
 		int r = zcast_loan(p, size, &m);
 		if (r == ZCAST_ENOSLOT) {
 			ov.noslot++;
@@ -245,7 +251,7 @@ static void overload_case(int policy, size_t size, uint32_t depth, uint64_t min_
 {
 	struct shared *sh = shared_new();
 	const char *topic = "/overload";
-	struct job j = {sh, 0, topic, policy, NULL, depth, 50, policy == ZCAST_POLICY_FULL, 64, 0, 0};
+	struct job j = {sh, 0, topic, policy, NULL, depth, 50, policy == ZCAST_POLICY_FULL, 64, 0, 0, 1};
 	pid_t pid = zt_fork(subscriber, &j);
 	struct overload ov = overload_publish(topic, sh, pid, policy, size, depth, min_attempts);
 	CHECK_CHILD_OK(pid);
@@ -328,7 +334,7 @@ static void test_rr_three_workers(void)
 	struct job j[3];
 	pid_t pid[3];
 	for (int i = 0; i < 3; i++) {
-		j[i] = (struct job){sh, i, "/rrwork", ZCAST_POLICY_BALANCE_RR, "workers", 16, 0, 0, 0, 1, 0};
+		j[i] = (struct job){sh, i, "/rrwork", ZCAST_POLICY_BALANCE_RR, "workers", 16, 0, 0, 0, 1, 0, 0};
 		pid[i] = zt_fork(subscriber, &j[i]);
 	}
 	zcast_pub_opts o;
@@ -377,8 +383,8 @@ static void test_drop_old_take_or_drop_never_both(void)
 	const uint64_t N = 100000;
 	struct shared *sh = shared_new();
 	struct job j[2] = {
-		{sh, 0, "/dropr", ZCAST_POLICY_DROP_OLD, NULL, 1, 0, 0, 0, 0, 1},
-		{sh, 1, "/dropr", ZCAST_POLICY_DROP_OLD, NULL, 3, 0, 0, 0, 0, 1},
+		{sh, 0, "/dropr", ZCAST_POLICY_DROP_OLD, NULL, 1, 0, 0, 0, 0, 1, 0},
+		{sh, 1, "/dropr", ZCAST_POLICY_DROP_OLD, NULL, 3, 0, 0, 0, 0, 1, 0},
 	};
 	pid_t pid[2];
 	for (int i = 0; i < 2; i++)
@@ -419,11 +425,11 @@ static void test_mixed_topic(void)
 	const uint64_t N = 6000;
 	struct shared *sh = shared_new();
 	struct job j[5] = {
-		{sh, 0, "/mixed", ZCAST_POLICY_FULL, NULL, 8, 0, 1, 0, 0, 0},
-		{sh, 1, "/mixed", ZCAST_POLICY_DROP_OLD, NULL, 4, 50, 0, 0, 0, 0},
-		{sh, 2, "/mixed", ZCAST_POLICY_BALANCE_RR, "grp", 4, 0, 0, 0, 1, 0},
-		{sh, 3, "/mixed", ZCAST_POLICY_BALANCE_RR, "grp", 4, 20, 0, 0, 1, 0},
-		{sh, 4, "/mixed", ZCAST_POLICY_BALANCE_RR, "grp", 4, 0, 0, 0, 1, 0},
+		{sh, 0, "/mixed", ZCAST_POLICY_FULL, NULL, 8, 0, 1, 0, 0, 0, 0},
+		{sh, 1, "/mixed", ZCAST_POLICY_DROP_OLD, NULL, 4, 50, 0, 0, 0, 0, 0},
+		{sh, 2, "/mixed", ZCAST_POLICY_BALANCE_RR, "grp", 4, 0, 0, 0, 1, 0, 0},
+		{sh, 3, "/mixed", ZCAST_POLICY_BALANCE_RR, "grp", 4, 20, 0, 0, 1, 0, 0},
+		{sh, 4, "/mixed", ZCAST_POLICY_BALANCE_RR, "grp", 4, 0, 0, 0, 1, 0, 0},
 	};
 	pid_t pid[5];
 	for (int i = 0; i < 5; i++)
