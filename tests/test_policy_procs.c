@@ -77,8 +77,8 @@ struct job {
 	size_t marker_size;  /* > 0: the stream ends with a message of this size; else at sh->done */
 	int count;           /* record each sequence in sh->count (RR groups) */
 	int spin;            /* poll without sleeping: races the producer's drops hardest */
-	int wait_full;       /* take nothing before the publisher tried depth + 1 times: the queue
-			      * surely overflowed once (a refusal / a drop), however fast either side */
+	int wait_full;       /* take nothing before the publisher finished depth + 1 attempts: the
+			      * queue surely overflowed once (a refusal / a drop), however fast either side */
 };
 
 static void sleep_us(int us)
@@ -207,7 +207,6 @@ static struct overload overload_publish(const char *topic, struct shared *sh, pi
 			break;
 		CHECK(zt_now_ns() < until); /* the property never showed up: fail, do not hang */
 		zcast_msg *m;
-		atomic_store(&sh->attempts, attempts < 1000 ? (int)attempts + 1 : 1000);
 		int r = zcast_loan(p, size, &m);
 		if (r == ZCAST_ENOSLOT) {
 			ov.noslot++;
@@ -225,6 +224,8 @@ static struct overload overload_publish(const char *topic, struct shared *sh, pi
 			ov.fail++;
 			zcast_msg_drop(m);
 		}
+		/* finished attempts: the subscriber starts after depth + 1 of them, one of which had to fail */
+		atomic_store(&sh->attempts, attempts < 1000 ? (int)attempts + 1 : 1000);
 	}
 	/* The end marker: a small message, retried until it is accepted (retries counted). */
 	zcast_msg *m;
