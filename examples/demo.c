@@ -80,8 +80,8 @@ static int run_pub(int seconds)
 		if (seq == PROOF_FRAME) {
 			zcast_msg_info in;
 			zcast_msg_info_get(m, &in);
-			printf("LOC pub %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", in.pool_dev, in.pool_ino,
-			       in.pool_offset);
+			printf("LOC pub %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", in.pool_dev,
+			       in.pool_ino, in.pool_offset);
 		}
 		if (zcast_publish(pub, m) < 0) {
 			zcast_msg_drop(m);
@@ -119,7 +119,8 @@ static int run_sub(int id, int seconds)
 	static int64_t lat[4096], all[1 << 16];
 	size_t n_lat = 0, n_all = 0;
 	uint64_t frames = 0, bad = 0, last_seq = 0, gaps = 0;
-	int64_t end = now_ns() + (int64_t)(seconds + 3) * 1000000000, next_report = now_ns() + 1000000000;
+	int64_t end = now_ns() + (int64_t)(seconds + 3) * 1000000000,
+		next_report = now_ns() + 1000000000;
 	for (;;) {
 		int64_t t = now_ns();
 		if (t >= next_report) {
@@ -128,7 +129,8 @@ static int run_sub(int id, int seconds)
 			zcast_sub_stat_get(sub, &st);
 			printf("sub%d: %3" PRIu64 " frames, %" PRIu64 " dropped, %" PRIu64
 			       " bad, latency p50 %.1f us p99 %.1f us\n",
-			       id, frames, st.dropped + gaps, bad, n_lat ? lat[n_lat / 2] / 1e3 : 0.0,
+			       id, frames, st.dropped + gaps, bad,
+			       n_lat ? lat[n_lat / 2] / 1e3 : 0.0,
 			       n_lat ? lat[n_lat * 99 / 100] / 1e3 : 0.0);
 			fflush(stdout);
 			n_lat = 0;
@@ -146,14 +148,15 @@ static int run_sub(int id, int seconds)
 			const uint8_t *px = zcast_msg_data(m);
 			struct frame_hdr h;
 			memcpy(&h, px, sizeof h);
-			if (zcast_msg_size(m) != FRAME || h.sum != checksum(px + sizeof h, FRAME - sizeof h))
+			if (zcast_msg_size(m) != FRAME ||
+			    h.sum != checksum(px + sizeof h, FRAME - sizeof h))
 				bad++;
 			if (last_seq && h.seq > last_seq + 1)
 				gaps += h.seq - last_seq - 1;
 			last_seq = h.seq;
 			if (h.seq == PROOF_FRAME)
-				printf("LOC sub%d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, in.pool_dev,
-				       in.pool_ino, in.pool_offset);
+				printf("LOC sub%d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id,
+				       in.pool_dev, in.pool_ino, in.pool_offset);
 			frames++;
 			if (n_lat < 4096)
 				lat[n_lat++] = l;
@@ -165,7 +168,8 @@ static int run_sub(int id, int seconds)
 			break;
 	}
 	qsort(all, n_all, sizeof *all, cmp_i64);
-	printf("DONE sub%d frames=%" PRIu64 " bad=%" PRIu64 " dropped=%" PRIu64 " p50_us=%.1f p99_us=%.1f\n",
+	printf("DONE sub%d frames=%" PRIu64 " bad=%" PRIu64 " dropped=%" PRIu64
+	       " p50_us=%.1f p99_us=%.1f\n",
 	       id, frames, bad, gaps, n_all ? all[n_all / 2] / 1e3 : 0.0,
 	       n_all ? all[n_all * 99 / 100] / 1e3 : 0.0);
 	zcast_sub_close(sub);
@@ -173,7 +177,8 @@ static int run_sub(int id, int seconds)
 }
 
 /* Starts this program again in a role; its stdout comes back through a pipe. */
-static pid_t spawn(const char *self, const char *role, const char *id, const char *secs, int *out_fd)
+static pid_t spawn(const char *self, const char *role, const char *id, const char *secs,
+		   int *out_fd)
 {
 	int fds[2];
 	if (pipe(fds) != 0)
@@ -247,7 +252,8 @@ int main(int argc, char **argv)
 	if (sl <= 0)
 		return 1;
 	self[sl] = 0;
-	printf("zcast demo: 1 publisher -> 2 subscribers, %u MiB frames at 30 Hz for %d s (domain %s)\n",
+	printf("zcast demo: 1 publisher -> 2 subscribers, %u MiB frames at 30 Hz for %d s (domain "
+	       "%s)\n",
 	       FRAME >> 20, seconds, domain);
 	struct child ch[3] = {{0}};
 	ch[1].pid = spawn(self, "sub", "1", secs, &ch[1].fd);
@@ -280,8 +286,10 @@ int main(int argc, char **argv)
 			ok = 0;
 		}
 	}
-	int same = ch[0].loc[0] && strcmp(ch[0].loc, ch[1].loc) == 0 && strcmp(ch[0].loc, ch[2].loc) == 0;
-	printf("zero-copy check: frame %d at pool (dev ino offset) publisher [%s], sub1 [%s], sub2 [%s]: %s\n",
+	int same =
+	    ch[0].loc[0] && strcmp(ch[0].loc, ch[1].loc) == 0 && strcmp(ch[0].loc, ch[2].loc) == 0;
+	printf("zero-copy check: frame %d at pool (dev ino offset) publisher [%s], sub1 [%s], sub2 "
+	       "[%s]: %s\n",
 	       PROOF_FRAME, ch[0].loc, ch[1].loc, ch[2].loc, same ? "identical" : "DIFFERENT");
 	if (same)
 		printf("bytes copied: 0\n");

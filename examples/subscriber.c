@@ -18,7 +18,8 @@ int main(void)
 		while (zcast_take(sub, &msg) == 0) {
 			zcast_msg_info info;
 			zcast_msg_info_get(msg, &info);
-			printf("#%llu: %s\n", (unsigned long long)info.sequence, (const char *)zcast_msg_data(msg));
+			printf("#%llu: %s\n", (unsigned long long)info.sequence,
+			       (const char *)zcast_msg_data(msg));
 			zcast_msg_drop(msg); /* the slot returns to the publisher's pool */
 			got++;
 		}

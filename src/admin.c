@@ -34,10 +34,14 @@ int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat
 	st->last_sequence = atomic_load(&h->last_seq);
 	uint64_t hs = atomic_load(&h->hist_start), he = atomic_load(&h->hist_end);
 	st->history_len = he >= hs && he - hs <= t.history_cap ? (uint32_t)(he - hs) : 0;
+	/* Live members only: a peer killed a moment ago is not counted before anyone reclaimed it.
+	 */
 	for (uint32_t i = 0; i < t.max_pubs; i++)
-		st->publishers += atomic_load(&t.pubs[i].state) == ZC_REC_ACTIVE;
+		st->publishers += atomic_load(&t.pubs[i].state) == ZC_REC_ACTIVE &&
+				  zc_member_alive(&t, zc_member_of_pub(&t, i));
 	for (uint32_t i = 0; i < t.max_subs; i++)
-		st->subscribers += atomic_load(&t.subs[i].state) == ZC_REC_ACTIVE;
+		st->subscribers += atomic_load(&t.subs[i].state) == ZC_REC_ACTIVE &&
+				   zc_member_alive(&t, zc_member_of_sub(&t, i));
 	for (uint32_t p = 0; p < t.max_pools; p++) {
 		struct zc_pool_map *m;
 		if (atomic_load(&t.pools[p].state) == ZC_POOL_UNUSED || zc_pool_get(&t, p, &m) != 0)
@@ -78,7 +82,7 @@ int zcast_topic_gc(const char *domain, const char *topic)
 	int r = attach_tool(&t, &domain, topic);
 	if (r < 0)
 		return r;
-	r = zc_topic_gc_once(&t);
+	r = zc_reclaim_locked(&t);
 	if (r >= 0)
 		r += t.reclaimed_at_attach;
 	zc_topic_detach(&t);
@@ -91,7 +95,7 @@ int zcast_topic_remove(const char *domain, const char *topic)
 	int r = attach_tool(&t, &domain, topic);
 	if (r < 0)
 		return r;
-	if ((r = zc_topic_gc_once(&t)) >= 0) {
+	if ((r = zc_reclaim_locked(&t)) >= 0) {
 		uint32_t live = 0;
 		for (uint32_t i = 0; i < t.max_pubs; i++)
 			live += atomic_load(&t.pubs[i].state) != ZC_REC_FREE;

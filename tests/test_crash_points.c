@@ -94,7 +94,7 @@ static int workload_main(void *a_)
 	}
 	CHECK_EQ(zcast_loan(p, 64, &m), 0); /* free:after-cas when dropped unpublished */
 	zcast_msg_drop(m);
-	zcast_pub *q = pub_of(w->topic, 2, 0); /* leaves with every slot free: gc:before-pool-unlink */
+	zcast_pub *q = pub_of(w->topic, 4, 0); /* leaves with every slot free: gc:before-pool-unlink */
 	CHECK_EQ(zcast_loan(q, 64, &m), 0);
 	zcast_msg_drop(m);
 	zcast_pub_close(q);

@@ -105,7 +105,11 @@ typedef struct zcast_sub_opts {
 	uint32_t max_held;         /* messages held at once; default 0 = unlimited */
 	uint64_t spin_ns;          /* zcast_wait spins this long before sleeping; default 0 */
 	zcast_topic_opts topic;
-	uint32_t reserved[8];
+	/* Last resort only: sleep at most this long at a time, then re-check the queue. Default 0:
+	 * none — every event that can end a wait wakes it (a publish, and the owed wake of a publisher
+	 * killed between publish and wake-up, performed by the next locker or the death watcher). */
+	int64_t sleep_slice_ns;
+	uint32_t reserved[6];
 } zcast_sub_opts;
 
 ZCAST_API void zcast_topic_opts_init(zcast_topic_opts *o);
@@ -127,7 +131,8 @@ ZCAST_API int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcas
 ZCAST_API int zcast_pub_close(zcast_pub *pub);
 
 /* Takes a free slot of at least `size` bytes (size <= slot_size). On success *out is a loan the caller
- * owns: publish it or drop it. ZCAST_ENOSLOT when every slot is loaned, queued or held. */
+ * owns: publish it or drop it. ZCAST_ENOSLOT when every slot is loaned, queued or held; ZCAST_ESTALE
+ * after zcast_pub_close. */
 ZCAST_API int zcast_loan(zcast_pub *pub, size_t size, zcast_msg **out);
 /* As zcast_loan, but waits up to timeout_ns (CLOCK_MONOTONIC) for a slot: ZCAST_ETIMEDOUT then. */
 ZCAST_API int zcast_loan_wait(zcast_pub *pub, size_t size, int64_t timeout_ns, zcast_msg **out);
@@ -153,9 +158,9 @@ ZCAST_API int zcast_sub_close(zcast_sub *sub);
  * ZCAST_EAGAIN when nothing is queued; ZCAST_ELIMIT when max_held messages are held. */
 ZCAST_API int zcast_take(zcast_sub *sub, zcast_msg **out);
 /* Blocks until a message is queued or timeout_ns passes (<0: forever). Returns 0 when something is
- * queued, ZCAST_ETIMEDOUT otherwise. Spins `spin_ns` first if the option is set. Sleeps at most 1 s
- * at a time and re-checks the queue, so a publisher killed between publish and wake-up delays its
- * message by at most that (docs/CRASH_SAFETY.md). */
+ * queued, ZCAST_ETIMEDOUT otherwise. Spins `spin_ns` first if the option is set. A publisher killed
+ * between publish and wake-up leaves the wake owed: the next locker of the topic, or this process's
+ * death watcher when it sees the publisher die, performs it (docs/CRASH_SAFETY.md). */
 ZCAST_API int zcast_wait(zcast_sub *sub, int64_t timeout_ns);
 /* Messages currently queued for this subscriber. */
 ZCAST_API int zcast_sub_queued(zcast_sub *sub);
