@@ -70,10 +70,23 @@ static int attach_tool(struct zc_topic *t, const char **domain, const char *topi
 	memset(t, 0, sizeof *t);
 	zcast_topic_opts o;
 	zcast_topic_opts_init(&o);
+	o.mode = 0666; /* tools accept group topics; owners are still checked */
 	r = zc_topic_attach(t, *domain, topic, &o, false);
 	if (r < 0)
 		zc_topic_detach(t);
+	t->keep = true; /* a tool never removes a topic by leaving it, remove only on request */
 	return r;
+}
+
+/* Members left after a reclaim, other than the caller. Under no lock: a tool's decision only. */
+static uint32_t live_members(struct zc_topic *t)
+{
+	uint32_t live = 0;
+	for (uint32_t i = 0; i < t->max_pubs; i++)
+		live += atomic_load(&t->pubs[i].state) != ZC_REC_FREE;
+	for (uint32_t i = 0; i < t->max_subs; i++)
+		live += atomic_load(&t->subs[i].state) != ZC_REC_FREE;
+	return live;
 }
 
 int zcast_topic_gc(const char *domain, const char *topic)
@@ -85,6 +98,11 @@ int zcast_topic_gc(const char *domain, const char *topic)
 	r = zc_reclaim_locked(&t);
 	if (r >= 0)
 		r += t.reclaimed_at_attach;
+	/* A topic nobody uses any more goes, unless it keeps something for the next opener: its
+	 * history (Transient Local outlives its publisher) or `retain`. */
+	uint64_t hs = atomic_load(&t.hdr->hist_start), he = atomic_load(&t.hdr->hist_end);
+	if (r >= 0 && live_members(&t) == 0 && he == hs)
+		t.keep = false;
 	zc_topic_detach(&t);
 	return r;
 }
@@ -96,15 +114,12 @@ int zcast_topic_remove(const char *domain, const char *topic)
 	if (r < 0)
 		return r;
 	if ((r = zc_reclaim_locked(&t)) >= 0) {
-		uint32_t live = 0;
-		for (uint32_t i = 0; i < t.max_pubs; i++)
-			live += atomic_load(&t.pubs[i].state) != ZC_REC_FREE;
-		for (uint32_t i = 0; i < t.max_subs; i++)
-			live += atomic_load(&t.subs[i].state) != ZC_REC_FREE;
+		uint32_t live = live_members(&t);
 		if (live) {
 			r = zc_err(ZCAST_EBUSY, "topic %s has %u live members", topic, live);
 		} else {
-			atomic_store(&t.hdr->retain, 0); /* the last one out (us) unlinks */
+			atomic_store(&t.hdr->retain, 0);
+			t.keep = false; /* the last one out (us) unlinks */
 			r = 0;
 		}
 	}

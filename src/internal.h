@@ -151,6 +151,7 @@ struct zc_topic {
 	uint32_t member; /* member index: lock owner id and OFD byte - 1 */
 	bool is_member;
 	bool peek; /* mapped for reading by a tool: not a member, takes no lock */
+	bool keep; /* leaving never unlinks (tools: gc keeps an all-dead topic and its history) */
 	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
 	unsigned mode; /* segment mode from the caller's options (never from shared memory) */
 	gid_t gid;     /* group of the control segment: pools get it too */

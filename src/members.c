@@ -118,6 +118,8 @@ int zc_topic_check_type(struct zc_topic *t, const char *type_name, uint64_t type
 	return 0;
 }
 
+/* Every process's death watcher follows this word (deaths.c): a member that joins is watched by its
+ * peers without them waking up for it. */
 void zc_topic_graph_changed(struct zc_topic *t)
 {
 	atomic_fetch_add_explicit(&t->hdr->graph, 1, memory_order_seq_cst);

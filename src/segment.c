@@ -427,7 +427,7 @@ void zc_topic_detach(struct zc_topic *t)
 			zc_ofd_unlock(t->fd, 1 + (off_t)t->member);
 		zc_ofd_unlock(t->fd, 0);
 		/* Last one out (nobody holds byte 0) unlinks, unless the topic is retained. */
-		if (t->hdr && zc_ofd_lock(t->fd, 0, true) == 0 && still_linked(t->fd) &&
+		if (t->hdr && !t->keep && zc_ofd_lock(t->fd, 0, true) == 0 && still_linked(t->fd) &&
 		    !atomic_load(&t->hdr->retain)) {
 			/* Every pool file of the topic goes, also one a publisher created and then
 			 * died before recording it. */
