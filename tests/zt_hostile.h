@@ -95,14 +95,16 @@ static inline int zt_become(uid_t uid, gid_t gid)
 	return getuid() == uid && geteuid() == uid ? 0 : -1;
 }
 
-/* Resident set of this process in KiB (VmRSS of /proc/self/status), or -1. */
-static inline long zt_rss_kib(void)
+/* A memory figure of this process in KiB ("VmRSS", or "VmHWM" for the peak), or -1. */
+static inline long zt_mem_kib(const char *field)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
 	long kib = -1;
+	size_t n = strlen(field);
 	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+		if (strncmp(line, field, n) == 0 && line[n] == ':' &&
+		    sscanf(line + n + 1, "%ld", &kib) == 1)
 			break;
 	if (f)
 		fclose(f);
