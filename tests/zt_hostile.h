@@ -121,4 +121,41 @@ static inline long zt_mem_kib(const char *field)
 		}                                                                                  \
 	} while (0)
 
+/* Runs each case in its own child (its own watchdog of `timeout_s`), so that one failing or hanging
+ * case does not hide the others. Returns 0 when every case passed, 1 otherwise. */
+struct zt_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+static inline int zt_run_cases(const struct zt_case *cases, int n, unsigned timeout_s)
+{
+	int failed = 0;
+	for (int i = 0; i < n; i++) {
+		fflush(NULL);
+		pid_t pid = fork();
+		CHECK(pid >= 0);
+		if (pid == 0) {
+			zt_main_pid = getpid(); /* a failure here kills this case's children */
+			zt_n_children = 0;
+			signal(SIGALRM, zt_watchdog);
+			alarm(timeout_s);
+			cases[i].fn();
+			fflush(NULL);
+			_exit(0);
+		}
+		int st = zt_wait(pid);
+		int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		if (WIFSIGNALED(st))
+			printf("FAIL %s (killed by signal %d)\n", cases[i].name, WTERMSIG(st));
+		else
+			printf("%s %s\n", ok ? "ok" : "FAIL", cases[i].name);
+		failed |= !ok;
+		zt_cleanup();
+	}
+	return failed;
+}
+
+#define ZT_CASE(fn) {#fn, fn}
+
 #endif
