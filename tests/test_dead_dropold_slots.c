@@ -53,7 +53,8 @@ int main(void)
 	CHECK_EQ(WTERMSIG(zt_wait(sub)), SIGKILL);
 	int ok = ZT_POLL(zt_stat(TOPIC).slots_free == SLOTS, 5000);
 	if (!ok) {
-		fprintf(stderr, "FAIL: 5 s after the subscriber was killed %llu of %d slots are free\n",
+		fprintf(stderr,
+			"FAIL: 5 s after the subscriber was killed %llu of %d slots are free\n",
 			(unsigned long long)zt_stat(TOPIC).slots_free, SLOTS);
 		zt_fail();
 	}

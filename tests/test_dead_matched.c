@@ -44,7 +44,9 @@ int main(void)
 	CHECK_EQ(WTERMSIG(zt_wait(peer)), SIGKILL);
 	int ok = ZT_POLL(zcast_pub_matched(p) == 1 && zcast_sub_matched(s) == 1, 5000);
 	if (!ok) {
-		fprintf(stderr, "FAIL: 5 s after the peer was killed: pub_matched %d, sub_matched %d, want 1 and 1\n",
+		fprintf(stderr,
+			"FAIL: 5 s after the peer was killed: pub_matched %d, sub_matched %d, want "
+			"1 and 1\n",
 			zcast_pub_matched(p), zcast_sub_matched(s));
 		zt_fail();
 	}

@@ -39,7 +39,8 @@ static int check_no_ownerless_slot(const char *when)
 		for (uint32_t w = 0; w < ph->bitmap_words; w++)
 			any |= atomic_load(&s->bits[w]);
 		if (!any) {
-			fprintf(stderr, "FAIL: %s: slot %u is PUBLISHED and nobody holds it\n", when, i);
+			fprintf(stderr, "FAIL: %s: slot %u is PUBLISHED and nobody holds it\n",
+				when, i);
 			zt_fail();
 		}
 	}
@@ -78,8 +79,10 @@ static void crash_at(int nth)
 	int published = check_no_ownerless_slot(point);
 	printf("%s: took %d, %d slots still published\n", point, taken, published);
 	if (published) {
-		fprintf(stderr, "FAIL: %s: %d slots stay PUBLISHED after the only subscriber took "
-			"everything queued (a holder bit for a message in no ring)\n", point, published);
+		fprintf(stderr,
+			"FAIL: %s: %d slots stay PUBLISHED after the only subscriber took "
+			"everything queued (a holder bit for a message in no ring)\n",
+			point, published);
 		zt_fail();
 	}
 	CHECK_EQ(zcast_sub_close(s), 0);
@@ -106,7 +109,7 @@ static void at_third_publish(void)
 int main(void)
 {
 	zt_setup("depth1", 120);
-	static const struct zt_case cases[] = {ZT_CASE(at_first_publish), ZT_CASE(at_second_publish),
-					       ZT_CASE(at_third_publish)};
+	static const struct zt_case cases[] = {
+	    ZT_CASE(at_first_publish), ZT_CASE(at_second_publish), ZT_CASE(at_third_publish)};
 	return zt_run_cases(cases, 3, 30);
 }

@@ -1,8 +1,8 @@
 /* Issue 10, finding 8: an executor whose only subscription is at max_held while messages are queued
  * has nothing it may do, so it must sleep rather than spin. Its process CPU time over one second of
  * wall time (CLOCK_PROCESS_CPUTIME_ID) must stay below 10 % of it: a sleeping executor uses next to
- * nothing, a busy loop a whole core when it gets one (still ~40 % on a loaded shared 2-core machine,
- * hence the bound well below that). */
+ * nothing, a busy loop a whole core when it gets one (still ~40 % on a loaded shared 2-core
+ * machine, hence the bound well below that). */
 #include "zcast/executor.h"
 #include "zt_hostile.h"
 
@@ -16,7 +16,8 @@ static void on_msg(zcast_sub *sub, zcast_msg *msg, void *ctx)
 	(void)sub;
 	(void)ctx;
 	if (!kept)
-		kept = zcast_msg_ref(msg); /* held beyond the callback: the subscription is at max_held */
+		kept = zcast_msg_ref(
+		    msg); /* held beyond the callback: the subscription is at max_held */
 	atomic_fetch_add(&calls, 1);
 }
 
@@ -63,8 +64,8 @@ int main(void)
 	int64_t c0 = cpu_ns(), w0 = zt_now_ns();
 	zt_sleep_ms(1000);
 	int64_t cpu = cpu_ns() - c0, wall = zt_now_ns() - w0;
-	printf("executor at max_held: %.1f %% CPU over %.2f s\n", 100.0 * (double)cpu / (double)wall,
-	       (double)wall / 1e9);
+	printf("executor at max_held: %.1f %% CPU over %.2f s\n",
+	       100.0 * (double)cpu / (double)wall, (double)wall / 1e9);
 	CHECK_EQ(zcast_executor_stop(ex), 0);
 	pthread_join(th, NULL);
 	if (cpu * 10 >= wall) {

@@ -77,11 +77,13 @@ int main(void)
 		zcast_topic_stat st = zt_stat(TOPIC);
 		for (int i = 0; i < n; i++)
 			kill(kids[i], SIGKILL);
-		printf("round %d: %d forks, gc reclaimed %d, %u of its subscribers left\n", round, n,
-		       reclaimed, st.subscribers - 1);
+		printf("round %d: %d forks, gc reclaimed %d, %u of its subscribers left\n", round,
+		       n, reclaimed, st.subscribers - 1);
 		if (st.subscribers != 1) {
-			fprintf(stderr, "FAIL: round %d: %u subscribers of the killed process stay alive "
-				"through a forked child\n", round, st.subscribers - 1);
+			fprintf(stderr,
+				"FAIL: round %d: %u subscribers of the killed process stay alive "
+				"through a forked child\n",
+				round, st.subscribers - 1);
 			zt_fail();
 		}
 		close(rep[0]);

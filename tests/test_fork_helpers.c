@@ -4,8 +4,8 @@
  *  - closing the inherited subscriber (which has a descriptor) returns;
  *  - a new subscriber's zcast_sub_fd works and its close returns;
  *  - a new wait set with a graph entry can be created, waited on (0 timeout) and destroyed.
- * Forks happen while a parent thread keeps the helpers busy (rearming descriptors, joins and leaves),
- * 20 times; each child has a 5 s watchdog (a hang ends it with SIGALRM: a FAIL). */
+ * Forks happen while a parent thread keeps the helpers busy (rearming descriptors, joins and
+ * leaves), 20 times; each child has a 5 s watchdog (a hang ends it with SIGALRM: a FAIL). */
 #include "zcast/waitset.h"
 #include "zt_hostile.h"
 
@@ -79,7 +79,9 @@ int main(void)
 		pid_t c = zt_fork(child_main, NULL);
 		int st = zt_wait_bounded(c, 10000, "forked child");
 		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) {
-			fprintf(stderr, "FAIL: fork %d: the child hung for 5 s (helper state inherited)\n", i);
+			fprintf(stderr,
+				"FAIL: fork %d: the child hung for 5 s (helper state inherited)\n",
+				i);
 			atomic_store(&stop, 1);
 			zt_fail();
 		}

@@ -53,8 +53,9 @@ static void expect_history(const char *topic)
 		zcast_msg *m;
 		int r = zcast_take(s, &m);
 		if (r != 0) {
-			fprintf(stderr, "FAIL: %s: history message %llu missing after gc (take %d)\n", topic,
-				(unsigned long long)want, r);
+			fprintf(stderr,
+				"FAIL: %s: history message %llu missing after gc (take %d)\n",
+				topic, (unsigned long long)want, r);
 			zt_fail();
 		}
 		uint64_t seq = 0;

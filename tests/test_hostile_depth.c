@@ -1,12 +1,13 @@
-/* Issue 10, finding 2: a member rewriting a subscriber record's `depth` and `tail` while a publisher
- * publishes must not crash the publisher (SIGFPE on `% 0`, SIGSEGV on a store far past the ring) nor
- * make it write outside that subscriber's ring.
+/* Issue 10, finding 2: a member rewriting a subscriber record's `depth` and `tail` while a
+ * publisher publishes must not crash the publisher (SIGFPE on `% 0`, SIGSEGV on a store far past
+ * the ring) nor make it write outside that subscriber's ring.
  *
  * The publisher runs in a child and publishes in a loop to a DROP_OLD subscriber of depth 1 (every
  * publish drops and pushes). A scribbler thread of the test flips that record's depth between 1, 0
  * and 0x7fffffff and its tail between sane values, 0x100000 (8 MiB past the ring) and a value that
  * makes `ring[tail % depth]` land in the ring of an unused record, which holds a canary. Required:
- * the publisher exits normally, every publish returns 0 or a negative code, the canary is intact. */
+ * the publisher exits normally, every publish returns 0 or a negative code, the canary is intact.
+ */
 #include "zt_hostile.h"
 
 #define TOPIC "/hostile/depth"
@@ -96,8 +97,10 @@ int main(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	for (uint32_t i = 0; i < h->max_depth; i++) {
 		if (atomic_load(&canary[i]) != CANARY) {
-			fprintf(stderr, "FAIL: the publisher wrote %016llx into cell %u of an unused ring\n",
-				(unsigned long long)atomic_load(&canary[i]), i);
+			fprintf(
+			    stderr,
+			    "FAIL: the publisher wrote %016llx into cell %u of an unused ring\n",
+			    (unsigned long long)atomic_load(&canary[i]), i);
 			zt_fail();
 		}
 	}

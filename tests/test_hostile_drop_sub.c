@@ -81,7 +81,8 @@ int main(void)
 	pid_t pub = zt_fork(publisher_main, NULL);
 	int st = zt_wait_bounded(pub, 20000, "publisher with a crash point");
 	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
-		fprintf(stderr, "FAIL: the publisher did not die at publish:after-drop-cas (status 0x%x)\n",
+		fprintf(stderr,
+			"FAIL: the publisher did not die at publish:after-drop-cas (status 0x%x)\n",
 			st);
 		zt_fail();
 	}

@@ -1,8 +1,9 @@
 /* Issue 10, finding 2: a slot header's `size` rewritten above the slot capacity by another member
  * must never reach the application. A scribbler thread flips the size of every slot between a sane
  * value and values above the capacity while the test publishes and takes in a loop. Every take must
- * either fail with ZCAST_ECORRUPT or return a message with zcast_msg_size() <= zcast_msg_capacity(),
- * and a refused take must not strand its slot (the next loan still finds a free one). */
+ * either fail with ZCAST_ECORRUPT or return a message with zcast_msg_size() <=
+ * zcast_msg_capacity(), and a refused take must not strand its slot (the next loan still finds a
+ * free one). */
 #include "zt_hostile.h"
 
 #define TOPIC "/hostile/size"
@@ -56,10 +57,12 @@ int main(void)
 		zcast_msg *m;
 		/* One message per round is published and taken (or refused): at most the queue's 4
 		 * entries and no loan are in use, so a loan failing means a refused take stranded a
-		 * slot. (A refused entry may stay queued: then the publish finds the queue full.) */
+		 * slot. (A refused entry may stay queued: then the publish finds the queue full.)
+		 */
 		int r = zcast_loan(p, 64, &m);
 		if (r != 0) {
-			fprintf(stderr, "FAIL: round %d: loan %d (%s) after %d refused takes: stranded\n",
+			fprintf(stderr,
+				"FAIL: round %d: loan %d (%s) after %d refused takes: stranded\n",
 				i, r, zcast_last_error(), refused);
 			zt_fail();
 		}
@@ -78,8 +81,9 @@ int main(void)
 		CHECK_EQ(r, 0);
 		size_t size = zcast_msg_size(m), cap = zcast_msg_capacity(m);
 		if (size > cap) {
-			fprintf(stderr, "FAIL: take %d returned a message of size %zu, capacity %zu\n", i, size,
-				cap);
+			fprintf(stderr,
+				"FAIL: take %d returned a message of size %zu, capacity %zu\n", i,
+				size, cap);
 			atomic_store(&stop, 1);
 			pthread_join(th, NULL);
 			zt_fail();

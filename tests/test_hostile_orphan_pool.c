@@ -2,8 +2,8 @@
  * index once. Here a publisher is killed while a subscriber holds one of its messages; a child then
  * runs zcast_topic_gc again and again (re-arming the dead publisher's record as ACTIVE before each
  * call, as a hostile member could), while a scribbler thread flips that record's `pool` between the
- * real index, an index 64 MiB past the pool records and an index that lands in an unused ring holding
- * a canary. Required: the gc child never crashes and nothing is written into the canary. */
+ * real index, an index 64 MiB past the pool records and an index that lands in an unused ring
+ * holding a canary. Required: the gc child never crashes and nothing is written into the canary. */
 #include "zt_hostile.h"
 
 #define TOPIC "/hostile/orphan"
@@ -115,7 +115,8 @@ int main(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	for (uint32_t i = 0; i < h->max_depth; i++) {
 		if (atomic_load(&canary[i]) != CANARY) {
-			fprintf(stderr, "FAIL: reclaim wrote %016llx into cell %u of an unused ring\n",
+			fprintf(stderr,
+				"FAIL: reclaim wrote %016llx into cell %u of an unused ring\n",
 				(unsigned long long)atomic_load(&canary[i]), i);
 			zt_fail();
 		}

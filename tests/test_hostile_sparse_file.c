@@ -1,9 +1,10 @@
-/* Issue 10, finding 2: a 256 MiB sparse file full of garbage at a topic's /dev/shm name must cost an
- * opener nothing: the open fails (ZCAST_ECORRUPT, ZCAST_ELAYOUT or ZCAST_EPERM) after checking the
- * file with fstat and its header, before mapping (or prefaulting) the whole file. (A file without a
- * magic may instead be rebuilt as a creator's unfinished segment, at the size the opener needs.) Checked per variant
- * in a fresh child: its peak resident set (VmHWM) grows by at most a few MiB, and the file still has
- * almost no blocks allocated afterwards (nothing was prefaulted into /dev/shm). */
+/* Issue 10, finding 2: a 256 MiB sparse file full of garbage at a topic's /dev/shm name must cost
+ * an opener nothing: the open fails (ZCAST_ECORRUPT, ZCAST_ELAYOUT or ZCAST_EPERM) after checking
+ * the file with fstat and its header, before mapping (or prefaulting) the whole file. (A file
+ * without a magic may instead be rebuilt as a creator's unfinished segment, at the size the opener
+ * needs.) Checked per variant in a fresh child: its peak resident set (VmHWM) grows by at most a
+ * few MiB, and the file still has almost no blocks allocated afterwards (nothing was prefaulted
+ * into /dev/shm). */
 #include "zt_hostile.h"
 
 #define BIG (256ull << 20)
@@ -55,10 +56,11 @@ static int opener_main(void *a_)
 	zcast_sub *s = NULL;
 	int r = zcast_sub_open(a->topic, NULL, &s);
 	long after = zt_mem_kib("VmHWM");
-	printf("%s: open -> %d (%s); peak RSS %ld -> %ld KiB\n", a->topic, r, zcast_last_error(), before,
-	       after);
+	printf("%s: open -> %d (%s); peak RSS %ld -> %ld KiB\n", a->topic, r, zcast_last_error(),
+	       before, after);
 	if (r == 0 && a->variant == GOOD_MAGIC) {
-		fprintf(stderr, "FAIL: a garbage header with a valid magic was accepted as topic %s\n",
+		fprintf(stderr,
+			"FAIL: a garbage header with a valid magic was accepted as topic %s\n",
 			a->topic);
 		zcast_sub_close(s);
 		return 1;
@@ -89,7 +91,9 @@ int main(void)
 		long kib = blocks_kib(topics[v]);
 		printf("%s: %ld KiB allocated in /dev/shm after the open\n", topics[v], kib);
 		if (kib > ALLOWED_KIB) {
-			fprintf(stderr, "FAIL: the open prefaulted %ld KiB of a sparse garbage file\n", kib);
+			fprintf(stderr,
+				"FAIL: the open prefaulted %ld KiB of a sparse garbage file\n",
+				kib);
 			zt_fail();
 		}
 	}

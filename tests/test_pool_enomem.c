@@ -23,15 +23,18 @@ int main(void)
 	zcast_pub *p = NULL;
 	int r = zcast_pub_open("/nomem/big", &o, &p);
 	const char *e = zcast_last_error();
-	printf("256 GiB pool with %llu bytes available: %d (%s)\n", (unsigned long long)avail, r, e);
+	printf("256 GiB pool with %llu bytes available: %d (%s)\n", (unsigned long long)avail, r,
+	       e);
 	CHECK_EQ(r, ZCAST_ENOMEM);
 	if (strstr(e, "full")) {
-		fprintf(stderr, "FAIL: the message says /dev/shm is full; it has %llu bytes available\n",
+		fprintf(stderr,
+			"FAIL: the message says /dev/shm is full; it has %llu bytes available\n",
 			(unsigned long long)avail);
 		zt_fail();
 	}
 	/* The size asked, in bytes or rounded units, and the space available. */
-	CHECK(strstr(e, "256") || strstr(e, "274877") || strstr(e, "262144") || strstr(e, "268435"));
+	CHECK(strstr(e, "256") || strstr(e, "274877") || strstr(e, "262144") ||
+	      strstr(e, "268435"));
 	CHECK(strstr(e, "avail") || strstr(e, "free"));
 	CHECK_EQ(zt_shm_count(), 0);
 	printf("ok\n");

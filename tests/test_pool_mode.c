@@ -1,7 +1,7 @@
 /* Issue 10, finding 6: the mode of a new pool comes from the caller's options and the control
- * segment's own fstat, never from shared memory. A member rewrites the control header's `mode` field
- * to 0666; a publisher opened afterwards still gets a pool of the topic's mode 0600, whatever the
- * umask. */
+ * segment's own fstat, never from shared memory. A member rewrites the control header's `mode`
+ * field to 0666; a publisher opened afterwards still gets a pool of the topic's mode 0600, whatever
+ * the umask. */
 #include "zt_hostile.h"
 
 #define TOPIC "/mode/pool"

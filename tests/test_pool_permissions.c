@@ -31,14 +31,16 @@ static int subscriber_main(void *a_)
 	zcast_sub *s = NULL;
 	int r = zcast_sub_open(TOPIC, &o, &s);
 	if (r != 0) {
-		fprintf(stderr, "subscriber open as uid %d: %d %s\n", NOBODY, r, zcast_last_error());
+		fprintf(stderr, "subscriber open as uid %d: %d %s\n", NOBODY, r,
+			zcast_last_error());
 		return 3;
 	}
 	zt_signal(a->ready_w);
 	char c;
 	if (read(a->go_r, &c, 1) != 1)
 		return 4;
-	/* Tries to take more than was published: whatever take returns, it must not strand slots. */
+	/* Tries to take more than was published: whatever take returns, it must not strand slots.
+	 */
 	for (int i = 0; i < 2 * SLOTS; i++) {
 		zcast_msg *m;
 		r = zcast_take(s, &m);
@@ -83,7 +85,8 @@ int main(void)
 		printf("ok refused at join\n");
 		return 0;
 	}
-	/* Joined: the publisher is never harmed and no slot is stranded by the subscriber's takes. */
+	/* Joined: the publisher is never harmed and no slot is stranded by the subscriber's takes.
+	 */
 	for (int i = 0; i < SLOTS; i++) {
 		zcast_msg *m;
 		CHECK_EQ(zcast_loan(p, 64, &m), 0);
@@ -97,8 +100,8 @@ int main(void)
 	CHECK_EQ(write(go[1], "g", 1), 1);
 	zt_child_ok_within(child, 20000, "subscriber without access to the pool");
 	zcast_topic_stat st = zt_stat(TOPIC);
-	printf("after the subscriber left: slots_free %llu of %llu\n", (unsigned long long)st.slots_free,
-	       (unsigned long long)st.slots_total);
+	printf("after the subscriber left: slots_free %llu of %llu\n",
+	       (unsigned long long)st.slots_free, (unsigned long long)st.slots_total);
 	CHECK_EQ(st.slots_total, SLOTS);
 	CHECK_EQ(st.slots_free, SLOTS);
 	/* The publisher still works at full capacity. */

@@ -38,7 +38,9 @@ static void through_wrap(const char *topic, int policy)
 			zcast_msg *m;
 			int rc = zcast_take(s, &m);
 			if (rc != 0) {
-				fprintf(stderr, "FAIL: message %llu not delivered near the wrap: take %d (%s)\n",
+				fprintf(stderr,
+					"FAIL: message %llu not delivered near the wrap: take %d "
+					"(%s)\n",
 					(unsigned long long)want, rc, zcast_last_error());
 				zt_fail();
 			}

@@ -64,7 +64,8 @@ static void crash_at(const char *point)
 	uint32_t n = group_members(h);
 	printf("%s: group counts %u members after gc, 1 is alive\n", point, n);
 	if (n != 1) {
-		fprintf(stderr, "FAIL: %s: group \"workers\" counts %u members, 1 is alive\n", point, n);
+		fprintf(stderr, "FAIL: %s: group \"workers\" counts %u members, 1 is alive\n",
+			point, n);
 		zt_fail();
 	}
 	for (uint64_t i = 3; i <= 6; i++)

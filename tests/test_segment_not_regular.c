@@ -1,7 +1,7 @@
 /* Issue 10, finding 6: a non-regular file (a FIFO, a directory) at a topic's /dev/shm name makes
  * zcast_sub_open and zcast_pub_open fail at once with an error that names the topic (or its file);
- * no opener waits for such a file to become a topic (each case has a 2 s watchdog), and none removes
- * it to make its own. */
+ * no opener waits for such a file to become a topic (each case has a 2 s watchdog), and none
+ * removes it to make its own. */
 #include "zt_hostile.h"
 
 static char path[400];

@@ -39,8 +39,8 @@ static int victim_main(void *arg)
 	const char *e = zcast_last_error();
 	printf("victim (uid %d) opening a 0666 topic of uid %d: %d (%s)\n", VICTIM, OWNER, r, e);
 	if (r == 0) {
-		fprintf(stderr, "FAIL: uid %d joined a world-writable topic made by uid %d\n", VICTIM,
-			OWNER);
+		fprintf(stderr, "FAIL: uid %d joined a world-writable topic made by uid %d\n",
+			VICTIM, OWNER);
 		zcast_sub_close(s);
 		return 1;
 	}
@@ -54,8 +54,9 @@ int main(void)
 {
 	zt_setup("segowner", 60);
 	if (geteuid() != 0) {
-		printf("SKIP: needs root to run the topic's owner and its victim as uids %d and %d\n", OWNER,
-		       VICTIM);
+		printf(
+		    "SKIP: needs root to run the topic's owner and its victim as uids %d and %d\n",
+		    OWNER, VICTIM);
 		return ZT_SKIP;
 	}
 	int ready[2], done[2];

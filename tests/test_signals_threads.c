@@ -49,7 +49,8 @@ int main(void)
 	pid_t c = zt_fork(child_main, NULL);
 	int st = zt_wait_bounded(c, 10000, "child reading SIGINT from a signalfd");
 	if (WIFSIGNALED(st)) {
-		fprintf(stderr, "FAIL: the process died of signal %d (%s): a zcast thread took it\n",
+		fprintf(stderr,
+			"FAIL: the process died of signal %d (%s): a zcast thread took it\n",
 			WTERMSIG(st), strsignal(WTERMSIG(st)));
 		zt_fail();
 	}

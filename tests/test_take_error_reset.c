@@ -1,5 +1,5 @@
-/* Issue 10, finding 8: a take that returns ZCAST_EAGAIN (nothing queued) must not leave the detailed
- * message of an earlier failed call in zcast_last_error(). */
+/* Issue 10, finding 8: a take that returns ZCAST_EAGAIN (nothing queued) must not leave the
+ * detailed message of an earlier failed call in zcast_last_error(). */
 #include "zt_hostile.h"
 
 int main(void)
@@ -16,8 +16,10 @@ int main(void)
 	CHECK_EQ(zcast_take(s, &m), ZCAST_EAGAIN);
 	printf("after EINVAL: \"%s\"; after EAGAIN: \"%s\"\n", old, zcast_last_error());
 	if (strcmp(zcast_last_error(), old) == 0) {
-		fprintf(stderr, "FAIL: take returned ZCAST_EAGAIN and zcast_last_error() still says \"%s\"\n",
-			old);
+		fprintf(
+		    stderr,
+		    "FAIL: take returned ZCAST_EAGAIN and zcast_last_error() still says \"%s\"\n",
+		    old);
 		zt_fail();
 	}
 	zcast_sub_close(s);

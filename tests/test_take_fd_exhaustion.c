@@ -53,7 +53,8 @@ static int subscriber_main(void *a_)
 	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
 	printf("take without descriptors: %d (%s)\n", r, zcast_last_error());
 	if (r == 0) {
-		fprintf(stderr, "FAIL: take returned a message without being able to map its pool\n");
+		fprintf(stderr,
+			"FAIL: take returned a message without being able to map its pool\n");
 		zcast_msg_drop(m);
 		return 1;
 	}
@@ -61,7 +62,8 @@ static int subscriber_main(void *a_)
 
 	r = zcast_take(s, &m);
 	if (r != 0) {
-		fprintf(stderr, "FAIL: the message is lost: take with descriptors again returned %d (%s)\n",
+		fprintf(stderr,
+			"FAIL: the message is lost: take with descriptors again returned %d (%s)\n",
 			r, zcast_last_error());
 		return 1;
 	}
@@ -98,8 +100,8 @@ int main(void)
 	zt_child_ok_within(child, 20000, "subscriber out of descriptors");
 
 	zcast_topic_stat st = zt_stat(TOPIC);
-	printf("after the subscriber left: slots_free %llu of %llu\n", (unsigned long long)st.slots_free,
-	       (unsigned long long)st.slots_total);
+	printf("after the subscriber left: slots_free %llu of %llu\n",
+	       (unsigned long long)st.slots_free, (unsigned long long)st.slots_total);
 	CHECK_EQ(st.slots_free, SLOTS);
 	CHECK_EQ(zcast_pub_close(p), 0);
 	CHECK_EQ(zt_shm_count(), 0);

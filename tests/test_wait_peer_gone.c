@@ -12,8 +12,8 @@ enum { CLOSE, KILL };
 
 struct peer {
 	const char *topic;
-	int how;    /* CLOSE or KILL */
-	int hold;   /* take and hold this many messages first */
+	int how;  /* CLOSE or KILL */
+	int hold; /* take and hold this many messages first */
 	int ready_w, done_r;
 };
 
@@ -50,7 +50,8 @@ static int peer_main(void *a_)
 	return 0;
 }
 
-static pid_t start_peer(struct peer *a, const char *topic, int how, int hold, int *ready_r, int *go_w)
+static pid_t start_peer(struct peer *a, const char *topic, int how, int hold, int *ready_r,
+			int *go_w)
 {
 	int r[2], d[2];
 	CHECK_EQ(pipe(r), 0);
@@ -99,7 +100,8 @@ static void publish_wait_case(int how)
 	CHECK_EQ(zcast_publish(p, m), ZCAST_EAGAIN);
 	zt_signal(go_w);
 	zt_await(ready_r);
-	fprintf(stderr, "waiting in zcast_publish_wait(-1) for a full subscriber that %s (10 s watchdog)\n",
+	fprintf(stderr,
+		"waiting in zcast_publish_wait(-1) for a full subscriber that %s (10 s watchdog)\n",
 		how == KILL ? "is killed" : "closes");
 	alarm(10);
 	int r = zcast_publish_wait(p, m, -1);
@@ -123,7 +125,9 @@ static void loan_wait_case(void)
 	zt_await(ready_r); /* the peer holds both slots */
 	zcast_msg *m;
 	CHECK_EQ(zcast_loan(p, 64, &m), ZCAST_ENOSLOT);
-	fprintf(stderr, "waiting in zcast_loan_wait(-1) for slots held by a killed process (10 s watchdog)\n");
+	fprintf(
+	    stderr,
+	    "waiting in zcast_loan_wait(-1) for slots held by a killed process (10 s watchdog)\n");
 	alarm(10);
 	int r = zcast_loan_wait(p, 64, -1, &m);
 	alarm(0);
@@ -147,7 +151,7 @@ static void publish_wait_kill(void)
 int main(void)
 {
 	zt_setup("peergone", 120);
-	static const struct zt_case cases[] = {ZT_CASE(publish_wait_close), ZT_CASE(publish_wait_kill),
-					       ZT_CASE(loan_wait_case)};
+	static const struct zt_case cases[] = {ZT_CASE(publish_wait_close),
+					       ZT_CASE(publish_wait_kill), ZT_CASE(loan_wait_case)};
 	return zt_run_cases(cases, 3, 30);
 }

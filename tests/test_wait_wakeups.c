@@ -1,8 +1,8 @@
 /* Issue 10, "wake-ups that cannot be lost": a publisher killed after its publish but before its
  * wake-up (crash point publish:before-wake), or inside the lock after every push (a publisher with
- * history, crash point publish:after-history), leaves a wake owed. A subscriber asleep in zcast_wait(-1) and another asleep
- * in zcast_waitset_wait(-1) must both wake and take the message within a 5 s watchdog, with nobody
- * else touching the topic.
+ * history, crash point publish:after-history), leaves a wake owed. A subscriber asleep in
+ * zcast_wait(-1) and another asleep in zcast_waitset_wait(-1) must both wake and take the message
+ * within a 5 s watchdog, with nobody else touching the topic.
  *
  * This must hold with sleep slices off. Until zcast_sub_opts has `sleep_slice_ns` (0 = no slice, to
  * become the default), the subscribers run with the library's default, which today is a 1 s slice:

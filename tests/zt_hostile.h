@@ -58,7 +58,8 @@ static inline int zt_wait_bounded(pid_t pid, int ms, const char *what)
 		}
 		zt_sleep_ms(1);
 	}
-	fprintf(stderr, "FAIL: %s: child %d still running after %d ms (hang)\n", what, (int)pid, ms);
+	fprintf(stderr, "FAIL: %s: child %d still running after %d ms (hang)\n", what, (int)pid,
+		ms);
 	zt_fail();
 }
 
@@ -156,6 +157,9 @@ static inline int zt_run_cases(const struct zt_case *cases, int n, unsigned time
 	return failed;
 }
 
-#define ZT_CASE(fn) {#fn, fn}
+#define ZT_CASE(fn)                                                                                \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
 
 #endif
