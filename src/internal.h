@@ -152,6 +152,7 @@ struct zc_topic {
 	bool is_member;
 	bool peek; /* mapped for reading by a tool: not a member, takes no lock */
 	bool keep; /* leaving never unlinks (tools: gc keeps an all-dead topic and its history) */
+	unsigned fork_gen;       /* zc_fork_generation when opened: differs in a forked child */
 	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
 	unsigned mode; /* segment mode from the caller's options (never from shared memory) */
 	gid_t gid;     /* group of the control segment: pools get it too */
@@ -174,6 +175,14 @@ struct zc_topic {
 	uint64_t death_watch;	     /* registration with the death watcher (deaths.c), 0 = none */
 	_Atomic uint32_t graph_seen; /* graph word at the last peer rescan */
 };
+
+/* Bumped by the atfork child handler. A handle opened before the fork is dead in the child: its
+ * mappings are MADV_DONTFORK (absent) and its descriptors closed, so it may only be let go of. */
+ZC_HIDDEN extern _Atomic unsigned zc_fork_generation;
+static inline bool zc_inherited(const struct zc_topic *t)
+{
+	return t->fork_gen != atomic_load_explicit(&zc_fork_generation, memory_order_relaxed);
+}
 
 /* Subscriber k's ring, seen with a depth the caller validated (1 .. ring_cells). */
 static inline struct zc_ring zc_sub_ring(const struct zc_topic *t, uint32_t k, uint32_t depth)

@@ -71,8 +71,9 @@ static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_msg **ou
 	if (!p || !out)
 		return zc_err(ZCAST_EINVAL, "NULL argument");
 	*out = NULL;
-	if (atomic_load(&p->closed))
-		return zc_err(ZCAST_ESTALE, "publisher of %s is closed", p->t.name);
+	if (atomic_load(&p->closed) || zc_inherited(&p->t))
+		return zc_err(ZCAST_ESTALE, "publisher of %s is closed (or opened before fork())",
+			      p->t.name);
 	if (size > p->pool->slot_size)
 		return zc_err(ZCAST_EINVAL, "loan of %zu bytes exceeds the slot size %llu of %s",
 			      size, (unsigned long long)p->pool->slot_size, p->t.name);
@@ -118,6 +119,8 @@ int zcast_loan_wait(zcast_pub *p, size_t size, int64_t timeout_ns, zcast_msg **o
 
 void zc_pub_return_loan(zcast_pub *p, zcast_msg *m)
 {
+	if (zc_inherited(&p->t))
+		return; /* the parent's slot: not ours to touch */
 	zc_slot_free(m->map, m->slot, ZC_SLOT_LOANED, m->gen);
 	zc_pub_unref(p);
 }

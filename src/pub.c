@@ -207,6 +207,10 @@ int zcast_pub_close(zcast_pub *p)
 	if (!p)
 		return ZCAST_EINVAL;
 	atomic_store(&p->closed, 1);
+	if (zc_inherited(&p->t)) { /* a forked child lets go of its parent's handle: nothing shared */
+		pub_free(p);
+		return 0;
+	}
 	zc_pub_unref(p);
 	return 0;
 }

@@ -38,12 +38,12 @@ void zc_reclaim_sub(struct zc_topic *t, uint32_t k)
 		struct zc_pool_map *m;
 		if (atomic_load(&t->pools[p].state) == ZC_POOL_UNUSED || zc_pool_get(t, p, &m) != 0)
 			continue;
+		ZC_CRASH("sweep:before-clear");
 		for (uint32_t i = 0; i < m->slot_count; i++) {
 			struct zc_slot_hdr *s = zc_slot(m, i);
 			if (!(atomic_load(&s->bits[bit / 64]) & (1ull << (bit % 64))))
 				continue;
 			uint64_t w = atomic_load(&s->state);
-			ZC_CRASH("sweep:before-clear");
 			zc_slot_release_bit(m, i, bit, ZC_STATE_GEN(w));
 		}
 		zc_pool_put(m);

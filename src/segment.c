@@ -321,6 +321,7 @@ static void init_handle(struct zc_topic *t, const char *domain, const char *topi
 	zc_topic_shm_name(t->shm_name, sizeof t->shm_name, domain, topic);
 	pthread_mutex_init(&t->maps_mu, NULL);
 	t->member = UINT32_MAX;
+	t->fork_gen = atomic_load(&zc_fork_generation);
 }
 
 void zcast_topic_opts_init(zcast_topic_opts *o)
@@ -422,6 +423,12 @@ int zc_topic_peek(struct zc_topic *t, const char *domain, const char *topic)
 
 void zc_topic_detach(struct zc_topic *t)
 {
+	if (zc_inherited(t)) {
+		/* A forked child: the descriptors are closed and the mappings absent. Local memory
+		 * only (munmap of an absent range is harmless, the maps' structs are ours). */
+		t->fd = -1;
+		t->hdr = NULL;
+	}
 	if (t->fd >= 0 && !t->peek) {
 		if (t->is_member)
 			zc_ofd_unlock(t->fd, 1 + (off_t)t->member);

@@ -1,5 +1,6 @@
 /* Shared-memory segments, OFD byte locks and the fork rule (DESIGN 2.1, 2.6). */
 #include <errno.h>
+#include <stdio.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -12,19 +13,32 @@
 
 #include "internal.h"
 
+/* "256.0 GiB" */
+static const char *human(char *buf, size_t n, double bytes)
+{
+	const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+	while (bytes >= 1024 && u < 4) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%.1f %s", bytes, unit[u]);
+	return buf;
+}
+
 /* Says why `size` bytes do not fit: /dev/shm's free space, not a guess. */
 static int no_room(const char *name, size_t size)
 {
 	struct statvfs vs;
-	if (statvfs("/dev/shm", &vs) == 0 && vs.f_favail == 0)
+	char want[32], avail[32], total[32];
+	human(want, sizeof want, (double)size);
+	if (statvfs("/dev/shm", &vs) != 0)
+		return zc_err(ZCAST_ENOMEM, "cannot allocate %s (%zu bytes) for %s", want, size, name);
+	if (vs.f_favail == 0)
 		return zc_err(ZCAST_ENOMEM, "cannot create %s: /dev/shm has no free inodes", name);
-	if (statvfs("/dev/shm", &vs) == 0)
-		return zc_err(
-		    ZCAST_ENOMEM,
-		    "cannot allocate %zu bytes for %s: /dev/shm has %llu bytes free of %llu", size,
-		    name, (unsigned long long)vs.f_bavail * vs.f_frsize,
-		    (unsigned long long)vs.f_blocks * vs.f_frsize);
-	return zc_err(ZCAST_ENOMEM, "cannot allocate %zu bytes for %s", size, name);
+	return zc_err(ZCAST_ENOMEM, "cannot allocate %s (%zu bytes) for %s: /dev/shm has %s free of %s",
+		      want, size, name, human(avail, sizeof avail, (double)vs.f_bavail * (double)vs.f_frsize),
+		      human(total, sizeof total, (double)vs.f_blocks * (double)vs.f_frsize));
 }
 
 int zc_shm_create(const char *name, size_t size, unsigned mode)
@@ -77,17 +91,25 @@ int zc_shm_check(int fd, const char *what, unsigned mode, struct stat *st)
 	return 0;
 }
 
+/* Forward: the fork lock (fds_mu) and its handlers are below. */
+static pthread_mutex_t fds_mu;
+static pthread_once_t atfork_once;
+static void install_atfork(void);
+
 void *zc_map(int fd, size_t size, off_t off, bool writable, bool populate)
 {
 	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
+	/* A mapping holds its open file description, and with it the OFD liveness locks: a forked
+	 * child that inherited it would keep a killed parent "alive" even after closing the fds. So
+	 * it is MADV_DONTFORK, and fork is held off between mmap and madvise. */
+	pthread_once(&atfork_once, install_atfork);
+	pthread_mutex_lock(&fds_mu);
 	/* MAP_POPULATE prefaults every page: the steady state takes no page fault. */
 	void *p = mmap(NULL, size, prot, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, off);
-	if (p == MAP_FAILED)
-		return NULL;
-	/* A mapping holds its open file description, and with it the OFD liveness locks: a forked
-	 * child that inherited it would keep a killed parent "alive" even after closing the fds. */
-	(void)madvise(p, size, MADV_DONTFORK);
-	return p;
+	if (p != MAP_FAILED)
+		(void)madvise(p, size, MADV_DONTFORK);
+	pthread_mutex_unlock(&fds_mu);
+	return p == MAP_FAILED ? NULL : p;
 }
 
 bool zc_in_group(gid_t gid)
@@ -130,6 +152,7 @@ bool zc_ofd_held(int fd, off_t byte)
 /* ---- fork: a child must not keep the parent's OFD locks (a killed parent would look alive) ----
  */
 static pthread_mutex_t fds_mu = PTHREAD_MUTEX_INITIALIZER;
+_Atomic unsigned zc_fork_generation; /* bumped in every forked child */
 static int *fds;
 static size_t n_fds, cap_fds;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -141,6 +164,7 @@ static void child_close_fds(void)
 	for (size_t i = 0; i < n_fds; i++)
 		close(fds[i]);
 	n_fds = 0;
+	atomic_fetch_add(&zc_fork_generation, 1); /* every inherited handle is now dead */
 	pthread_mutex_init(&fds_mu, NULL);
 }
 

@@ -194,6 +194,10 @@ int zcast_sub_close(zcast_sub *s)
 	if (hk)
 		hk->closing(s); /* the layer above lets go of the handle first */
 	atomic_store(&s->closing, 1);
+	if (zc_inherited(t)) { /* a forked child lets go of its parent's handle: nothing shared */
+		sub_free(s);
+		return 0;
+	}
 	if (zc_topic_lock(t) == 0) {
 		/* No longer a target; queued messages are released now, held ones when dropped. */
 		atomic_store(&s->rec->state, ZC_REC_DRAINING);
@@ -218,6 +222,10 @@ uint64_t zcast_sub_id(const zcast_sub *s)
 
 void zc_sub_release(zcast_sub *s, zcast_msg *m)
 {
+	if (zc_inherited(&s->t)) { /* the slot is the parent's to release, not ours to touch */
+		free(m);
+		return;
+	}
 	zc_slot_release_bit(m->map, m->slot, ZC_SUB_BIT(s->index), m->gen);
 	zc_pool_put(m->map);
 	zcast_msg *none =
@@ -289,6 +297,8 @@ int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 {
 	if (!s)
 		return ZCAST_EINVAL;
+	if (zc_inherited(&s->t))
+		return zc_err(ZCAST_ESTALE, "subscriber of %s was opened before fork()", s->t.name);
 	if (zc_sub_has_queued(s))
 		return 0;
 	int64_t now = zc_now_ns();

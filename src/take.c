@@ -31,6 +31,8 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 	if (!s || !out)
 		return zc_err(ZCAST_EINVAL, "NULL argument");
 	*out = NULL;
+	if (zc_inherited(&s->t))
+		return zc_err(ZCAST_ESTALE, "subscriber of %s was opened before fork()", s->t.name);
 	if (s->max_held && atomic_load_explicit(&s->held, memory_order_relaxed) >= s->max_held)
 		return zc_err(ZCAST_ELIMIT, "subscriber holds max_held=%u messages", s->max_held);
 	for (;;) {

@@ -37,7 +37,11 @@ static int child_main(void *arg)
 	zcast_sub_close(inherited);
 
 	zcast_sub *s = NULL;
-	CHECK_EQ(zcast_sub_open(TOPIC, NULL, &s), 0);
+	zcast_sub_opts so;
+	zcast_sub_opts_init(&so);
+	so.policy = ZCAST_POLICY_DROP_OLD; /* holds at most one slot: the parent keeps publishing */
+	so.queue_depth = 1;
+	CHECK_EQ(zcast_sub_open(TOPIC, &so, &s), 0);
 	int fd;
 	CHECK_EQ(zcast_sub_fd(s, &fd), 0);
 	CHECK(fd >= 0);

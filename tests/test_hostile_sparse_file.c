@@ -39,6 +39,8 @@ static long blocks_kib(const char *topic)
 	char path[400];
 	zt_topic_path(path, sizeof path, topic);
 	struct stat st;
+	if (stat(path, &st) != 0 && errno == ENOENT)
+		return 0; /* rebuilt as a fresh topic and removed by its last leave: nothing left */
 	CHECK_EQ(stat(path, &st), 0);
 	return (long)(st.st_blocks / 2);
 }
@@ -58,17 +60,15 @@ static int opener_main(void *a_)
 	long after = zt_mem_kib("VmHWM");
 	printf("%s: open -> %d (%s); peak RSS %ld -> %ld KiB\n", a->topic, r, zcast_last_error(),
 	       before, after);
-	if (r == 0 && a->variant == GOOD_MAGIC) {
-		fprintf(stderr,
-			"FAIL: a garbage header with a valid magic was accepted as topic %s\n",
-			a->topic);
+	/* A file of our own that nobody uses and that fails its checks is rebuilt as a fresh topic
+	 * (an abandoned, corrupt or unfinished segment: test_recovery); that must not cost 256 MiB
+	 * either, and the topic must then work. */
+	if (r == 0) {
+		zcast_topic_stat st;
+		CHECK_EQ(zcast_topic_stat_get(NULL, a->topic, &st), 0);
+		CHECK_EQ(st.subscribers, 1);
 		zcast_sub_close(s);
-		return 1;
 	}
-	/* Without a magic the file may pass for a creator that died before finishing it, which an
-	 * opener may rebuild (crash point create:before-magic); that too must not cost 256 MiB. */
-	if (r == 0)
-		zcast_sub_close(s);
 	else
 		CHECK(r == ZCAST_ECORRUPT || r == ZCAST_ELAYOUT || r == ZCAST_EPERM);
 	if (after - before > ALLOWED_KIB) {

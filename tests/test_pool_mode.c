@@ -19,7 +19,7 @@ int main(void)
 	CHECK_EQ(st.st_mode & 0777, 0600);
 
 	struct zc_topic_hdr *h = zt_map_topic(TOPIC, NULL);
-	h->mode = 0666; /* the hostile member widens future pools */
+	h->mode_unused = 0666; /* the hostile member widens future pools */
 	zcast_pub *p = NULL;
 	CHECK_EQ(zcast_pub_open(TOPIC, NULL, &p), 0);
 	CHECK(zt_find_pool(path, sizeof path));
@@ -30,7 +30,7 @@ int main(void)
 			(unsigned)(st.st_mode & 0777));
 		zt_fail();
 	}
-	h->mode = 0600;
+	h->mode_unused = 0600;
 	zcast_pub_close(p);
 	zcast_sub_close(s);
 	printf("ok\n");
