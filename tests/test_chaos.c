@@ -1,12 +1,12 @@
 /* Chaos (DESIGN 4): publishers and subscribers of every policy on three topics, one random member
- * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 200, 1000
+ * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 1000, 20000
  * with ZCAST_LONG=1). Every holder verifies each message's checksum and, just before releasing it,
  * that its (slot, generation, sequence) is unchanged and the payload still intact: a premature reuse
  * (the test build poisons slots at loan) fails the test. After every round the survivors' counters
  * must still rise; at the end, with everyone gone, no slot may be loaned or leaked and no segment
  * may remain. Reports how many kills landed inside a zcast call. */
 /* Chaos (DESIGN 4): publishers and subscribers of every policy on four topics, one random member
- * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 200, 1000
+ * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 1000, 20000
  * with ZCAST_LONG=1). Topics 0-2 use 20 ms timeouts; on topics 3 and 4 every member blocks without a
  * timeout (zcast_loan_wait / zcast_publish_wait / zcast_wait with -1, a wait set, an executor), so a
  * wake-up that a crash, a close or a cleanup owes and never delivers shows as a hang.
@@ -507,8 +507,8 @@ static int is_blocking_pub(int i)
 int main(void)
 {
 	const char *env = getenv("ZCAST_CHAOS_KILLS");
-	int kills = env ? atoi(env) : getenv("ZCAST_LONG") ? 1000 : 200;
-	zt_setup("chaos", kills > 200 ? 1800 : 180);
+	int kills = env ? atoi(env) : getenv("ZCAST_LONG") ? 20000 : 1000;
+	zt_setup("chaos", kills > 1000 ? 3600 : 280);
 	unsigned seed = getenv("ZCAST_SEED") ? (unsigned)atoi(getenv("ZCAST_SEED")) : (unsigned)getpid();
 	srand(seed);
 	printf("# seed %u, %d kills\n", seed, kills);
