@@ -39,9 +39,10 @@ model-long:
 	@scripts/deps.sh test
 	@bash model/check.sh --long
 
-# The chaos test at full length (1000 kills).
+# The chaos test at full length (20000 kills) and the concurrent scribbler for 300 s.
 chaos-long: test-plain
 	@ZCAST_LONG=1 build-test/tests/test_chaos
+	@ZCAST_LONG=1 build-test/tests/test_scribble
 
 # Benchmarks (docs/BENCHMARKS.md): everything (~12 min) or a < 60 s smoke run. Results go to
 # bench/results/<timestamp>/ and bench/results/latest.

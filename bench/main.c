@@ -21,7 +21,7 @@ static const zb_system *systems[] = {
 const char *const zb_wake_names[] = {"all", "chain", "tree", "thread"};
 
 static const zb_case *cases[] = {&zb_case_pingpong, &zb_case_continuous, &zb_case_fanout, &zb_case_overload,
-                                 &zb_case_waitset};
+                                 &zb_case_waitset, &zb_case_join, &zb_case_join_collide};
 
 void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nreaders, int depth)
 {
@@ -126,13 +126,16 @@ static void json_str(FILE *f, const char *k, const char *v, int comma)
 static void usage(void)
 {
 	fprintf(stderr,
-	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload|waitset --name NAME --out DIR\n"
+	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload|waitset|join|join_collide\n"
+	        "       --name NAME --out DIR\n"
 	        "       [--size 64|4K|1M..] [--mode transport|touch] [--spin] [--samples N] [--warmup N]\n"
 	        "       [--cap-s SECONDS] [--subs S] [--rate HZ] [--timeout-s SECONDS]\n"
 	        "       [--policy full|full_fail|drop_old] [--work-us US] [--sleep-us US] [--depth N]  (case overload)\n"
 	        "       [--pairs T]  (case pingpong: T concurrent pairs on 2T topics)\n"
 	        "       [--topics T]  (case waitset: T topics, 2 subscriber processes with one wait set each;\n"
 	        "                      --rate = total msgs/s over all topics)\n"
+	        "       [--members M]  (case join: M members when the measured subscriber joins, 2..1024)\n"
+	        "       [--rate HZ]  (case join_collide: publish rate while another process joins/leaves, >= 1000)\n"
 	        "       [--pin]  (child i on the (i mod ncpu)-th allowed CPU)\n"
 	        "       [--spin-us US]  (zcast, event mode: receivers spin US before sleeping; others skipped)\n"
 	        "       [--wake all|chain|tree|thread]  (who wakes sleeping readers; floor: all four,\n"
@@ -155,7 +158,7 @@ int main(int argc, char **argv)
 		{"size", 1, 0, 'z'}, {"mode", 1, 0, 'm'}, {"spin", 0, 0, 'p'}, {"samples", 1, 0, 'N'},
 		{"warmup", 1, 0, 'w'}, {"cap-s", 1, 0, 'C'}, {"subs", 1, 0, 's'}, {"rate", 1, 0, 'r'},
 		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"sleep-us", 1, 0, 'Z'}, {"depth", 1, 0, 'D'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'},
-		{"topics", 1, 0, 'K'}, {"spin-us", 1, 0, 'B'}, {"wake", 1, 0, 'x'}, {0, 0, 0, 0}};
+		{"topics", 1, 0, 'K'}, {"members", 1, 0, 'M'}, {"spin-us", 1, 0, 'B'}, {"wake", 1, 0, 'x'}, {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
@@ -181,6 +184,7 @@ int main(int argc, char **argv)
 		case 'A': b.pin = 1; break;
 		case 'k': b.pairs = atoi(optarg); break;
 		case 'K': b.topics = atoi(optarg); break;
+		case 'M': b.members = atoi(optarg); break;
 		case 'W': b.work_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'Z': b.sleep_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'D': b.depth = atoi(optarg); break;
@@ -291,8 +295,8 @@ int main(int argc, char **argv)
 	        b.published, b.received, b.failed);
 	fprintf(f, "  \"msgs_per_s\": %.3f,\n  \"policy\": \"%s\",\n  \"work_ns\": %lld,\n", b.msgs_per_s,
 	        b.drop_old ? "drop_old" : b.fail_full ? "full_fail" : "full", (long long)b.work_ns);
-	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n  \"spin_ns\": %lld,\n", (long long)b.sleep_ns,
-	        b.depth, (long long)b.spin_ns);
+	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n  \"spin_ns\": %lld,\n  \"members\": %d,\n",
+	        (long long)b.sleep_ns, b.depth, (long long)b.spin_ns, b.members);
 	json_str(f, "wake", zb_wake_names[b.wake], 1);
 	fprintf(f, "  \"cpu_pct\": %.3f,\n  \"cpu_s\": %.6f,\n  \"cpu_cores\": %d,\n", cpu_pct, cpu_s, ncpu);
 	fprintf(f, "  \"minflt_per_msg\": %.6f\n}\n",

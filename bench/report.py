@@ -62,6 +62,11 @@ def case_order(name):
     m = re.match(r"waitset_T(\d+)", name)
     if m:
         return (6, 0, int(m.group(1)))
+    m = re.match(r"join_M(\d+)", name)
+    if m:
+        return (7, 0, int(m.group(1)))
+    if name.startswith("join_collide"):
+        return (8, 0, name)
     return (9, 0, name)
 
 
@@ -122,6 +127,28 @@ def target_rows(summary, cases):
         L.append("| zcast minor faults per message, worst case | %.3f | 0 (steady state) | %s |"
                  % (max(flt), "yes" if max(flt) < 0.01 else "**no**"))
     return L + [""]
+
+
+# The issue's absolute targets for membership churn (µs): (case, metric, what, limit).
+MEMBERSHIP_TARGETS = [
+    ("join_M1024", "p50_ns", "join at 1024 members, p50", 200e3),
+    ("join_M1024", "p99_ns", "join at 1024 members, p99", 200e3),
+    ("join_M1024", "leave_p50_ns", "leave at 1024 members, p50", 200e3),
+    ("join_M1024", "leave_p99_ns", "leave at 1024 members, p99", 200e3),
+    ("join_collide_4MiB", "p99_ns", "publish colliding with joins (4 MiB topic), p99", 50e3),
+]
+
+
+def membership_rows(summary):
+    """Absolute targets of the membership cases (zcast only) -> a markdown table, or nothing."""
+    L = []
+    for case, metric, what, lim in MEMBERSHIP_TARGETS:
+        v = summary.get(case, {}).get("zcast", {}).get(metric)
+        if v is not None:
+            L.append("| %s | %s | ≤ %s | %s |" % (what, fmt_ns(v), fmt_ns(lim), "yes" if v <= lim else "**no**"))
+    if not L:
+        return []
+    return ["## Membership targets (absolute)", "", "| target | value | limit | met |", "|---|---|---|---|"] + L + [""]
 
 
 def load_runs(raw):
@@ -191,6 +218,15 @@ def main():
                     m["last_" + k] = v
             m["worst_sub_p99_ns"] = float(max(per_sub)) if per_sub else 0.0
             latencies[(case, system)] = sub_rows[:, 4]
+        elif meta["kind"] in ("join", "join_collide"):
+            # rows: sub 0 = join, 1 = leave, 2 = publish call (case_membership.c)
+            main_rows = a[a[:, 1] == (0 if meta["kind"] == "join" else 2)]
+            m = stats(main_rows[:, 4])
+            extra = (("leave_", 1),) if meta["kind"] == "join" else (("join_", 0), ("leave_", 1))
+            for pre, code in extra:
+                for k, v in stats(a[a[:, 1] == code][:, 4]).items():
+                    m[pre + k] = v
+            latencies[(case, system)] = main_rows[:, 4]
         elif meta["kind"] == "pingpong":
             rtt = a[a[:, 1] >= 0]  # RTT/2 (sub = pair)
             m = stats(rtt[:, 4])
@@ -352,7 +388,7 @@ def main():
             top_text.append(" Every measured T (up to %d) stayed below it." % max(Ts))
         top_text = ["".join(top_text), ""]
 
-    targets = target_rows(summary, cases)
+    targets = target_rows(summary, cases) + membership_rows(summary)
 
     # ---- report.md ---------------------------------------------------------------------
     machine = open(os.path.join(out, "machine.txt")).read() if os.path.exists(os.path.join(out, "machine.txt")) else ""
@@ -370,7 +406,10 @@ def main():
          "(`failed`), `drop_old`: the oldest queued message is dropped; msgs/s = "
          "received rate; payload GB/s = msgs/s × payload size (nominal: in transport mode a "
          "zero-copy peer does not touch the payload). Ratios are "
-         "system ÷ same-run floor (resp. iceoryx); < 1 means faster.", ""] + top_text + targets
+         "system ÷ same-run floor (resp. iceoryx); < 1 means faster. `join_M<n>` (zcast only): duration of "
+         "one zcast_sub_open (p50 … columns) and zcast_sub_close (`leave`) on a topic with n members. "
+         "`join_collide_*`: duration of each zcast_publish call (p50 … columns) while another process "
+         "joins and leaves the same topic once per millisecond (`join`/`leave`: the churner's calls).", ""] + top_text + targets
     for c in cases:
         L += ["## %s" % c, ""]
         rows = summary.get(c, {})
@@ -389,6 +428,10 @@ def main():
             hdr += " last p50 | last p99.9 | recv p50 | recv p99 | CPU/msg |"
         if kinds.get(c) == "waitset":
             hdr += " recv p50 | recv p99 | CPU % | msgs/s requested / achieved |"
+        if kinds.get(c) == "join_collide":
+            hdr += " join p50 | join p99 |"
+        if kinds.get(c) in ("join", "join_collide"):
+            hdr += " leave p50 | leave p99 | leave max |"
         L += [hdr, "|" + "---|" * (hdr.count("|") - 1)]
         for s in SYSTEMS:
             m = rows.get(s)
@@ -424,6 +467,11 @@ def main():
                     fmt_ns(m.get("receive_p50_ns")), fmt_ns(m.get("receive_p99_ns")),
                     "%.1f" % m["cpu_pct"] if "cpu_pct" in m else "–",
                     "%.0f / %.0f" % (m["rate_hz"], m["msgs_per_s"]) if m.get("msgs_per_s") else "–")
+            if kinds.get(c) == "join_collide":
+                r += " %s | %s |" % (fmt_ns(m.get("join_p50_ns")), fmt_ns(m.get("join_p99_ns")))
+            if kinds.get(c) in ("join", "join_collide"):
+                r += " %s | %s | %s |" % (fmt_ns(m.get("leave_p50_ns")), fmt_ns(m.get("leave_p99_ns")),
+                                          fmt_ns(m.get("leave_max_ns")))
             L.append(r)
         for s in SYSTEMS:
             st = status.get(c, {}).get(s)

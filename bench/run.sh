@@ -181,6 +181,10 @@ if [ "$QUICK" = 1 ]; then
 	run fanout_S1 "zcast floor iceoryx uds" --case fanout --size 1K --subs 1 --samples 150 --warmup 20
 	run fanout_S8 "zcast floor iceoryx uds" --case fanout --size 1K --subs 8 --samples 100 --warmup 20
 	run waitset_T16 "$ALL" --case waitset --topics 16 --size 64 --rate 1000 --samples 1000
+	for M in 64 1024; do
+		run join_M$M "zcast" --case join --members $M --samples 300 --warmup 20
+	done
+	run join_collide_4MiB "zcast" --case join_collide --size 4M --rate 2000 --samples 2000 --warmup 100
 else
 	N=10000; CAP=60
 	run_rounds ack_64B_event "$ALL" $N --case pingpong --size 64 --cap-s $CAP
@@ -228,6 +232,12 @@ else
 	for T in 1 16 128 129 512; do
 		run waitset_T$T "$ALL" --case waitset --topics $T --size 64 --rate 1000 --samples 5000 --cap-s $CAP
 	done
+	# Membership churn (zcast only): one join + leave on a topic with M members; and the publish
+	# calls (2 kHz, 4 MiB slots, DROP_OLD consumer) while another process joins and leaves once per ms.
+	for M in 64 256 1024; do
+		run join_M$M "zcast" --case join --members $M --samples 2000 --warmup 50
+	done
+	run join_collide_4MiB "zcast" --case join_collide --size 4M --rate 2000 --samples 10000 --warmup 200
 fi
 T1=$(date +%s)
 echo "elapsed_s: $((T1 - T0))" >> "$OUT/machine.txt"

@@ -15,6 +15,9 @@ for s in zcast floor; do
 		"$BIN" --system $s --case fanout --name fanout_S2 --size 1K --subs 2 --rate 1000 --samples 50 \
 			--warmup 5 --out "$OUT/raw/part$k"
 	done
+	"$BIN" --system $s --case join --name join_M8 --members 8 --samples 30 --warmup 5 --out "$OUT/raw"
+	"$BIN" --system $s --case join_collide --name join_collide_1MiB --size 1M --rate 2000 --samples 400 \
+		--warmup 10 --out "$OUT/raw"
 done
 /usr/bin/python3 "$REPORT" "$OUT"
 /usr/bin/python3 - "$OUT" <<'PY'
@@ -39,6 +42,13 @@ for sys_ in ("zcast", "floor"):
     eq(sys_ + " fanout receive samples in (0, 200]", 0 < f["receive_samples"] <= 200, True)
     eq(sys_ + " fanout last >= E2E p50", f["last_p50_ns"] >= f["p50_ns"], True)
     eq(sys_ + " fanout CPU per message measured", f["cpu_per_msg_ns"] > 0, True)
+j = s["join_M8"]["zcast"]
+eq("join samples", j["samples"], 30)
+eq("leave samples", j["leave_samples"], 30)
+c = s["join_collide_1MiB"]["zcast"]
+eq("join_collide publish samples", c["samples"], 400)
+eq("join_collide churner joins recorded", c["join_samples"] > 0 and c["join_samples"] == c["leave_samples"], True)
+eq("floor join status", st["join_M8"]["floor"]["status"], "skipped")
 eq("zcast adaptive samples", s["ack_64B_adaptive"]["zcast"]["samples"], 200)
 eq("floor adaptive status", st["ack_64B_adaptive"]["floor"]["status"], "skipped")
 report = open(out + "/report.md").read()

@@ -1,26 +1,64 @@
 /* Chaos (DESIGN 4): publishers and subscribers of every policy on three topics, one random member
- * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 200, 1000
+ * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 1000, 20000
  * with ZCAST_LONG=1). Every holder verifies each message's checksum and, just before releasing it,
  * that its (slot, generation, sequence) is unchanged and the payload still intact: a premature reuse
  * (the test build poisons slots at loan) fails the test. After every round the survivors' counters
  * must still rise; at the end, with everyone gone, no slot may be loaned or leaked and no segment
  * may remain. Reports how many kills landed inside a zcast call. */
-#include "zt_seg.h"
+/* Chaos (DESIGN 4): publishers and subscribers of every policy on four topics, one random member
+ * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 1000, 20000
+ * with ZCAST_LONG=1). Topics 0-2 use 20 ms timeouts; on topics 3 and 4 every member blocks without a
+ * timeout (zcast_loan_wait / zcast_publish_wait / zcast_wait with -1, a wait set, an executor), so a
+ * wake-up that a crash, a close or a cleanup owes and never delivers shows as a hang.
+ * Every holder checks each message at take and again just before releasing it against the slot's
+ * shared state, read raw (tests/zt_held.h): state PUBLISHED with the handle's generation, its own
+ * holder bit set, header and checksummed payload unchanged — a premature reuse fails (the test
+ * build poisons slots at loan). Watchdog: after every round each member must make progress within
+ * 10 s (else the test fails naming the call it is stuck in); a member that dies by itself (crash,
+ * failed CHECK) fails the test at once. At the end the blocking subscribers and then the blocking
+ * publisher are stopped by SIGTERM and must exit 0 within 10 s (their peers closed: whatever they
+ * wait for must wake them), the others are killed together and must die by that SIGKILL; with
+ * everyone gone, no slot may be loaned or leaked and no segment may remain. Reports how many kills
+ * landed inside a zcast call. */
+#include "zcast/executor.h"
+#include "zt_held.h"
 
 #define SLOT 512
-#define N_TOPICS 3
+#define N_TOPICS 5
 #define HOLD 3
+#define STUCK_S 10 /* a member without progress this long is hung */
 
-enum role { PUB, SUB_FULL, SUB_DROP, SUB_RR };
+enum role { PUB, PUB_BLOCK, SUB_TIMED, SUB_BLOCK, SUB_WAITSET, SUB_EXEC, N_ROLES };
+static const char *const role_names[N_ROLES] = {"publisher (20 ms waits)", "publisher (infinite waits)",
+						 "subscriber (20 ms waits)", "subscriber (zcast_wait -1)",
+						 "subscriber (wait set, -1)", "subscriber (executor)"};
 enum phase { P_IDLE, P_OPEN, P_LOAN, P_PUBLISH, P_DROP_LOAN, P_WAIT, P_TAKE, P_RELEASE, P_CLOSE, P_N };
 static const char *const phase_names[P_N] = {"user code", "open",    "loan",    "publish", "drop loan",
 					     "wait",      "take",    "release", "close"};
 
 static const struct {
-	int topic, role;
+	int topic, role, policy;
 } members[] = {
-	{0, PUB},      {0, PUB},     {0, SUB_FULL}, {0, SUB_DROP}, {0, SUB_RR}, {0, SUB_RR},
-	{1, PUB},      {1, SUB_FULL}, {1, SUB_DROP}, {2, PUB},     {2, SUB_RR}, {2, SUB_FULL},
+	{0, PUB, 0},
+	{0, PUB, 0},
+	{0, SUB_TIMED, ZCAST_POLICY_FULL},
+	{0, SUB_TIMED, ZCAST_POLICY_DROP_OLD},
+	{0, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
+	{0, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
+	{1, PUB, 0},
+	{1, SUB_TIMED, ZCAST_POLICY_FULL},
+	{1, SUB_TIMED, ZCAST_POLICY_DROP_OLD},
+	{2, PUB, 0},
+	{2, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
+	{2, SUB_TIMED, ZCAST_POLICY_FULL},
+	{3, PUB_BLOCK, 0},
+	{3, SUB_BLOCK, ZCAST_POLICY_FULL},
+	{3, SUB_WAITSET, ZCAST_POLICY_FULL},
+	{3, SUB_EXEC, ZCAST_POLICY_FULL},
+	{3, SUB_BLOCK, ZCAST_POLICY_DROP_OLD},
+	/* Only one subscriber: nobody else's take wakes the publisher when this one dies or leaves. */
+	{4, PUB_BLOCK, 0},
+	{4, SUB_BLOCK, ZCAST_POLICY_FULL},
 };
 #define N_MEMBERS ((int)(sizeof members / sizeof members[0]))
 
@@ -28,21 +66,26 @@ struct member_state {
 	_Atomic int phase;
 	_Atomic uint64_t progress; /* messages published / verified and released */
 	_Atomic uint64_t errors;
-	char err[200];
+	char err[300];
 };
 
 struct shared {
 	struct member_state m[N_MEMBERS];
+	_Atomic int stop_req[N_MEMBERS]; /* set before the SIGTERM that ends a member */
 };
 
 static struct shared *sh;
 static volatile sig_atomic_t stop;
 static int me;
+#define STOPPING() (stop || atomic_load(&sh->stop_req[me]))
+static zcast_guard *volatile stop_guard; /* wakes a wait set member on SIGTERM */
 
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+	if (stop_guard)
+		zcast_guard_trigger(stop_guard);
 }
 
 static void topic_name(char *out, size_t n, int t)
@@ -57,12 +100,19 @@ static void fail_child(const char *fmt, uint64_t a, uint64_t b)
 	atomic_fetch_add(&s->errors, 1);
 }
 
+static void fail_child_why(const char *what, const char *why)
+{
+	struct member_state *s = &sh->m[me];
+	snprintf(s->err, sizeof s->err, "%s: %s", what, why);
+	atomic_fetch_add(&s->errors, 1);
+}
+
 #define PHASE(p) atomic_store_explicit(&sh->m[me].phase, (p), memory_order_relaxed)
 
-static void run_pub(const char *topic, uint32_t hist)
+static void run_pub(const char *topic, uint32_t hist, int64_t timeout_ns)
 {
 	uint64_t seq = 0;
-	while (!stop) {
+	while (!STOPPING()) {
 		zcast_pub_opts o;
 		zcast_pub_opts_init(&o);
 		o.slot_size = SLOT;
@@ -76,22 +126,27 @@ static void run_pub(const char *topic, uint32_t hist)
 			zt_sleep_ms(1);
 			continue;
 		}
-		for (int n = 0; n < 300 && !stop; n++) {
+		for (int n = 0; n < 300 && !STOPPING(); n++) {
 			zcast_msg *m;
 			PHASE(P_LOAN);
-			r = zcast_loan_wait(p, SLOT, 20000000, &m);
+			r = zcast_loan_wait(p, SLOT, timeout_ns, &m);
 			PHASE(P_IDLE);
-			if (r != 0)
+			if (r != 0) {
+				if (timeout_ns < 0 || r != ZCAST_ETIMEDOUT)
+					fail_child("zcast_loan_wait failed: %lld (%llu)", (uint64_t)(int64_t)r, 0);
 				continue;
+			}
 			size_t len = 32 + (size_t)(rand() % (SLOT - 32));
 			CHECK_EQ(zcast_msg_resize(m, len), 0);
 			zt_fill(zcast_msg_data(m), len, ++seq, zcast_pub_id(p));
 			PHASE(P_PUBLISH);
-			r = zcast_publish_wait(p, m, 20000000);
+			r = zcast_publish_wait(p, m, timeout_ns);
 			PHASE(P_IDLE);
 			if (r == 0) {
 				atomic_fetch_add(&sh->m[me].progress, 1);
 			} else {
+				if (timeout_ns < 0 || r != ZCAST_ETIMEDOUT)
+					fail_child("zcast_publish_wait failed: %lld (%llu)", (uint64_t)(int64_t)r, 0);
 				PHASE(P_DROP_LOAN);
 				zcast_msg_drop(m);
 				PHASE(P_IDLE);
@@ -105,31 +160,151 @@ static void run_pub(const char *topic, uint32_t hist)
 
 struct held {
 	zcast_msg *m;
-	zcast_msg_info info;
+	struct zt_expect x;
 };
 
-/* The message is still what it was at take: same slot, generation, sequence, intact payload. */
+/* One membership of a subscriber: what it holds and what it saw. */
+struct sub_ctx {
+	const char *topic;
+	uint32_t index; /* member record: our holder bit */
+	struct held held[HOLD];
+	int n_held, n;
+	uint64_t last_topic_seq;
+	uint64_t last_pub[16], last_seq[16]; /* per membership: history repeats */
+	zcast_executor *ex;
+};
+
+/* The message is still ours and intact, checked against the slot's shared state. */
 static void verify_held(struct held *h)
 {
-	zcast_msg_info now;
-	if (zcast_msg_info_get(h->m, &now) != 0 || now.slot != h->info.slot ||
-	    now.generation != h->info.generation || now.sequence != h->info.sequence)
-		fail_child("slot reused while held: sequence %llu became %llu", h->info.sequence,
-			   now.sequence);
-	if (!zt_verify(zcast_msg_data(h->m), zcast_msg_size(h->m), NULL, NULL))
-		fail_child("payload of sequence %llu changed while held (slot %llu)", h->info.sequence,
-			   h->info.slot);
+	char why[200];
+	if (!zt_held_ok(h->m, &h->x, why, sizeof why))
+		fail_child_why("held message", why);
 }
 
-static void run_sub(const char *topic, int policy)
+static void release_oldest(struct sub_ctx *c)
 {
-	/* Per publisher id, the payload sequence must rise (FIFO per publisher in every policy). */
-	while (!stop) {
-		uint64_t last_pub[16] = {0}, last_seq[16] = {0}; /* per membership: history repeats */
+	verify_held(&c->held[0]);
+	PHASE(P_RELEASE);
+	zcast_msg_drop(c->held[0].m);
+	PHASE(P_IDLE);
+	memmove(c->held, c->held + 1, sizeof c->held[0] * (HOLD - 1));
+	c->n_held--;
+}
+
+/* A taken message (the caller's reference passes to c): checked, ordered, held a while. Per
+ * publisher id the payload sequence must rise (FIFO per publisher in every policy). */
+static void on_message(struct sub_ctx *c, zcast_msg *m)
+{
+	struct held *h = &c->held[c->n_held++];
+	zcast_msg_info info;
+	uint64_t seq = 0, pub = 0;
+	h->m = m;
+	if (zcast_msg_info_get(m, &info) != 0 || !zt_verify(zcast_msg_data(m), zcast_msg_size(m), &seq, &pub)) {
+		fail_child("corrupt message at take: size %llu (%llu)", zcast_msg_size(m), 0);
+		info.sequence = 0;
+	} else {
+		if (info.sequence <= c->last_topic_seq)
+			fail_child("topic sequence went back: %llu after %llu", info.sequence, c->last_topic_seq);
+		c->last_topic_seq = info.sequence;
+		uint32_t k = (uint32_t)(pub % 16);
+		if (c->last_pub[k] == pub && seq <= c->last_seq[k])
+			fail_child("publisher sequence went back: %llu after %llu", seq, c->last_seq[k]);
+		c->last_pub[k] = pub;
+		c->last_seq[k] = seq;
+	}
+	h->x = (struct zt_expect){c->index, info.sequence, seq};
+	verify_held(h); /* at take: the slot must already be ours */
+	if (c->n_held == HOLD) /* release the oldest, keep the others a while */
+		release_oldest(c);
+	atomic_fetch_add(&sh->m[me].progress, 1);
+	c->n++;
+}
+
+/* Takes everything queued. */
+static void take_all(struct sub_ctx *c, zcast_sub *s)
+{
+	for (;;) {
+		zcast_msg *m;
+		PHASE(P_TAKE);
+		int r = zcast_take(s, &m);
+		PHASE(P_IDLE);
+		if (r == ZCAST_EAGAIN)
+			return; /* drained, or an RR sibling or DROP_OLD overtook us */
+		if (r != 0) {
+			fail_child("take failed: %lld (%llu)", (uint64_t)(int64_t)r, 0);
+			return;
+		}
+		on_message(c, m);
+	}
+}
+
+static void on_exec_message(zcast_sub *s, zcast_msg *m, void *ctx)
+{
+	(void)s;
+	struct sub_ctx *c = ctx;
+	on_message(c, zcast_msg_ref(m)); /* held past the callback */
+	PHASE(P_WAIT);
+	if (c->n >= 500 || STOPPING())
+		zcast_executor_stop(c->ex);
+}
+
+/* Receives `c`'s share of messages the way `role` does, until 500 or stop. */
+static void receive(struct sub_ctx *c, zcast_sub *s, int role)
+{
+	if (role == SUB_EXEC) {
+		zcast_executor_opts eo;
+		zcast_executor_opts_init(&eo);
+		eo.threads = 2;
+		CHECK_EQ(zcast_executor_create(&eo, &c->ex), 0);
+		CHECK_EQ(zcast_executor_add_sub(c->ex, s, on_exec_message, c, 0), 0);
+		CHECK_EQ(zcast_executor_stop_on_signals(c->ex), 0);
+		if (STOPPING()) /* SIGTERM before the executor's handler was installed */
+			zcast_executor_stop(c->ex);
+		PHASE(P_WAIT);
+		CHECK_EQ(zcast_executor_spin(c->ex), 0);
+		PHASE(P_IDLE);
+		zcast_executor_destroy(c->ex); /* our SIGTERM handler is back; stop_req tells a SIGTERM */
+		return;
+	}
+	zcast_waitset *ws = NULL;
+	if (role == SUB_WAITSET) {
+		int id;
+		CHECK_EQ(zcast_waitset_create(&ws), 0);
+		CHECK_EQ(zcast_waitset_add_sub(ws, s, NULL, &id), 0);
+		CHECK_EQ(zcast_waitset_add_guard(ws, stop_guard, NULL, &id), 0);
+	}
+	while (c->n < 500 && !STOPPING()) {
+		int r;
+		PHASE(P_WAIT);
+		if (ws) {
+			zcast_ws_event ev[4];
+			r = zcast_waitset_wait(ws, -1, ev, 4);
+			r = r > 0 ? 0 : r;
+		} else {
+			r = zcast_wait(s, role == SUB_BLOCK ? -1 : 20000000);
+		}
+		PHASE(P_IDLE);
+		if (r != 0) {
+			if (role != SUB_TIMED || r != ZCAST_ETIMEDOUT)
+				fail_child("an infinite wait returned %lld (%llu)", (uint64_t)(int64_t)r, 0);
+			continue;
+		}
+		take_all(c, s);
+	}
+	if (ws)
+		zcast_waitset_destroy(ws);
+}
+
+static void run_sub(const char *topic, int policy, int role)
+{
+	if (role == SUB_WAITSET)
+		CHECK_EQ(zcast_guard_create((zcast_guard **)&stop_guard), 0);
+	while (!STOPPING()) {
 		zcast_sub_opts o;
 		zcast_sub_opts_init(&o);
 		o.policy = policy;
-		o.queue_depth = policy == ZCAST_POLICY_DROP_OLD ? 2 : 8;
+		o.queue_depth = policy == ZCAST_POLICY_DROP_OLD ? (role == SUB_TIMED ? 2 : 1) : 8;
 		o.group = policy == ZCAST_POLICY_BALANCE_RR ? "workers" : NULL;
 		o.history = policy == ZCAST_POLICY_FULL ? 2 : 0;
 		zcast_sub *s = NULL;
@@ -140,60 +315,14 @@ static void run_sub(const char *topic, int policy)
 			zt_sleep_ms(1);
 			continue;
 		}
-		struct held held[HOLD];
-		int n_held = 0;
-		uint64_t last_topic_seq = 0;
-		for (int n = 0; n < 500 && !stop;) {
-			PHASE(P_WAIT);
-			r = zcast_wait(s, 20000000);
-			PHASE(P_IDLE);
-			if (r != 0)
-				continue;
-			zcast_msg *m;
-			PHASE(P_TAKE);
-			r = zcast_take(s, &m);
-			PHASE(P_IDLE);
-			if (r == ZCAST_EAGAIN)
-				continue; /* an RR sibling or DROP_OLD overtook us */
-			if (r != 0) {
-				fail_child("take failed: %lld (%llu)", (uint64_t)(int64_t)r, 0);
-				continue;
-			}
-			struct held *h = &held[n_held++];
-			h->m = m;
-			uint64_t seq, pub;
-			if (zcast_msg_info_get(m, &h->info) != 0 ||
-			    !zt_verify(zcast_msg_data(m), zcast_msg_size(m), &seq, &pub)) {
-				fail_child("corrupt message at take: sequence %llu slot %llu", h->info.sequence,
-					   h->info.slot);
-			} else {
-				if (h->info.sequence <= last_topic_seq)
-					fail_child("topic sequence went back: %llu after %llu", h->info.sequence,
-						   last_topic_seq);
-				last_topic_seq = h->info.sequence;
-				uint32_t k = (uint32_t)(pub % 16);
-				if (last_pub[k] == pub && seq <= last_seq[k])
-					fail_child("publisher sequence went back: %llu after %llu", seq, last_seq[k]);
-				last_pub[k] = pub;
-				last_seq[k] = seq;
-			}
-			if (n_held == HOLD) { /* release the oldest, keep the others a while */
-				verify_held(&held[0]);
-				PHASE(P_RELEASE);
-				zcast_msg_drop(held[0].m);
-				PHASE(P_IDLE);
-				memmove(held, held + 1, sizeof held[0] * (HOLD - 1));
-				n_held--;
-			}
-			atomic_fetch_add(&sh->m[me].progress, 1);
-			n++;
-		}
-		for (int i = 0; i < n_held; i++) {
-			verify_held(&held[i]);
-			PHASE(P_RELEASE);
-			zcast_msg_drop(held[i].m);
-			PHASE(P_IDLE);
-		}
+		struct sub_ctx c = {.topic = topic};
+		int index = zt_sub_index(topic, zcast_sub_id(s));
+		if (index < 0)
+			fail_child("own subscriber record (id %llu) not found (%llu)", zcast_sub_id(s), 0);
+		c.index = (uint32_t)index;
+		receive(&c, s, role);
+		while (c.n_held > 0)
+			release_oldest(&c);
 		PHASE(P_CLOSE);
 		zcast_sub_close(s);
 		PHASE(P_IDLE);
@@ -205,32 +334,33 @@ static pid_t start_member(int i, unsigned seed)
 	struct member_state *s = &sh->m[i];
 	atomic_store(&s->phase, P_IDLE);
 	atomic_store(&s->progress, 0);
+	atomic_store(&sh->stop_req[i], 0);
 	fflush(NULL);
+	/* SIGTERM stays blocked until the child's handler is in place: a stop right after a restart
+	 * must not kill it by the default action. */
+	sigset_t term, old;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
 	pid_t pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
 		alarm(0);
 		signal(SIGALRM, SIG_DFL);
 		signal(SIGTERM, on_term);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		srand(seed);
 		me = i;
 		char topic[32];
 		topic_name(topic, sizeof topic, members[i].topic);
-		switch (members[i].role) {
-		case PUB:
-			run_pub(topic, members[i].topic == 0 ? 2 : 0);
-			break;
-		case SUB_FULL:
-			run_sub(topic, ZCAST_POLICY_FULL);
-			break;
-		case SUB_DROP:
-			run_sub(topic, ZCAST_POLICY_DROP_OLD);
-			break;
-		default:
-			run_sub(topic, ZCAST_POLICY_BALANCE_RR);
-		}
+		int role = members[i].role;
+		if (role == PUB || role == PUB_BLOCK)
+			run_pub(topic, members[i].topic == 0 ? 2 : 0, role == PUB ? 20000000 : -1);
+		else
+			run_sub(topic, members[i].policy, role);
 		_exit(0);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	zt_children[i] = pid;
 	return pid;
 }
@@ -239,24 +369,85 @@ static void check_errors(void)
 {
 	for (int i = 0; i < N_MEMBERS; i++) {
 		if (atomic_load(&sh->m[i].errors)) {
-			fprintf(stderr, "member %d: %s\n", i, sh->m[i].err);
+			fprintf(stderr, "member %d (topic %d, %s): %s\n", i, members[i].topic,
+				role_names[members[i].role], sh->m[i].err);
 			zt_fail();
 		}
 	}
 }
 
-/* Every member alive since `snap` was taken must make progress within 10 s. */
+static void describe_status(char *out, size_t n, int st)
+{
+	if (WIFEXITED(st))
+		snprintf(out, n, "exited with %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(out, n, "died by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(out, n, "status 0x%x", st);
+}
+
+/* No member may end by itself: a crash or a failed CHECK inside a member fails the test here. */
+static void check_alive(const pid_t *pids)
+{
+	for (int i = 0; i < N_MEMBERS; i++) {
+		int st;
+		if (waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+			char what[80];
+			describe_status(what, sizeof what, st);
+			check_errors();
+			fprintf(stderr, "member %d (topic %d, %s) %s on its own, in %s\n", i, members[i].topic,
+				role_names[members[i].role], what, phase_names[atomic_load(&sh->m[i].phase)]);
+			zt_children[i] = 0;
+			zt_fail();
+		}
+	}
+}
+
+/* For a hang report: the subscriber records of member i's topic, read raw, and the slot counts. */
+static void dump_topic_of(int i)
+{
+	char topic[32];
+	topic_name(topic, sizeof topic, members[i].topic);
+	size_t size;
+	struct zc_topic_hdr *h = zt_map_topic(topic, &size);
+	struct zc_sub_rec *subs = (struct zc_sub_rec *)((uint8_t *)h + h->off_subs);
+	uint32_t hi = atomic_load(&h->sub_hi);
+	for (uint32_t k = 0; k < hi && k < h->max_subs; k++) {
+		struct zc_sub_rec *r = &subs[k];
+		uint32_t state = atomic_load(&r->state);
+		if (state == ZC_REC_FREE)
+			continue;
+		uint64_t head = ZC_HEAD_POS(atomic_load(&r->head)), tail = atomic_load(&r->tail);
+		fprintf(stderr, "  %s sub record %u: state %u policy %u depth %u queued %llu pid %d (%s)\n",
+			topic, k, state, r->policy, r->depth, (unsigned long long)(tail - head), r->pid,
+			kill(r->pid, 0) == 0 ? "alive" : "dead");
+	}
+	fprintf(stderr, "  %s space waiters %u\n", topic, atomic_load(&h->space_waiters));
+	munmap(h, size);
+	zcast_topic_stat st = zt_stat(topic);
+	fprintf(stderr, "  %s slots: %llu total, %llu free, %llu loaned, %llu published\n", topic,
+		(unsigned long long)st.slots_total, (unsigned long long)st.slots_free,
+		(unsigned long long)st.slots_loaned, (unsigned long long)st.slots_published);
+}
+
+/* Watchdog: every member alive since `snap` was taken must make progress within STUCK_S seconds.
+ * Publishers keep publishing and subscribers keep being fed, so a member stuck in a call is one that
+ * a peer should have woken. */
 static void check_progress(const uint64_t *snap, int skip)
 {
-	int64_t deadline = zt_now_ns() + 10000000000ll;
+	int64_t deadline = zt_now_ns() + STUCK_S * 1000000000ll;
 	for (int i = 0; i < N_MEMBERS; i++) {
 		if (i == skip)
 			continue;
 		while (atomic_load(&sh->m[i].progress) <= snap[i]) {
 			if (zt_now_ns() > deadline) {
-				fprintf(stderr, "member %d (topic %d role %d) made no progress in 10 s, phase %s\n",
-					i, members[i].topic, members[i].role,
+				check_errors();
+				fprintf(stderr,
+					"member %d (topic %d, %s) made no progress in %d s, blocked in %s: a peer "
+					"should have woken it\n",
+					i, members[i].topic, role_names[members[i].role], STUCK_S,
 					phase_names[atomic_load(&sh->m[i].phase)]);
+				dump_topic_of(i);
 				zt_fail();
 			}
 			zt_sleep_ms(1);
@@ -264,11 +455,60 @@ static void check_progress(const uint64_t *snap, int skip)
 	}
 }
 
+/* Stops the members for which want(i) holds by SIGTERM; each must exit 0 within STUCK_S seconds. */
+static void stop_members(pid_t *pids, int (*want)(int))
+{
+	for (int i = 0; i < N_MEMBERS; i++)
+		if (pids[i] > 0 && want(i)) {
+			atomic_store(&sh->stop_req[i], 1);
+			kill(pids[i], SIGTERM);
+		}
+	int64_t deadline = zt_now_ns() + STUCK_S * 1000000000ll;
+	for (int i = 0; i < N_MEMBERS; i++) {
+		if (pids[i] <= 0 || !want(i))
+			continue;
+		int st;
+		while (waitpid(pids[i], &st, WNOHANG) != pids[i]) {
+			if (zt_now_ns() > deadline) {
+				check_errors();
+				fprintf(stderr,
+					"member %d (topic %d, %s) did not exit within %d s of SIGTERM, blocked in %s: "
+					"its peers closed, whatever it waits for must wake it\n",
+					i, members[i].topic, role_names[members[i].role], STUCK_S,
+					phase_names[atomic_load(&sh->m[i].phase)]);
+				dump_topic_of(i);
+				zt_fail();
+			}
+			zt_sleep_ms(1);
+		}
+		zt_children[i] = 0;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			char what[80];
+			describe_status(what, sizeof what, st);
+			check_errors();
+			fprintf(stderr, "member %d (topic %d, %s) %s after SIGTERM\n", i, members[i].topic,
+				role_names[members[i].role], what);
+			zt_fail();
+		}
+		pids[i] = 0;
+	}
+}
+
+static int is_blocking_sub(int i)
+{
+	return members[i].role == SUB_BLOCK || members[i].role == SUB_WAITSET || members[i].role == SUB_EXEC;
+}
+
+static int is_blocking_pub(int i)
+{
+	return members[i].role == PUB_BLOCK;
+}
+
 int main(void)
 {
 	const char *env = getenv("ZCAST_CHAOS_KILLS");
-	int kills = env ? atoi(env) : getenv("ZCAST_LONG") ? 1000 : 200;
-	zt_setup("chaos", kills > 200 ? 1800 : 180);
+	int kills = env ? atoi(env) : getenv("ZCAST_LONG") ? 20000 : 1000;
+	zt_setup("chaos", kills > 1000 ? 3600 : 280);
 	unsigned seed = getenv("ZCAST_SEED") ? (unsigned)atoi(getenv("ZCAST_SEED")) : (unsigned)getpid();
 	srand(seed);
 	printf("# seed %u, %d kills\n", seed, kills);
@@ -298,6 +538,7 @@ int main(void)
 		for (int i = 0; i < N_MEMBERS; i++)
 			snap[i] = atomic_load(&sh->m[i].progress);
 		zt_sleep_ms(1 + rand() % 4);
+		check_alive(pids);
 		int v = rand() % N_MEMBERS;
 		kill(pids[v], SIGKILL);
 		int st = zt_wait(pids[v]);
@@ -309,14 +550,32 @@ int main(void)
 		check_progress(snap, v);
 	}
 	double secs = (double)(zt_now_ns() - t0) / 1e9;
+	check_alive(pids);
 	check_errors();
 	uint64_t total = 0;
 	for (int i = 0; i < N_MEMBERS; i++)
 		total += atomic_load(&sh->m[i].progress);
-	/* Everyone dies at once: gc reclaims all of them, nothing stays loaned or leaks. */
+	/* The blocking subscribers, then the blocking publisher, leave by SIGTERM: each must be woken
+	 * (by the next publish, its guard, the executor's stop, room left by the closed subscribers). */
+	stop_members(pids, is_blocking_sub);
+	stop_members(pids, is_blocking_pub);
+	check_errors();
+	/* Everyone else dies at once, by this SIGKILL and nothing earlier: gc reclaims them all, nothing
+	 * stays loaned or leaks. */
+	for (int i = 0; i < N_MEMBERS; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
 	for (int i = 0; i < N_MEMBERS; i++) {
-		kill(pids[i], SIGKILL);
-		zt_wait(pids[i]);
+		if (pids[i] <= 0)
+			continue;
+		int st = zt_wait(pids[i]);
+		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
+			char what[80];
+			describe_status(what, sizeof what, st);
+			fprintf(stderr, "member %d (topic %d, %s) %s before the final SIGKILL\n", i,
+				members[i].topic, role_names[members[i].role], what);
+			zt_fail();
+		}
 	}
 	check_errors();
 	int pools = 0;
