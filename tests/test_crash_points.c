@@ -135,6 +135,7 @@ struct work {
 
 static int workload_main(void *a_)
 {
+	unsetenv("ZCAST_NO_DEATH_WATCH"); /* the crash points of reclaim must be reached here */
 	struct work *w = a_;
 	setenv("ZCAST_CRASH_AT", w->crash_at, 1);
 	if (w->creator_only) { /* the first opener: create:before-magic */
@@ -586,6 +587,9 @@ check:;
 int main(void)
 {
 	zt_setup("crashpts", 280);
+	/* Our survivors must not reclaim the workload's victim before the workload does (its crash
+	 * points of reclaim would go unreached): this process runs without the death watcher. */
+	setenv("ZCAST_NO_DEATH_WATCH", "1", 1);
 	sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);
 	/* Without fault injection (not a test build) nothing can be shown: skip. */

@@ -253,7 +253,7 @@ static const struct kind kinds[] = {
 	K(R_HDR, struct zc_topic_hdr, off_subs, 0),
 	K(R_HDR, struct zc_topic_hdr, off_rings, 0),
 	K(R_HDR, struct zc_topic_hdr, off_pools, 0),
-	K(R_HDR, struct zc_topic_hdr, mode, 0),
+	K(R_HDR, struct zc_topic_hdr, mode_unused, 0),
 	K(R_HDR, struct zc_topic_hdr, hist_start, 0),
 	K(R_HDR, struct zc_topic_hdr, hist_end, 0),
 	K(R_HDR, struct zc_topic_hdr, hist_depth, 0),
