@@ -1,8 +1,11 @@
 /* Issue 10, finding 8: an executor whose only subscription is at max_held while messages are queued
- * has nothing it may do, so it must sleep rather than spin. Its process CPU time over one second of
- * wall time (CLOCK_PROCESS_CPUTIME_ID) must stay below 10 % of it: a sleeping executor uses next to
- * nothing, a busy loop a whole core when it gets one (still ~40 % on a loaded shared 2-core
- * machine, hence the bound well below that). */
+ * has nothing it may do, so it must sleep rather than spin. Over one second of wall time, the time
+ * the process's threads spend running or waiting for a CPU (/proc/self/task/<tid>/schedstat: on-CPU
+ * plus run-queue time) must stay below 30 % of it. A busy loop is runnable all the time (~100 %)
+ * however loaded the machine is, where its plain CPU time (CLOCK_PROCESS_CPUTIME_ID) drops with
+ * the load; a sleeping executor is runnable next to never. */
+#include <dirent.h>
+
 #include "zcast/executor.h"
 #include "zt_hostile.h"
 
@@ -27,11 +30,27 @@ static void *spin_main(void *arg)
 	return NULL;
 }
 
-static int64_t cpu_ns(void)
+/* Sum over this process's threads of the time spent on a CPU or runnable waiting for one. */
+static int64_t runnable_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	DIR *d = opendir("/proc/self/task");
+	CHECK(d != NULL);
+	struct dirent *e;
+	int64_t sum = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[300];
+		snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+		FILE *f = fopen(path, "r");
+		long long run = 0, wait = 0;
+		if (f && fscanf(f, "%lld %lld", &run, &wait) == 2)
+			sum += run + wait;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return sum;
 }
 
 int main(void)
@@ -61,14 +80,14 @@ int main(void)
 	CHECK_EQ(atomic_load(&calls), 1); /* max_held = 1: no second callback while one is kept */
 	CHECK_EQ(zcast_sub_queued(s), 2);
 
-	int64_t c0 = cpu_ns(), w0 = zt_now_ns();
+	int64_t r0 = runnable_ns(), w0 = zt_now_ns();
 	zt_sleep_ms(1000);
-	int64_t cpu = cpu_ns() - c0, wall = zt_now_ns() - w0;
-	printf("executor at max_held: %.1f %% CPU over %.2f s\n",
-	       100.0 * (double)cpu / (double)wall, (double)wall / 1e9);
+	int64_t busy = runnable_ns() - r0, wall = zt_now_ns() - w0;
+	printf("executor at max_held: runnable %.1f %% of %.2f s\n",
+	       100.0 * (double)busy / (double)wall, (double)wall / 1e9);
 	CHECK_EQ(zcast_executor_stop(ex), 0);
 	pthread_join(th, NULL);
-	if (cpu * 10 >= wall) {
+	if (busy * 10 >= wall * 3) {
 		fprintf(stderr, "FAIL: the executor spins while its subscription is at max_held\n");
 		zt_fail();
 	}
