@@ -7,8 +7,10 @@
  * zcast_wait(-1) and a FULL subscriber asleep in a wait set (-1), both checking every message at take
  * against the slot's shared state. The workload records which publish was in flight when it died.
  *
- * After the crash (and one zcast_topic_gc, which must finish whatever the dead process owed) the
- * expected outcome of the point is asserted, per subscriber:
+ * After the crash a new publisher and subscriber join at once (they may get the dead member's
+ * records, and with them its identity as lock owner); then, after one zcast_topic_gc, which must
+ * finish whatever the dead process owed, the expected outcome of the point is asserted, per
+ * subscriber:
  *  - every publish the workload completed reaches each FULL survivor exactly once;
  *  - the publish in flight reaches nobody if the crash came before its first push (publish:after-
  *    intent/-bits/-state), every FULL survivor exactly once if it came after the last push
@@ -509,6 +511,14 @@ static int run_point(const char *point, int nth, int idx)
 		open_survivors(topic, &sv, 0); /* rebuilds the half-made segment */
 check:;
 	enum owed owed = WIFSIGNALED(st) ? owed_by(point, topic) : OWED_TO_ALL;
+	/* Newcomers join before anybody repaired: the first free records may be the dead member's,
+	 * whose index the lock word may still name. */
+	{
+		zcast_pub *np = pub_of(topic, 2, 0);
+		zcast_sub *ns = sub_of(topic, ZCAST_POLICY_DROP_OLD, 2, 0);
+		zcast_sub_close(ns);
+		zcast_pub_close(np);
+	}
 	/* Whatever the dead member owed (repair, reclaim, wake-ups) is done by the next cleanup. */
 	CHECK(zcast_topic_gc(NULL, topic) >= 0);
 	if (!w.creator_only)
