@@ -153,6 +153,9 @@ struct zc_topic {
 	bool peek; /* mapped for reading by a tool: not a member, takes no lock */
 	bool keep; /* leaving never unlinks (tools: gc keeps an all-dead topic and its history) */
 	unsigned fork_gen;       /* zc_fork_generation when opened: differs in a forked child */
+	/* Serialises our own threads (say, the death watcher and the caller) on the topic lock: the
+	 * thread inside may then read a lock word naming our member index as a dead former owner's. */
+	pthread_mutex_t lock_mu;
 	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
 	unsigned mode; /* segment mode from the caller's options (never from shared memory) */
 	gid_t gid;     /* group of the control segment: pools get it too */

@@ -18,19 +18,30 @@ _Atomic uint32_t *zc_lock_futex(struct zc_topic_hdr *h)
 	return (_Atomic uint32_t *)((char *)&h->lock.word + (little ? 0 : 4));
 }
 
-static bool take(_Atomic uint64_t *w, uint64_t *seen, uint32_t low)
+static bool take(struct zc_topic *t, uint64_t *seen, uint32_t low)
 {
 	uint64_t want = ZC_LOCK_MAKE(ZC_LOCK_EPOCH(*seen) + 1u, low);
-	return atomic_compare_exchange_strong_explicit(w, seen, want, memory_order_acquire,
-						       memory_order_relaxed);
+	return atomic_compare_exchange_strong_explicit(&t->hdr->lock.word, seen, want,
+						       memory_order_acquire, memory_order_relaxed);
 }
 
+static int acquire(struct zc_topic *t, int64_t timeout_ns);
+
 int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
+{
+	pthread_mutex_lock(&t->lock_mu);
+	int r = acquire(t, timeout_ns);
+	if (r < 0)
+		pthread_mutex_unlock(&t->lock_mu);
+	return r;
+}
+
+static int acquire(struct zc_topic *t, int64_t timeout_ns)
 {
 	_Atomic uint64_t *w = &t->hdr->lock.word;
 	const uint32_t self = t->member + 1;
 	uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
-	if (ZC_LOCK_LOW(v) == 0 && take(w, &v, self))
+	if (ZC_LOCK_LOW(v) == 0 && take(t, &v, self))
 		return 0;
 
 	int64_t now = zc_now_ns();
@@ -41,7 +52,7 @@ int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
 		uint32_t low = ZC_LOCK_LOW(v);
 		if (low == 0) {
 			/* Keep the waiters bit if others may sleep: a spurious wake is harmless. */
-			if (take(w, &v, self | (spins ? ZC_LOCK_WAITERS : 0)))
+			if (take(t, &v, self | (spins ? ZC_LOCK_WAITERS : 0)))
 				return 0;
 			continue;
 		}
@@ -55,12 +66,15 @@ int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
 		 * healed: lockers time out cleanly. Stealing from a live owner could make two
 		 * holders. */
 		bool bogus = owner >= t->n_members;
-		if (now >= next_probe || bogus) {
-			if (bogus || (owner != t->member && !zc_member_alive(t, owner))) {
+		/* Our own index, and no other thread of ours can hold it (lock_mu): a dead former owner
+		 * of our record. */
+		bool stale_self = owner == t->member;
+		if (now >= next_probe || bogus || stale_self) {
+			if (bogus || stale_self || !zc_member_alive(t, owner)) {
 				/* Owner is dead or the word is garbage: take over and repair. The
 				 * CAS compares the epoch read before the probe: a newer holder
 				 * fails it. */
-				if (take(w, &v, self | ZC_LOCK_WAITERS))
+				if (take(t, &v, self | ZC_LOCK_WAITERS))
 					return ZC_LOCK_OWNER_DEAD;
 				continue;
 			}
@@ -91,4 +105,5 @@ void zc_lock_release(struct zc_topic *t)
 	}
 	if (ZC_LOCK_LOW(v) & ZC_LOCK_WAITERS)
 		zc_futex_wake(zc_lock_futex(t->hdr), 1);
+	pthread_mutex_unlock(&t->lock_mu);
 }

@@ -320,6 +320,7 @@ static void init_handle(struct zc_topic *t, const char *domain, const char *topi
 	snprintf(t->name, sizeof t->name, "%s", topic);
 	zc_topic_shm_name(t->shm_name, sizeof t->shm_name, domain, topic);
 	pthread_mutex_init(&t->maps_mu, NULL);
+	pthread_mutex_init(&t->lock_mu, NULL);
 	t->member = UINT32_MAX;
 	t->fork_gen = atomic_load(&zc_fork_generation);
 }
@@ -458,4 +459,5 @@ void zc_topic_detach(struct zc_topic *t)
 		munmap(t->hdr, t->map_size);
 	t->hdr = NULL;
 	pthread_mutex_destroy(&t->maps_mu);
+	pthread_mutex_destroy(&t->lock_mu);
 }

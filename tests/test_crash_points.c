@@ -514,7 +514,7 @@ check:;
 	/* Newcomers join before anybody repaired: the first free records may be the dead member's,
 	 * whose index the lock word may still name. */
 	{
-		zcast_pub *np = pub_of(topic, 2, 0);
+		zcast_pub *np = pub_of(topic, 4, 0);
 		zcast_sub *ns = sub_of(topic, ZCAST_POLICY_DROP_OLD, 2, 0);
 		zcast_sub_close(ns);
 		zcast_pub_close(np);
