@@ -1,0 +1,8 @@
+# The C++ layer's test, -std=c++17 -Wall -Wextra -Werror (whatever ZCAST_WERROR says).
+if(CMAKE_CXX_COMPILER)
+  add_executable(test_cpp ${CMAKE_CURRENT_SOURCE_DIR}/test_cpp.cpp)
+  target_link_libraries(test_cpp PRIVATE zcast)
+  target_compile_options(test_cpp PRIVATE -Wall -Wextra -Werror -Wshadow)
+  add_test(NAME cpp COMMAND test_cpp)
+  set_tests_properties(cpp PROPERTIES TIMEOUT 120)
+endif()
