@@ -1,4 +1,4 @@
-/* Holder bitmaps and reclaim (DESIGN 2.3).
+/* Holder bitmaps and reclaim.
  *
  * Invariant: bits are added only to a slot that is exclusively loaned (at publish) or, under the
  * topic lock, to a slot whose history bit is set (late join). Hence once every word reads zero, and

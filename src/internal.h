@@ -62,7 +62,7 @@ ZC_HIDDEN int zc_ofd_lock(int fd, off_t byte, bool exclusive);
 ZC_HIDDEN int zc_ofd_unlock(int fd, off_t byte);
 /* True when some open file description other than fd's holds a lock on `byte`. */
 ZC_HIDDEN bool zc_ofd_held(int fd, off_t byte);
-/* Remembers fd so that a forked child closes it (DESIGN 2.6). */
+/* Remembers fd so that a forked child closes it. */
 ZC_HIDDEN void zc_fd_register(int fd);
 ZC_HIDDEN void zc_fd_unregister(int fd);
 
@@ -237,7 +237,7 @@ struct zcast_sub {
 ZC_HIDDEN void zc_pub_unref(zcast_pub *pub);
 ZC_HIDDEN void zc_sub_unref(zcast_sub *sub);
 ZC_HIDDEN bool zc_sub_has_queued(zcast_sub *sub);
-/* Announces a sleeper on `sub` (DESIGN 2.5). Returns false when something is queued already (not
+/* Announces a sleeper on `sub`. Returns false when something is queued already (not
  * armed). Otherwise the caller sleeps on *word while it still holds *val (futex wait / waitv), then
  * calls zc_sub_disarm exactly once. */
 ZC_HIDDEN bool zc_sub_arm(zcast_sub *sub, _Atomic uint32_t **word, uint32_t *val);

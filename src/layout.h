@@ -46,7 +46,7 @@ enum { ZC_SLOT_FREE = 0, ZC_SLOT_LOANED = 1, ZC_SLOT_PUBLISHED = 2 };
 
 /* ---- ring head word: consumer position (48 bits) | producer drop count (16 bits).
  * A pop increments the position only; a DROP_OLD drop increments both, so crash recovery can tell
- * whether the lock holder's drop happened (DESIGN 2.4). ---- */
+ * whether the lock holder's drop happened. ---- */
 #define ZC_HEAD_POS(h) ((h)&0xffffffffffffull)
 #define ZC_HEAD_DROPS(h) ((uint32_t)((h) >> 48))
 #define ZC_HEAD_MAKE(pos, drops) (((uint64_t)(drops) << 48) | ((pos)&0xffffffffffffull))
@@ -59,7 +59,7 @@ enum { ZC_REC_FREE = 0, ZC_REC_CLAIMED = 1, ZC_REC_ACTIVE = 2, ZC_REC_DRAINING =
 enum { ZC_POOL_UNUSED = 0, ZC_POOL_ACTIVE = 1, ZC_POOL_ORPHAN = 2 };
 
 /* Intent of the lock holder, written before it mutates anything so that the next locker can
- * finish or roll back after a crash (DESIGN 2.2). Written only under the topic lock. */
+ * finish or roll back after a crash. Written only under the topic lock. */
 enum { ZC_OP_NONE = 0, ZC_OP_PUBLISH = 1 };
 #define ZC_NO_SUB 0xffffffffu
 struct zc_intent {
@@ -74,7 +74,7 @@ struct zc_intent {
 	uint64_t pad2[2];
 };
 
-/* Topic lock: a futex word owned by a member index (DESIGN 2.2). 0 = free, else
+/* Topic lock: a futex word owned by a member index. 0 = free, else
  * (member index + 1) | ZC_LOCK_WAITERS. The owner is probed by its OFD byte when a waiter waits long. */
 #define ZC_LOCK_WAITERS 0x80000000u
 struct zc_lock {
@@ -114,7 +114,7 @@ struct zc_topic_hdr {
 	_Atomic uint32_t sub_hi;               /* 1 + highest sub record index ever claimed */
 	_Atomic uint32_t pool_hi;              /* 1 + highest pool record index ever used */
 
-	/* Wake-ups (DESIGN 2.5): subscribers sleep on `notify`; publishers waiting for room on `space`. */
+	/* Wake-ups: subscribers sleep on `notify`; publishers waiting for room on `space`. */
 	alignas(ZC_CACHELINE) _Atomic uint32_t notify;
 	alignas(ZC_CACHELINE) _Atomic uint32_t space;
 	_Atomic uint32_t space_waiters;

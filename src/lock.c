@@ -1,4 +1,4 @@
-/* The topic lock: a futex word owned by a member index (DESIGN 2.2).
+/* The topic lock: a futex word owned by a member index.
  *
  * Why not a glibc robust mutex: glibc asserts on a corrupted (PI) owner word, and a TID owner does
  * not work across PID namespaces. Here the word names the owner's member record; the owner's liveness

@@ -1,4 +1,4 @@
-/* Pool segments: one per publisher, slot headers then page-aligned payload (DESIGN 2.1).
+/* Pool segments: one per publisher, slot headers then page-aligned payload.
  * Any process of the topic maps a pool on demand; subscribers map the payload read-only. */
 #include <errno.h>
 #include <fcntl.h>

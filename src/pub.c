@@ -1,4 +1,4 @@
-/* Publisher: join, loan from the own pool, publish under the topic lock (DESIGN 2.2–2.5). */
+/* Publisher: join, loan from the own pool, publish under the topic lock. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Shared-memory segments, OFD byte locks and the fork rule (DESIGN 2.1, 2.6). */
+/* Shared-memory segments, OFD byte locks and the fork rule. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Subscriber: join (with history), take by one CAS on the ring head, wait on the notify word,
- * release by clearing the holder bit (DESIGN 2.3–2.5). */
+ * release by clearing the holder bit. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,7 @@ static int join_group(struct zc_topic *t, const char *name, uint32_t *out)
 	return 0;
 }
 
-/* Late join (DESIGN 2.3): under the lock, the last `want` history entries are queued oldest first.
+/* Late join: under the lock, the last `want` history entries are queued oldest first.
  * Their history bit is set, so none can be reclaimed while we add our bit. */
 static void deliver_history(zcast_sub *s, uint32_t want)
 {
@@ -196,7 +196,7 @@ static void sub_leave(zcast_sub *s)
 			atomic_fetch_sub(&t->groups[r->group].members, 1);
 		r->group = ZC_NO_SUB;
 		atomic_store(&r->state, ZC_REC_FREE);
-		zc_topic_cleanup(t); /* a leave reclaims dead members too (DESIGN 2.6) */
+		zc_topic_cleanup(t); /* a leave reclaims dead members too */
 		zc_topic_unlock(t);
 	}
 	sub_free(s);

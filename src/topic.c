@@ -1,5 +1,5 @@
 /* The control segment of a topic: attach (create / join / take over), member records, the topic
- * lock with repair, dead-member cleanup and leave (DESIGN 2.1, 2.2, 2.6).
+ * lock with repair, dead-member cleanup and leave.
  *
  * Membership is an OFD read lock on byte 0, held for as long as a handle is attached. Create, take
  * over and unlink hold it exclusively: a failed exclusive try means someone is still there. Each
@@ -269,7 +269,7 @@ static int create_segment(struct zc_topic *t, const struct limits *l, const zcas
 }
 
 /* We hold byte 0 exclusively on a valid segment: every recorded member is dead. Repair and keep
- * the topic (and its history), DESIGN 2.1. */
+ * the topic (and its history). */
 static void repair_alone(struct zc_topic *t);
 
 static int join_existing(struct zc_topic *t, int fd, int64_t deadline)

@@ -1,4 +1,4 @@
-/* Chaos (DESIGN 4): publishers and subscribers of every policy on three topics, one random member
+/* Chaos: publishers and subscribers of every policy on three topics, one random member
  * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 200, 1000
  * with ZCAST_LONG=1). Every holder verifies each message's checksum and, just before releasing it,
  * that its (slot, generation, sequence) is unchanged and the payload still intact: a premature reuse

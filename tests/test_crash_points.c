@@ -1,4 +1,4 @@
-/* Fault injection (DESIGN 4): for every crash point of src/crash_points.def, a child runs a workload
+/* Fault injection: for every crash point of src/crash_points.def, a child runs a workload
  * that reaches it with ZCAST_CRASH_AT set and dies there by SIGKILL. Then the survivors must still
  * work, every message they get must be intact and in order, nothing may stay loaned, every slot must
  * be free or kept as history, no pool file may lose its record, and once everyone is gone no segment
