@@ -64,6 +64,36 @@ template <class Rep, class Period> int64_t ns(std::chrono::duration<Rep, Period>
 {
 	return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
 }
+/** Owns one C handle and closes it with Close: move-only, like std::unique_ptr. */
+template <class T, auto Close> class handle
+{
+public:
+	handle() = default;
+	handle(handle &&o) noexcept : h_(std::exchange(o.h_, nullptr))
+	{
+	}
+	/* Swaps: the handle held before is closed when `o` is destroyed. */
+	handle &operator=(handle &&o) noexcept
+	{
+		std::swap(h_, o.h_);
+		return *this;
+	}
+	handle(const handle &) = delete;
+	handle &operator=(const handle &) = delete;
+	~handle()
+	{
+		if (h_)
+			Close(h_);
+	}
+	/** The C handle, still owned by this object (for calls the C++ layer does not wrap). */
+	T *get() const noexcept
+	{
+		return h_;
+	}
+
+protected:
+	T *h_ = nullptr;
+};
 } // namespace detail
 
 /** Publisher options with the library's defaults (zcast_pub_opts_init). */
@@ -250,34 +280,17 @@ private:
 	zcast_msg *m_ = nullptr;
 };
 
-/** A publisher of one topic (RAII: the destructor leaves the topic). One thread at a time. */
-class publisher
+/** A publisher of one topic: move-only, the destructor leaves the topic; get() gives the C
+ * handle. One thread at a time. */
+class publisher : public detail::handle<zcast_pub, zcast_pub_close>
 {
 public:
 	/** Joins `topic` as a publisher; throws zcast::error (invalid name, type mismatch,
 	 * limits...). */
 	explicit publisher(const std::string &topic, const zcast_pub_opts &opts = pub_options())
 	{
-		detail::check(zcast_pub_open(topic.c_str(), &opts, &p_));
+		detail::check(zcast_pub_open(topic.c_str(), &opts, &h_));
 	}
-	/** Moves the handle; `o` becomes empty. */
-	publisher(publisher &&o) noexcept : p_(std::exchange(o.p_, nullptr))
-	{
-	}
-	/** Swaps handles: the one held before is closed when `o` is destroyed. */
-	publisher &operator=(publisher &&o) noexcept
-	{
-		std::swap(p_, o.p_);
-		return *this;
-	}
-	publisher(const publisher &) = delete;
-	publisher &operator=(const publisher &) = delete;
-	~publisher()
-	{
-		if (p_)
-			zcast_pub_close(p_);
-	}
-
 	/** A slot of at least `size` bytes, or std::nullopt when none is free within `timeout`
 	 * (default: do not wait). Throws for other errors (e.g. size above the slot size). */
 	template <class Rep = int64_t, class Period = std::nano>
@@ -285,7 +298,7 @@ public:
 	{
 		zcast_msg *m;
 		int64_t t = detail::ns(timeout);
-		int r = t == 0 ? zcast_loan(p_, size, &m) : zcast_loan_wait(p_, size, t, &m);
+		int r = t == 0 ? zcast_loan(h_, size, &m) : zcast_loan_wait(h_, size, t, &m);
 		if (r == ZCAST_ENOSLOT || r == ZCAST_ETIMEDOUT)
 			return std::nullopt;
 		detail::check(r);
@@ -302,7 +315,7 @@ public:
 		if (!l)
 			throw error(ZCAST_ESTALE);
 		int64_t t = detail::ns(timeout);
-		int r = t == 0 ? zcast_publish(p_, l.get()) : zcast_publish_wait(p_, l.get(), t);
+		int r = t == 0 ? zcast_publish(h_, l.get()) : zcast_publish_wait(h_, l.get(), t);
 		if (r == ZCAST_EAGAIN || r == ZCAST_ETIMEDOUT)
 			return false;
 		detail::check(r);
@@ -313,49 +326,24 @@ public:
 	/** Active subscribers of the topic (zcast_pub_matched). */
 	int matched() const
 	{
-		return detail::check(zcast_pub_matched(p_));
+		return detail::check(zcast_pub_matched(h_));
 	}
 	/** The member id (never reused within the topic). */
 	uint64_t id() const noexcept
 	{
-		return zcast_pub_id(p_);
+		return zcast_pub_id(h_);
 	}
-	/** The C handle, still owned by this object. */
-	zcast_pub *get() const noexcept
-	{
-		return p_;
-	}
-
-private:
-	zcast_pub *p_ = nullptr;
 };
 
 /** A subscriber of one topic (RAII: the destructor leaves the topic; messages still held stay
  * valid). */
-class subscriber
+class subscriber : public detail::handle<zcast_sub, zcast_sub_close>
 {
 public:
 	/** Joins `topic` as a subscriber; throws zcast::error on failure. */
 	explicit subscriber(const std::string &topic, const zcast_sub_opts &opts = sub_options())
 	{
-		detail::check(zcast_sub_open(topic.c_str(), &opts, &s_));
-	}
-	/** Moves the handle; `o` becomes empty. */
-	subscriber(subscriber &&o) noexcept : s_(std::exchange(o.s_, nullptr))
-	{
-	}
-	/** Swaps handles: the one held before is closed when `o` is destroyed. */
-	subscriber &operator=(subscriber &&o) noexcept
-	{
-		std::swap(s_, o.s_);
-		return *this;
-	}
-	subscriber(const subscriber &) = delete;
-	subscriber &operator=(const subscriber &) = delete;
-	~subscriber()
-	{
-		if (s_)
-			zcast_sub_close(s_);
+		detail::check(zcast_sub_open(topic.c_str(), &opts, &h_));
 	}
 
 	/** The next queued message, or std::nullopt when nothing is queued (or max_held are held).
@@ -363,7 +351,7 @@ public:
 	std::optional<message> take()
 	{
 		zcast_msg *m;
-		int r = zcast_take(s_, &m);
+		int r = zcast_take(h_, &m);
 		if (r == ZCAST_EAGAIN || r == ZCAST_ELIMIT)
 			return std::nullopt;
 		detail::check(r);
@@ -372,7 +360,7 @@ public:
 	/** Waits until a message is queued: true, or false after `timeout` (negative: forever). */
 	template <class Rep, class Period> bool wait(std::chrono::duration<Rep, Period> timeout)
 	{
-		int r = zcast_wait(s_, detail::ns(timeout));
+		int r = zcast_wait(h_, detail::ns(timeout));
 		if (r == ZCAST_ETIMEDOUT)
 			return false;
 		detail::check(r);
@@ -381,103 +369,75 @@ public:
 	/** Messages queued now. */
 	int queued() const
 	{
-		return detail::check(zcast_sub_queued(s_));
+		return detail::check(zcast_sub_queued(h_));
 	}
 	/** Counters: delivered, dropped, rejected, queued, held. */
 	zcast_sub_stat stat() const
 	{
 		zcast_sub_stat st;
-		detail::check(zcast_sub_stat_get(s_, &st));
+		detail::check(zcast_sub_stat_get(h_, &st));
 		return st;
 	}
 	/** Active publishers of the topic (zcast_sub_matched). */
 	int matched() const
 	{
-		return detail::check(zcast_sub_matched(s_));
+		return detail::check(zcast_sub_matched(h_));
 	}
 	/** A descriptor readable while messages are queued, owned by the subscriber (zcast_sub_fd).
 	 */
 	int fd() const
 	{
 		int fd;
-		detail::check(zcast_sub_fd(s_, &fd));
+		detail::check(zcast_sub_fd(h_, &fd));
 		return fd;
 	}
 	/** The member id. */
 	uint64_t id() const noexcept
 	{
-		return zcast_sub_id(s_);
+		return zcast_sub_id(h_);
 	}
-	/** The C handle, still owned by this object. */
-	zcast_sub *get() const noexcept
-	{
-		return s_;
-	}
-
-private:
-	zcast_sub *s_ = nullptr;
 };
 
-/** A trigger that wakes the wait sets it is attached to; trigger() is async-signal-safe. */
-class guard
+/** A trigger that wakes the wait sets it is attached to; trigger() is async-signal-safe.
+ * Remove it from every wait set (or destroy those) before the guard is destroyed. */
+class guard : public detail::handle<zcast_guard, zcast_guard_destroy>
 {
 public:
 	/** Creates the guard; throws zcast::error on failure. */
 	guard()
 	{
-		detail::check(zcast_guard_create(&g_));
-	}
-	guard(const guard &) = delete;
-	guard &operator=(const guard &) = delete;
-	/** Remove it from every wait set first (or destroy those wait sets first). */
-	~guard()
-	{
-		zcast_guard_destroy(g_);
+		detail::check(zcast_guard_create(&h_));
 	}
 	/** Marks the guard pending and wakes its sleeping wait sets. */
 	void trigger() noexcept
 	{
-		zcast_guard_trigger(g_);
+		zcast_guard_trigger(h_);
 	}
-	/** The C handle, still owned by this object. */
-	zcast_guard *get() const noexcept
-	{
-		return g_;
-	}
-
-private:
-	zcast_guard *g_ = nullptr;
 };
 
 /** Waits for many subscribers, guards and timers in one call (waitset.h). One thread at a time;
  * attached objects are borrowed and must outlive the wait set or be removed first. */
-class waitset
+class waitset : public detail::handle<zcast_waitset, zcast_waitset_destroy>
 {
 public:
 	/** Creates an empty wait set; throws zcast::error on failure. */
 	waitset()
 	{
-		detail::check(zcast_waitset_create(&w_));
-	}
-	waitset(const waitset &) = delete;
-	waitset &operator=(const waitset &) = delete;
-	~waitset()
-	{
-		zcast_waitset_destroy(w_);
+		detail::check(zcast_waitset_create(&h_));
 	}
 
 	/** Attaches a subscriber (ready while messages are queued); returns the entry id. */
 	int add(subscriber &s, void *user = nullptr)
 	{
 		int id;
-		detail::check(zcast_waitset_add_sub(w_, s.get(), user, &id));
+		detail::check(zcast_waitset_add_sub(h_, s.get(), user, &id));
 		return id;
 	}
 	/** Attaches a guard (ready once per trigger); returns the entry id. */
 	int add(guard &g, void *user = nullptr)
 	{
 		int id;
-		detail::check(zcast_waitset_add_guard(w_, g.get(), user, &id));
+		detail::check(zcast_waitset_add_guard(h_, g.get(), user, &id));
 		return id;
 	}
 	/** Adds a periodic timer (never early; missed expiries are reported once); returns the id.
@@ -486,18 +446,18 @@ public:
 	int add_timer(std::chrono::duration<Rep, Period> period, void *user = nullptr)
 	{
 		int id;
-		detail::check(zcast_waitset_add_timer(w_, detail::ns(period), user, &id));
+		detail::check(zcast_waitset_add_timer(h_, detail::ns(period), user, &id));
 		return id;
 	}
 	/** Detaches an entry. */
 	void remove(int id)
 	{
-		detail::check(zcast_waitset_remove(w_, id));
+		detail::check(zcast_waitset_remove(h_, id));
 	}
 	/** Disables or re-enables an entry. */
 	void enable(int id, bool on)
 	{
-		detail::check(zcast_waitset_enable(w_, id, on));
+		detail::check(zcast_waitset_enable(h_, id, on));
 	}
 	/** Ready entries (at most `max`), or an empty vector after `timeout` (negative: forever).
 	 */
@@ -505,20 +465,12 @@ public:
 	std::vector<zcast_ws_event> wait(std::chrono::duration<Rep, Period> timeout, int max = 16)
 	{
 		std::vector<zcast_ws_event> ev(static_cast<size_t>(max));
-		int n = zcast_waitset_wait(w_, detail::ns(timeout), ev.data(), max);
+		int n = zcast_waitset_wait(h_, detail::ns(timeout), ev.data(), max);
 		if (n == ZCAST_ETIMEDOUT)
 			n = 0;
 		ev.resize(static_cast<size_t>(detail::check(n)));
 		return ev;
 	}
-	/** The C handle, still owned by this object. */
-	zcast_waitset *get() const noexcept
-	{
-		return w_;
-	}
-
-private:
-	zcast_waitset *w_ = nullptr;
 };
 
 /** Callbacks (any callable: lambdas, std::function) per subscription and timer, run by one thread
