@@ -22,7 +22,7 @@ demo: deps
 
 # API reference from the header comments (doxygen; any warning fails): $(BUILD)/docs/html/index.html
 docs:
-	@scripts/deps.sh test
+	@scripts/deps.sh docs
 	@scripts/docs.sh $(BUILD)/docs
 
 test:

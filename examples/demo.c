@@ -326,6 +326,7 @@ int main(int argc, char **argv)
 		    "subscriber 1 [%s], subscriber 2 [%s]\n",
 		    PROOF_FRAME, ch[0].loc, ch[1].loc, ch[2].loc);
 	}
-	printf("%s\n", ok && same ? "demo: OK" : "demo: FAILED");
+	if (!ok || !same) /* on success the proof is the last word */
+		printf("demo: FAILED\n");
 	return ok && same ? 0 : 1;
 }
