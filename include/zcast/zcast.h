@@ -191,8 +191,8 @@ ZCAST_API uint64_t zcast_sub_id(const zcast_sub *sub);
 
 /* ---- messages (ipc_shared_ptr) ---- */
 
-/** Payload pointer (in shared memory), or NULL if the handle is stale. Received messages are mapped
- * read-only: do not write through the pointer. */
+/** Payload pointer (in shared memory, 64-byte aligned), or NULL if the handle is stale. Received
+ * messages are mapped read-only: do not write through the pointer. */
 ZCAST_API void *zcast_msg_data(zcast_msg *msg);
 /** Payload size in bytes: the published size, or for a loan the size it will be published with. */
 ZCAST_API size_t zcast_msg_size(const zcast_msg *msg);
