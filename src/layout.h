@@ -62,7 +62,7 @@ enum { ZC_REC_FREE = 0, ZC_REC_CLAIMED = 1, ZC_REC_ACTIVE = 2, ZC_REC_DRAINING =
 enum { ZC_POOL_UNUSED = 0, ZC_POOL_ACTIVE = 1, ZC_POOL_ORPHAN = 2 };
 
 /* Intent of the lock holder, written before it mutates anything so that the next locker can
- * finish or roll back after a crash (DESIGN 2.2). Written only under the topic lock. */
+ * finish or roll back after a crash. Written only under the topic lock. */
 enum { ZC_OP_NONE = 0, ZC_OP_PUBLISH = 1 };
 #define ZC_NO_SUB 0xffffffffu
 struct zc_intent {

@@ -1,4 +1,4 @@
-/* Shared-memory segments, OFD byte locks and the fork rule (DESIGN 2.1, 2.6). */
+/* Shared-memory segments, OFD byte locks and the fork rule. */
 #include <errno.h>
 #include <stdio.h>
 #include <signal.h>
@@ -247,8 +247,8 @@ void zc_fd_close(int fd)
 			break;
 		}
 	}
+	close(fd); /* before fork is allowed again: a child never inherits an unregistered fd */
 	pthread_mutex_unlock(&fds_mu);
-	close(fd);
 }
 
 int zc_thread_start(void *(*fn)(void *), void *arg, pthread_t *th, bool detached)

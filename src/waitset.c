@@ -1,7 +1,7 @@
 /* Wait sets: wait for many subscribers, guards, timers and graph words in one call
  * (docs/WAITSETS.md).
  *
- * One wait: scan for ready entries; if none, arm every enabled entry with the handshake of DESIGN 2.5
+ * One wait: scan for ready entries; if none, arm every enabled entry with the wake-up handshake
  * (read the word, announce, re-check, sleep on the value read first), sleep on the distinct words
  * (zc_mwait: futex_waitv, helpers beyond 128 words, or the fallback), disarm, scan again.
  * Subscribers of one topic share its notify word, even through different handles (mappings): words

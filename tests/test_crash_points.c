@@ -1,4 +1,4 @@
-/* Fault injection (DESIGN 4): for every crash point of src/crash_points.def, a child runs a workload
+/* Fault injection: for every crash point of src/crash_points.def, a child runs a workload
  * that reaches it with ZCAST_CRASH_AT set and dies there by SIGKILL. An unreached (or misspelled)
  * point fails the test.
  *

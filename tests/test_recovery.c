@@ -1,6 +1,6 @@
 /* Crash recovery without fault injection: liveness across fork, dead-member cleanup and its
  * triggers, corrupted lock words, stale segments (dead members, other layout, corruption) and
- * permissions (DESIGN 2.1, 2.2, 2.6, 2.7). */
+ * permissions. */
 #include <grp.h>
 #include <pwd.h>
 #include <stddef.h>

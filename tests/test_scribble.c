@@ -1,4 +1,4 @@
-/* Concurrent scribbler (hostile shared memory while calls run; DESIGN 2.7): publishers, subscribers
+/* Concurrent scribbler (hostile shared memory while calls run): publishers, subscribers
  * of every policy (joining and leaving all the time) and a gc/stat tool work on one topic in their
  * own processes, while a scribbler process rewrites fields of the control segment and the pools at
  * random — header limits and offsets, history window, intent, lock word, member / pool / group
