@@ -30,10 +30,15 @@ struct peer {
 	uint32_t refs; /* watches that list it */
 };
 
+#define MAX_DYING 16
 struct watch {
 	uint64_t id; /* 0 = free */
 	struct zc_topic *t;
 	bool reclaim_pending;
+	/* Peers whose pidfd fired but whose records still looked alive at the last reclaim: the
+	 * kernel releases a dead process's OFD locks a little after it reports the exit. */
+	int32_t dying[MAX_DYING];
+	uint32_t n_dying;
 	int32_t *pids;
 	uint32_t n_pids, cap_pids;
 };
@@ -119,12 +124,39 @@ static void peer_unref(int32_t pid)
 	*pe = P.peers[--P.n_peers];
 }
 
+/* True while a record of t still names pid and its owner looks alive. */
+static bool still_held(struct zc_topic *t, int32_t pid)
+{
+	for (uint32_t i = 0; i < t->max_pubs + t->max_subs; i++) {
+		bool pub = i < t->max_pubs;
+		uint32_t st = pub ? atomic_load(&t->pubs[i].state)
+				  : atomic_load(&t->subs[i - t->max_pubs].state);
+		int32_t rpid = pub ? t->pubs[i].pid : t->subs[i - t->max_pubs].pid;
+		if (st != ZC_REC_FREE && rpid == pid && zc_member_alive(t, i))
+			return true;
+	}
+	return false;
+}
+
+/* After a reclaim: keeps the pids whose records are still held, for a retry. Under P.mu. */
+static bool prune_dying(struct watch *w)
+{
+	for (uint32_t k = 0; k < w->n_dying;) {
+		if (still_held(w->t, w->dying[k]))
+			k++;
+		else
+			w->dying[k] = w->dying[--w->n_dying];
+	}
+	return w->n_dying > 0;
+}
+
 static void *watcher_main(void *arg)
 {
 	(void)arg;
 	struct epoll_event ev[16];
+	int timeout = -1, retries = 0; /* ms: -1 = sleep until an event */
 	for (;;) {
-		int n = epoll_wait(P.ep, ev, 16, -1);
+		int n = epoll_wait(P.ep, ev, 16, timeout);
 		if (n < 0 && errno != EINTR)
 			return NULL;
 		pthread_mutex_lock(&P.mu);
@@ -142,6 +174,8 @@ static void *watcher_main(void *arg)
 					if (w->pids[k] == pid) {
 						w->pids[k] = w->pids[--w->n_pids];
 						w->reclaim_pending = true;
+						if (w->n_dying < MAX_DYING)
+							w->dying[w->n_dying++] = pid;
 						peer_unref(pid);
 						break;
 					}
@@ -149,11 +183,24 @@ static void *watcher_main(void *arg)
 		}
 		/* Under P.mu: a handle cannot close (unwatch) while we use its topic. Nobody takes
 		 * P.mu while holding a topic lock. */
+		bool retry = false;
 		for (uint32_t i = 0; i < P.n_w; i++) {
-			if (!P.w[i].id || !P.w[i].reclaim_pending)
+			struct watch *w = &P.w[i];
+			if (!w->id || (!w->reclaim_pending && !(n == 0 && w->n_dying)))
 				continue;
-			P.w[i].reclaim_pending = false;
-			zc_reclaim_locked(P.w[i].t);
+			w->reclaim_pending = false;
+			zc_reclaim_locked(w->t);
+			retry |= prune_dying(w);
+		}
+		/* Retry while a dead peer's locks are still held: 1, 2, 4 .. 128 ms, about 1 s in all,
+		 * then give up (full rings, empty pools and gc still reclaim it later). */
+		if (retry && retries < 8) {
+			timeout = 1 << retries++;
+		} else {
+			timeout = -1;
+			retries = 0;
+			for (uint32_t i = 0; i < P.n_w; i++)
+				P.w[i].n_dying = 0;
 		}
 		pthread_mutex_unlock(&P.mu);
 	}
