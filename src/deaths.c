@@ -31,9 +31,12 @@ struct peer {
 };
 
 #define MAX_DYING 16
+/* One watch per topic a process uses, shared by all its handles of that topic (a container with
+ * many subscriptions of one topic watches it once). The first handle's mapping is the one used. */
 struct watch {
 	uint64_t id; /* 0 = free */
-	struct zc_topic *t;
+	struct zc_topic **h;
+	uint32_t n_h, cap_h;
 	bool reclaim_pending;
 	/* Peers whose pidfd fired but whose records still looked alive at the last reclaim: the
 	 * kernel releases a dead process's OFD locks a little after it reports the exit. */
@@ -142,7 +145,7 @@ static bool still_held(struct zc_topic *t, int32_t pid)
 static bool prune_dying(struct watch *w)
 {
 	for (uint32_t k = 0; k < w->n_dying;) {
-		if (still_held(w->t, w->dying[k]))
+		if (still_held(w->h[0], w->dying[k]))
 			k++;
 		else
 			w->dying[k] = w->dying[--w->n_dying];
@@ -189,7 +192,7 @@ static void *watcher_main(void *arg)
 			if (!w->id || (!w->reclaim_pending && !(n == 0 && w->n_dying)))
 				continue;
 			w->reclaim_pending = false;
-			zc_reclaim_locked(w->t);
+			zc_reclaim_locked(w->h[0]);
 			retry |= prune_dying(w);
 		}
 		/* Retry while a dead peer's locks are still held: 1, 2, 4 .. 128 ms, about 1 s in all,
@@ -233,10 +236,10 @@ static void *follower_main(void *arg)
 			struct watch *w = &P.w[i];
 			if (!w->id)
 				continue;
-			uint32_t g = atomic_load(&w->t->hdr->graph);
-			if (g != atomic_load(&w->t->graph_seen))
+			uint32_t g = atomic_load(&w->h[0]->hdr->graph);
+			if (g != atomic_load(&w->h[0]->graph_seen))
 				rescan_locked(w);
-			words[n++] = (struct zc_wword){&w->t->hdr->graph, g, 0};
+			words[n++] = (struct zc_wword){&w->h[0]->hdr->graph, g, 0};
 		}
 		pthread_mutex_unlock(&P.mu);
 		if (!n)
@@ -300,23 +303,42 @@ int zc_deaths_watch(struct zc_topic *t)
 	pthread_mutex_lock(&P.mu);
 	int r = start_watcher();
 	struct watch *w = NULL;
-	if (r == 0 && !(w = find_watch(0))) {
+	for (uint32_t i = 0; r == 0 && i < P.n_w && !w; i++)
+		if (P.w[i].id && strcmp(P.w[i].h[0]->shm_name, t->shm_name) == 0)
+			w = &P.w[i]; /* another handle of ours watches this topic already */
+	bool fresh = !w;
+	if (r == 0 && !w && !(w = find_watch(0))) {
 		struct watch *nw = realloc(P.w, (P.n_w + 1) * sizeof *nw);
 		if (!nw)
 			r = zc_err(ZCAST_ENOMEM, "out of memory");
 		else
 			w = &(P.w = nw)[P.n_w++];
 	}
-	if (w) {
+	if (w && fresh) {
 		memset(w, 0, sizeof *w);
 		w->id = ++P.next_id;
-		w->t = t;
+	}
+	if (w && w->n_h == w->cap_h) {
+		uint32_t cap = w->cap_h ? w->cap_h * 2 : 4;
+		struct zc_topic **nh = realloc(w->h, cap * sizeof *nh);
+		if (nh) {
+			w->h = nh;
+			w->cap_h = cap;
+		} else {
+			r = zc_err(ZCAST_ENOMEM, "out of memory");
+		}
+	}
+	if (r == 0 && w) {
+		w->h[w->n_h++] = t;
 		t->death_watch = w->id;
-		/* Differs from the graph word: the first rescan fills the peers. */
-		atomic_store(&t->graph_seen, atomic_load(&t->hdr->graph) - 1);
+		/* A fresh watch differs from the graph word: the first rescan fills the peers. */
+		atomic_store(&t->graph_seen, fresh ? atomic_load(&t->hdr->graph) - 1
+						   : atomic_load(&w->h[0]->graph_seen));
+	} else if (w && fresh) {
+		w->id = 0;
 	}
 	pthread_mutex_unlock(&P.mu);
-	if (r == 0) {
+	if (r == 0 && fresh) {
 		zc_deaths_rescan(t);
 		poke_follower();
 	}
@@ -330,12 +352,21 @@ void zc_deaths_unwatch(struct zc_topic *t)
 	pthread_mutex_lock(&P.mu);
 	struct watch *w = P.owner == getpid() ? find_watch(t->death_watch) : NULL;
 	if (w) {
-		for (uint32_t k = 0; k < w->n_pids; k++)
-			peer_unref(w->pids[k]);
-		free(w->pids);
-		memset(w, 0, sizeof *w);
-		poke_follower(); /* it must stop sleeping on this topic's word before it is unmapped
-				  */
+		for (uint32_t k = 0; k < w->n_h; k++)
+			if (w->h[k] == t) {
+				memmove(&w->h[k], &w->h[k + 1], (w->n_h - k - 1) * sizeof *w->h);
+				w->n_h--;
+				break;
+			}
+		if (!w->n_h) {
+			for (uint32_t k = 0; k < w->n_pids; k++)
+				peer_unref(w->pids[k]);
+			free(w->pids);
+			free(w->h);
+			memset(w, 0, sizeof *w);
+		}
+		/* The follower must stop sleeping on this handle's mapping before it is unmapped. */
+		poke_follower();
 	}
 	t->death_watch = 0;
 	pthread_mutex_unlock(&P.mu);
@@ -368,8 +399,10 @@ static uint32_t member_pids(struct zc_topic *t, int32_t *pids)
 /* Syncs a watch's peers with the member records. Under P.mu. */
 static void rescan_locked(struct watch *w)
 {
-	struct zc_topic *t = w->t;
-	atomic_store(&t->graph_seen, atomic_load(&t->hdr->graph));
+	struct zc_topic *t = w->h[0];
+	uint32_t g = atomic_load(&t->hdr->graph);
+	for (uint32_t i = 0; i < w->n_h; i++)
+		atomic_store(&w->h[i]->graph_seen, g);
 	int32_t *pids = malloc((t->max_pubs + t->max_subs) * sizeof *pids);
 	if (!pids)
 		return;

@@ -224,7 +224,6 @@ static int publish_once(zcast_pub *p, zcast_msg *msg)
 	struct zc_topic_hdr *h = p->t.hdr;
 	bool wake_topic = false;
 	uint32_t n_rr = 0;
-	zc_deaths_rescan(&p->t); /* new peers get a pidfd: their deaths are reclaimed promptly */
 	int r = zc_topic_lock(&p->t);
 	if (r < 0)
 		return r;
