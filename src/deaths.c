@@ -426,6 +426,8 @@ static void rescan_locked(struct watch *w)
 			bool gone = false;
 			peer_ref(pids[i], &gone);
 			w->pids[w->n_pids++] = pids[i];
+			if (gone && w->n_dying < MAX_DYING)
+				w->dying[w->n_dying++] = pids[i]; /* retried while its locks linger */
 			dead |= gone;
 		}
 	}

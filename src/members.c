@@ -123,8 +123,9 @@ int zc_topic_check_type(struct zc_topic *t, const char *type_name, uint64_t type
 void zc_topic_graph_changed(struct zc_topic *t)
 {
 	atomic_fetch_add_explicit(&t->hdr->graph, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&t->hdr->graph_waiters, memory_order_seq_cst))
-		zc_futex_wake(&t->hdr->graph, INT_MAX);
+	/* Always: the death watchers' followers sleep on this word without announcing themselves
+	 * (they cannot touch a mapping that may be gone when they wake). One syscall per join. */
+	zc_futex_wake(&t->hdr->graph, INT_MAX);
 	/* Sleepers re-scan their peers (deaths.c): a member that joined while they slept must be
 	 * watched too, or its death owing them a wake would go unseen. Joins and leaves are rare.
 	 */
