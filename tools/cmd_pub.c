@@ -92,7 +92,8 @@ static int run(struct cli *c)
 	zcast_pub_opts_init(&o);
 	o.domain = cli_domain(c);
 	o.slot_size = len ? len : 1;
-	o.slot_count = 8;
+	o.history_depth = (uint32_t)cli_long(c, "history", 0, 0, 4096);
+	o.slot_count = 8 + o.history_depth; /* history holds slots */
 	zcast_pub *p;
 	if ((r = zcast_pub_open(topic, &o, &p)) < 0) {
 		free(data);
@@ -147,6 +148,7 @@ static const struct cli_opt opts[] = {
 	{"once", 0, NULL, "publish once (same as -n 1)"},
 	{"file", 'f', "FILE", "publish the bytes of FILE ('-': stdin) instead of TEXT"},
 	{"timeout", 't', "SECONDS", "wait this long for a free slot / room in FULL queues (default 1)"},
+	{"history", 0, "N", "keep the last N messages for late joiners (echo --history)"},
 	{"force", 0, NULL, "publish raw bytes even into a typed topic"},
 	{0},
 };
