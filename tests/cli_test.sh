@@ -52,6 +52,14 @@ for c in $commands; do
   expect_rc 2 "$zcast" "$c" -d; grep -q "needs a value" <<<"$out" || fail "$c -d without value: $out"
   expect_rc 2 "$zcast" "$c" -d 'bad.domain' /x; grep -q "invalid domain" <<<"$out" || fail "$c bad domain: $out"
 done
+# The man page documents every command and every long option.
+man=$(dirname "$0")/../docs/man/zcast.1
+for c in $commands; do
+  grep -q "^\.B $c\b" "$man" || fail "zcast.1 does not document $c"
+  for o in $("$zcast" "$c" --help | grep -o '^  \(-., \|    \)--[a-z-]*' | grep -o -- '--[a-z-]*'); do
+    grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$man" || fail "zcast.1 does not mention $c $o"
+  done
+done
 grep -q 'rate (default 1 Hz)' <<<"$("$zcast" pub --help)$("$zcast" --help)" || fail "pub --help shows no rate"
 expect_rc 2 "$zcast"
 expect_rc 2 "$zcast" frobnicate; grep -q "unknown command" <<<"$out" || fail "unknown command: $out"
