@@ -82,6 +82,9 @@ const char *cli_role_name(int role);
 /* Human units: "12.3 kB", "4.56 ms". */
 void cli_fmt_bytes(double bytes, char *out, size_t n);
 void cli_fmt_ns(double ns, char *out, size_t n);
+/* Appends one item of `size` bytes to a growing array (*v, *n items, room for *cap). False when
+ * out of memory. */
+bool cli_append(void **v, int *n, int *cap, const void *item, size_t size);
 /* A JSON string literal (quoted and escaped). */
 void cli_json_str(FILE *f, const char *s);
 

@@ -52,16 +52,9 @@ struct names {
 static int collect(const char *topic, void *ctx)
 {
 	struct names *ns = ctx;
-	if (ns->n == ns->cap) {
-		int cap = ns->cap ? ns->cap * 2 : 16;
-		void *p = realloc(ns->v, (size_t)cap * sizeof *ns->v);
-		if (!p)
-			return 1;
-		ns->v = p;
-		ns->cap = cap;
-	}
-	snprintf(ns->v[ns->n++], sizeof ns->v[0], "%s", topic);
-	return 0;
+	char name[256];
+	snprintf(name, sizeof name, "%s", topic);
+	return !cli_append((void **)&ns->v, &ns->n, &ns->cap, name, sizeof name);
 }
 
 static int by_name(const void *a, const void *b)

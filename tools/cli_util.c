@@ -128,6 +128,21 @@ void cli_fmt_ns(double ns, char *out, size_t n)
 		snprintf(out, n, "%.2f s", ns / 1e9);
 }
 
+bool cli_append(void **v, int *n, int *cap, const void *item, size_t size)
+{
+	if (*n == *cap) {
+		int grown = *cap ? *cap * 2 : 16;
+		void *p = realloc(*v, (size_t)grown * size);
+		if (!p)
+			return false;
+		*v = p;
+		*cap = grown;
+	}
+	memcpy((char *)*v + (size_t)*n * size, item, size);
+	(*n)++;
+	return true;
+}
+
 void cli_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -15,16 +15,7 @@ struct members {
 static int collect(const zcast_member_info *m, void *ctx)
 {
 	struct members *ms = ctx;
-	if (ms->n == ms->cap) {
-		int cap = ms->cap ? ms->cap * 2 : 16;
-		void *p = realloc(ms->v, (size_t)cap * sizeof *ms->v);
-		if (!p)
-			return 1;
-		ms->v = p;
-		ms->cap = cap;
-	}
-	ms->v[ms->n++] = *m;
-	return 0;
+	return !cli_append((void **)&ms->v, &ms->n, &ms->cap, m, sizeof *m);
 }
 
 static const char *status(const zcast_member_info *m)

@@ -77,6 +77,7 @@ static int run(struct cli *c)
 	long count = cli_flag(c, "once") ? 1 : cli_long(c, "count", 0, 0, 1000000000000L);
 	double timeout = cli_double(c, "timeout", 1, 0, 1e6);
 	bool force = cli_flag(c, "force");
+	uint32_t history = (uint32_t)cli_long(c, "history", 0, 0, 4096);
 	if (zcast_topic_name_valid(topic) != 0)
 		return cli_usage_error(c, "invalid topic name '%s'", topic);
 	uint8_t *data = NULL;
@@ -92,7 +93,7 @@ static int run(struct cli *c)
 	zcast_pub_opts_init(&o);
 	o.domain = cli_domain(c);
 	o.slot_size = len ? len : 1;
-	o.history_depth = (uint32_t)cli_long(c, "history", 0, 0, 4096);
+	o.history_depth = history;
 	o.slot_count = 8 + o.history_depth; /* history holds slots */
 	zcast_pub *p;
 	if ((r = zcast_pub_open(topic, &o, &p)) < 0) {
