@@ -60,6 +60,32 @@ static void pub_info(struct zc_topic *t, uint32_t i, zcast_member_info *m)
 	zc_pool_put(pm);
 }
 
+/* Queue fill of subscriber k: head first, then tail. The tail only grows, so tail >= head; pushes
+ * between the two loads can make the difference exceed the depth for a moment, which reads as
+ * full. */
+static uint32_t queued(struct zc_sub_rec *r, uint32_t depth)
+{
+	uint64_t head = ZC_HEAD_POS(atomic_load(&r->head));
+	uint64_t tail = atomic_load(&r->tail);
+	uint64_t used = (tail - head) & 0xffffffffffffull;
+	return used > depth ? depth : (uint32_t)used;
+}
+
+/* A worker group refuses a publish only when no active member has room. */
+static bool group_full(struct zc_topic *t, uint32_t group)
+{
+	for (uint32_t k = 0; k < t->max_subs; k++) {
+		struct zc_sub_rec *r = &t->subs[k];
+		uint32_t depth = r->depth;
+		if (atomic_load(&r->state) != ZC_REC_ACTIVE || r->policy != ZCAST_POLICY_BALANCE_RR ||
+		    r->group != group || depth < 1 || depth > t->max_depth)
+			continue;
+		if (queued(r, depth) < depth)
+			return false;
+	}
+	return true;
+}
+
 static void sub_info(struct zc_topic *t, uint32_t k, zcast_member_info *m)
 {
 	struct zc_sub_rec *r = &t->subs[k];
@@ -70,17 +96,14 @@ static void sub_info(struct zc_topic *t, uint32_t k, zcast_member_info *m)
 		memcpy(m->group, t->groups[group].name, sizeof m->group - 1);
 		m->group[sizeof m->group - 1] = 0;
 	}
-	/* Head first, then tail: the tail only grows, so tail >= head; pushes between the two loads
-	 * can make the difference exceed the depth for a moment, which reads as full. */
-	uint64_t head = ZC_HEAD_POS(atomic_load(&r->head));
-	uint64_t tail = atomic_load(&r->tail);
-	uint64_t used = (tail - head) & 0xffffffffffffull;
-	m->queued = used > m->depth ? m->depth : (uint32_t)used;
+	m->queued = queued(r, m->depth);
 	m->held = atomic_load(&r->held);
 	m->delivered = atomic_load(&r->delivered);
 	m->dropped = atomic_load(&r->dropped);
 	m->rejected = atomic_load(&r->rejected);
-	m->refusing = m->policy == ZCAST_POLICY_FULL && m->depth && m->queued >= m->depth;
+	bool full = m->depth && m->queued >= m->depth;
+	m->refusing = full && (m->policy == ZCAST_POLICY_FULL ||
+			       (m->policy == ZCAST_POLICY_BALANCE_RR && group_full(t, group)));
 }
 
 /* Fills the fields every role has; returns false for a free record. */

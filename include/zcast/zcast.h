@@ -237,7 +237,8 @@ typedef struct zcast_member_info {
 	uint32_t queued;     /* messages queued now */
 	uint32_t depth;      /* queue capacity */
 	uint32_t held;       /* taken and not yet released */
-	int refusing;        /* FULL policy and its queue is full: publishes fail right now */
+	int refusing;        /* publishes fail because of it right now: its queue is full and it is
+			      * FULL, or BALANCE_RR with every member of its group full */
 	uint64_t delivered, dropped, rejected;
 	/* publishers */
 	uint64_t slot_size;  /* payload capacity of each slot of its pool */
