@@ -222,7 +222,7 @@ grep -q 'publish refused' <<<"$out" || fail "pub into a full FULL queue: $out"
 grep -q '2 of 4 publishes refused' <<<"$out" || fail "refusal count: $out"
 expect_rc 0 "$zcast" info /cli/full
 grep -Eq "^  sub +$full cli_peer +FULL +2/2 .* alive +REFUSING" <<<"$out" || fail "info does not show the refusing subscriber: $out"
-grep -q '1 subscriber is refusing publishes now' <<<"$out" || fail "info refusal summary: $out"
+grep -q '1 subscriber is refusing publishes now (queue full' <<<"$out" || fail "info refusal summary: $out"
 "$zcast" info /cli/full --json | /usr/bin/python3 -c '
 import json, sys
 t = json.load(sys.stdin)

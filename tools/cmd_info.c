@@ -130,8 +130,8 @@ static int run(struct cli *c)
 		for (int i = 0; i < ms.n; i++)
 			member_row(&ms.v[i]);
 		if (refusing)
-			printf("%d subscriber%s refusing publishes now (FULL policy, queue full): publishes "
-			       "to this topic fail until %s\n",
+			printf("%d subscriber%s refusing publishes now (queue full, and FULL policy or a "
+			       "full worker group): publishes to this topic fail until %s\n",
 			       refusing, refusing == 1 ? " is" : "s are", refusing == 1 ? "it takes" : "they take");
 	}
 	free(ms.v);
@@ -144,8 +144,9 @@ const struct cli_cmd cmd_info = {
 	.summary = "show a topic's type, limits, slots and one row per member",
 	.details = "Member rows: role, pid, process name, policy, FILL (subscribers: queued/depth;\n"
 		   "publishers: slots in use/slots), delivered/dropped/rejected and held messages,\n"
-		   "and whether the process is alive. REFUSING marks a FULL subscriber whose queue is\n"
-		   "full: every publish to the topic fails until it takes a message.\n",
+		   "and whether the process is alive. REFUSING marks a subscriber whose full queue makes\n"
+		   "every publish fail until it takes a message: a FULL subscriber, or a BALANCE_RR\n"
+		   "member of a group whose members are all full.\n",
 	.opts = (const struct cli_opt[]){{0}},
 	.min_pos = 1,
 	.max_pos = 1,
