@@ -77,8 +77,9 @@ static bool group_full(struct zc_topic *t, uint32_t group)
 	for (uint32_t k = 0; k < t->max_subs; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
 		uint32_t depth = r->depth;
-		if (atomic_load(&r->state) != ZC_REC_ACTIVE || r->policy != ZCAST_POLICY_BALANCE_RR ||
-		    r->group != group || depth < 1 || depth > t->max_depth)
+		if (atomic_load(&r->state) != ZC_REC_ACTIVE ||
+		    r->policy != ZCAST_POLICY_BALANCE_RR || r->group != group || depth < 1 ||
+		    depth > t->max_depth)
 			continue;
 		if (queued(r, depth) < depth)
 			return false;
@@ -170,9 +171,9 @@ int zcast_topic_members(const char *domain, const char *topic,
 	int r = zc_check_names(topic, domain);
 	if (r < 0)
 		return r;
-	/* The probes must ask about the file that is mapped: the same file seen before and after the
-	 * peek rules out a topic recreated in between (tmpfs does not hand an inode number out again
-	 * at once). */
+	/* The probes must ask about the file that is mapped: the same file seen before and after
+	 * the peek rules out a topic recreated in between (tmpfs does not hand an inode number out
+	 * again at once). */
 	char shm_name[300];
 	zc_topic_shm_name(shm_name, sizeof shm_name, domain, topic);
 	ino_t before = 0, after = 0;

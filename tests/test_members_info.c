@@ -1,5 +1,6 @@
 /* zcast_topic_members: tools see every member with its role, pid, policy, queue fill, counters and
- * liveness, and which subscriber refuses publishes; hostile record fields never crash the reader. */
+ * liveness, and which subscriber refuses publishes; hostile record fields never crash the reader.
+ */
 #include "zt_seg.h"
 
 #define MAX_SEEN 16
@@ -27,7 +28,8 @@ static struct seen members(const char *topic)
 static const zcast_member_info *find(const struct seen *s, int role, int policy)
 {
 	for (int i = 0; i < s->n; i++)
-		if (s->m[i].role == role && (role != ZCAST_ROLE_SUBSCRIBER || s->m[i].policy == policy))
+		if (s->m[i].role == role &&
+		    (role != ZCAST_ROLE_SUBSCRIBER || s->m[i].policy == policy))
 			return &s->m[i];
 	return NULL;
 }

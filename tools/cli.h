@@ -12,18 +12,19 @@
 /* Exit codes scripts can rely on (also in `zcast --help` and zcast(1)). */
 enum {
 	CLI_OK = 0,
-	CLI_EFAIL = 1,     /* runtime failure (system error, corrupt segment, publish failed, ...) */
-	CLI_EUSAGE = 2,    /* bad command line */
-	CLI_ENOTOPIC = 3,  /* no such topic */
-	CLI_ETIMEOUT = 4,  /* --timeout ran out before anything was received */
-	CLI_EREFUSED = 5,  /* refused: typed topic without --force, topic with live members */
-	CLI_EPROBLEMS = 6, /* doctor found something to fix; gc --dry-run found something to reclaim */
+	CLI_EFAIL = 1,	  /* runtime failure (system error, corrupt segment, publish failed, ...) */
+	CLI_EUSAGE = 2,	  /* bad command line */
+	CLI_ENOTOPIC = 3, /* no such topic */
+	CLI_ETIMEOUT = 4, /* --timeout ran out before anything was received */
+	CLI_EREFUSED = 5, /* refused: typed topic without --force, topic with live members */
+	CLI_EPROBLEMS =
+	    6, /* doctor found something to fix; gc --dry-run found something to reclaim */
 };
 
 /* An option of a command. `arg` names the value (NULL: a flag). */
 struct cli_opt {
 	const char *name; /* long name, without "--" */
-	char shrt;        /* short letter, or 0 */
+	char shrt;	  /* short letter, or 0 */
 	const char *arg;
 	const char *help;
 };
@@ -62,7 +63,8 @@ const char *cli_str(const struct cli *c, const char *name, const char *dflt);
 long cli_long(const struct cli *c, const char *name, long dflt, long min, long max);
 double cli_double(const struct cli *c, const char *name, double dflt, double min, double max);
 /* Prints "zcast CMD: message" on stderr and returns CLI_EUSAGE. */
-int cli_usage_error(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const struct cli *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- common helpers (cli_util.c) ---- */
 extern volatile sig_atomic_t cli_stop; /* set by SIGINT / SIGTERM */
@@ -95,10 +97,10 @@ struct cli_topic {
 	zcast_topic_stat st;
 	char type_hash[80];
 	uint32_t live_pubs, live_subs, dead; /* dead members not yet reclaimed */
-	uint64_t dropped, rejected; /* summed over subscribers */
-	uint32_t refusing;          /* FULL subscribers whose queue is full now */
-	double fill;                /* fullest subscriber queue, 0..1 */
-	uint64_t last_size;         /* size of the newest message of any publisher */
+	uint64_t dropped, rejected;	     /* summed over subscribers */
+	uint32_t refusing;		     /* FULL subscribers whose queue is full now */
+	double fill;			     /* fullest subscriber queue, 0..1 */
+	uint64_t last_size;		     /* size of the newest message of any publisher */
 	int64_t when_ns;
 };
 /* Snapshot of every topic of the domain, sorted by name. Returns the count (or a negative error);
@@ -120,13 +122,14 @@ struct cli_watch {
 	int had_publisher; /* -1 unknown, 0 no, 1 yes */
 };
 int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, uint32_t history);
-/* Waits up to timeout_ns for a message (checking for publishers on the way). 0 when one is queued. */
+/* Waits up to timeout_ns for a message (checking for publishers on the way). 0 when one is queued.
+ */
 int cli_watch_wait(struct cli_watch *w, int64_t timeout_ns);
 void cli_watch_close(struct cli_watch *w);
 
 /* ---- payload printers (printers.c): per type name, so typed decoding can plug in ---- */
 struct cli_print_opts {
-	bool hex;       /* full hex dump */
+	bool hex;	  /* full hex dump */
 	size_t max_bytes; /* 0: all */
 };
 struct cli_printer {
@@ -139,6 +142,6 @@ const struct cli_printer *cli_printer_for(const char *type_name);
 
 /* ---- commands ---- */
 extern const struct cli_cmd cmd_list, cmd_info, cmd_echo, cmd_hz, cmd_bw, cmd_delay, cmd_pub,
-	cmd_top, cmd_gc, cmd_rm, cmd_doctor;
+    cmd_top, cmd_gc, cmd_rm, cmd_doctor;
 
 #endif

@@ -11,9 +11,9 @@
 #include "cli.h"
 
 static const struct cli_opt common_opts[] = {
-	{"domain", 'd', "DOMAIN", "zcast domain (default $ZCAST_DOMAIN, else \"default\")"},
-	{"help", 'h', NULL, "show this help"},
-	{"json", 0, NULL, "machine-readable output (JSON; one object per line for streams)"},
+    {"domain", 'd', "DOMAIN", "zcast domain (default $ZCAST_DOMAIN, else \"default\")"},
+    {"help", 'h', NULL, "show this help"},
+    {"json", 0, NULL, "machine-readable output (JSON; one object per line for streams)"},
 };
 
 int cli_usage_error(const struct cli *c, const char *fmt, ...)
@@ -40,14 +40,15 @@ static void print_opt(FILE *f, const struct cli_opt *o)
 	char head[64], shrt[8] = "    ";
 	if (o->shrt)
 		snprintf(shrt, sizeof shrt, "-%c, ", o->shrt);
-	snprintf(head, sizeof head, "%s--%s%s%s", shrt, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	snprintf(head, sizeof head, "%s--%s%s%s", shrt, o->name, o->arg ? " " : "",
+		 o->arg ? o->arg : "");
 	fprintf(f, "  %-26s %s\n", head, o->help);
 }
 
 void cli_cmd_help(const struct cli_cmd *cmd, FILE *f)
 {
-	fprintf(f, "usage: zcast %s [options]%s%s\n\n%s\n", cmd->name, cmd->args[0] ? " " : "", cmd->args,
-		cmd->summary);
+	fprintf(f, "usage: zcast %s [options]%s%s\n\n%s\n", cmd->name, cmd->args[0] ? " " : "",
+		cmd->args, cmd->summary);
 	if (cmd->details)
 		fprintf(f, "\n%s", cmd->details);
 	fprintf(f, "\noptions:\n");
@@ -57,7 +58,9 @@ void cli_cmd_help(const struct cli_cmd *cmd, FILE *f)
 	if (cmd->json)
 		print_opt(f, &common_opts[2]);
 	print_opt(f, &common_opts[1]);
-	fprintf(f, "\nexit status: 0 ok, 1 failure, 2 usage error, 3 no such topic (see zcast --help)\n");
+	fprintf(
+	    f,
+	    "\nexit status: 0 ok, 1 failure, 2 usage error, 3 no such topic (see zcast --help)\n");
 }
 
 /* Index of the option `arg` names (long "--x" or short "-x"); -1 common --json, -2 --help, -3
@@ -123,7 +126,8 @@ int cli_parse(struct cli *c, const struct cli_cmd *cmd, int argc, char **argv)
 		}
 		if (i == -3) {
 			if (zcast_domain_name_valid(v) != 0)
-				return cli_usage_error(c, "invalid domain name '%s' (want [A-Za-z0-9_-]{1,32})", v);
+				return cli_usage_error(
+				    c, "invalid domain name '%s' (want [A-Za-z0-9_-]{1,32})", v);
 			c->domain = v;
 		} else if (i == -1) {
 			c->json = true;
@@ -165,7 +169,8 @@ long cli_long(const struct cli *c, const char *name, long dflt, long min, long m
 	errno = 0;
 	long x = strtol(v, &end, 10);
 	if (errno || end == v || *end || x < min || x > max) {
-		cli_usage_error(c, "--%s wants a whole number from %ld to %ld, not '%s'", name, min, max, v);
+		cli_usage_error(c, "--%s wants a whole number from %ld to %ld, not '%s'", name, min,
+				max, v);
 		exit(CLI_EUSAGE);
 	}
 	return x;
@@ -180,7 +185,8 @@ double cli_double(const struct cli *c, const char *name, double dflt, double min
 	errno = 0;
 	double x = strtod(v, &end);
 	if (errno || end == v || *end || !isfinite(x) || x < min || x > max) {
-		cli_usage_error(c, "--%s wants a number from %g to %g, not '%s'", name, min, max, v);
+		cli_usage_error(c, "--%s wants a number from %g to %g, not '%s'", name, min, max,
+				v);
 		exit(CLI_EUSAGE);
 	}
 	return x;

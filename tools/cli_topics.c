@@ -149,8 +149,8 @@ static void check_publishers(struct cli_watch *w)
 	if (has == w->had_publisher)
 		return;
 	if (!has) {
-		fprintf(stderr, "zcast %s: topic %s has no publisher in domain %s%s; waiting\n", w->cmd,
-			w->topic, w->domain, w->had_publisher == 1 ? " any more" : "");
+		fprintf(stderr, "zcast %s: topic %s has no publisher in domain %s%s; waiting\n",
+			w->cmd, w->topic, w->domain, w->had_publisher == 1 ? " any more" : "");
 		if (w->had_publisher == -1)
 			cli_similar_topics(w->domain, w->topic, stderr);
 	} else if (w->had_publisher == 0) {
@@ -167,8 +167,8 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 	w->cmd = c->cmd->name;
 	w->had_publisher = -1;
 	if (zcast_topic_name_valid(topic) != 0)
-		return cli_usage_error(c, "invalid topic name '%s' (want /name[/name...], letters, digits, _)",
-				       topic);
+		return cli_usage_error(
+		    c, "invalid topic name '%s' (want /name[/name...], letters, digits, _)", topic);
 	check_publishers(w); /* before joining: our join creates a missing topic */
 	zcast_sub_opts o;
 	zcast_sub_opts_init(&o);

@@ -57,8 +57,8 @@ const char *cli_domain(const struct cli *c)
 int cli_fail(const struct cli *c, int err)
 {
 	const char *detail = zcast_last_error();
-	fprintf(stderr, "zcast %s: %s%s%s%s\n", c->cmd->name, zcast_strerror(err), detail[0] ? " (" : "",
-		detail, detail[0] ? ")" : "");
+	fprintf(stderr, "zcast %s: %s%s%s%s\n", c->cmd->name, zcast_strerror(err),
+		detail[0] ? " (" : "", detail, detail[0] ? ")" : "");
 	if (err == ZCAST_ENOENT)
 		return CLI_ENOTOPIC;
 	if (err == ZCAST_EINVAL)
@@ -102,7 +102,9 @@ const char *cli_policy_name(int policy)
 
 const char *cli_role_name(int role)
 {
-	return role == ZCAST_ROLE_PUBLISHER ? "pub" : role == ZCAST_ROLE_SUBSCRIBER ? "sub" : "tool";
+	return role == ZCAST_ROLE_PUBLISHER    ? "pub"
+	       : role == ZCAST_ROLE_SUBSCRIBER ? "sub"
+					       : "tool";
 }
 
 void cli_fmt_bytes(double b, char *out, size_t n)

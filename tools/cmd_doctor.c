@@ -35,10 +35,10 @@ struct doctor {
 };
 
 /* One finding: a check, its level, what was seen and (unless ok) what to do. */
-static void report(struct doctor *d, enum level lv, const char *check, const char *fix, const char *fmt,
-		   ...) __attribute__((format(printf, 5, 6)));
-static void report(struct doctor *d, enum level lv, const char *check, const char *fix, const char *fmt,
-		   ...)
+static void report(struct doctor *d, enum level lv, const char *check, const char *fix,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void report(struct doctor *d, enum level lv, const char *check, const char *fix,
+		   const char *fmt, ...)
 {
 	char detail[512];
 	va_list ap;
@@ -68,7 +68,8 @@ static void check_shm(struct doctor *d)
 	struct statfs fs;
 	struct statvfs vfs;
 	if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode)) {
-		report(d, PROBLEM, "/dev/shm", "mount a tmpfs on /dev/shm (mount -t tmpfs -o mode=1777 tmpfs /dev/shm)",
+		report(d, PROBLEM, "/dev/shm",
+		       "mount a tmpfs on /dev/shm (mount -t tmpfs -o mode=1777 tmpfs /dev/shm)",
 		       "missing: zcast keeps every topic there");
 		return;
 	}
@@ -81,7 +82,8 @@ static void check_shm(struct doctor *d)
 		       (unsigned)(st.st_mode & 07777));
 	else if ((st.st_mode & 01777) != 01777)
 		report(d, WARN, "/dev/shm permissions", "chmod 1777 /dev/shm",
-		       "mode %04o, expected 1777 (other users cannot create topics, or can delete ours)",
+		       "mode %04o, expected 1777 (other users cannot create topics, or can delete "
+		       "ours)",
 		       (unsigned)(st.st_mode & 07777));
 	else
 		report(d, OK, "/dev/shm permissions", NULL, "mode 1777");
@@ -95,12 +97,14 @@ static void check_shm(struct doctor *d)
 	if (total < SHM_SMALL)
 		report(d, WARN, "/dev/shm size",
 		       "enlarge it (mount -o remount,size=1G /dev/shm; docker run --shm-size=1g)",
-		       "%s in all: a publisher's pool is slots x slot size (default 32 x 64 KiB), large "
+		       "%s in all: a publisher's pool is slots x slot size (default 32 x 64 KiB), "
+		       "large "
 		       "messages need more",
 		       t);
 	else if (avail < total / 10)
-		report(d, WARN, "/dev/shm size", "free space: remove leftovers (zcast gc --all, zcast rm)",
-		       "%s of %s free", a, t);
+		report(d, WARN, "/dev/shm size",
+		       "free space: remove leftovers (zcast gc --all, zcast rm)", "%s of %s free",
+		       a, t);
 	else
 		report(d, OK, "/dev/shm size", NULL, "%s, %s free", t, a);
 }
@@ -114,7 +118,8 @@ static void check_kernel(struct doctor *d)
 	errno = 0;
 	long r = syscall(SYS_futex_waitv, NULL, 0, 0, NULL, 0);
 	if (r < 0 && errno == EINVAL)
-		report(d, OK, "futex_waitv", NULL, "available (wait sets sleep on all words in one call)");
+		report(d, OK, "futex_waitv", NULL,
+		       "available (wait sets sleep on all words in one call)");
 	else
 		report(d, WARN, "futex_waitv", "Linux >= 5.16 without a seccomp filter blocking it",
 		       "refused (%s): wait sets fall back to slower polling of their words",
@@ -127,7 +132,8 @@ static void check_kernel(struct doctor *d)
 		report(d, WARN, "pidfd_open", "Linux >= 5.3 without a seccomp filter blocking it",
 		       "refused (%s): graph events about crashed peers come late", strerror(errno));
 	}
-	/* Liveness of members is an OFD lock: without it no crash can be told from a live process. */
+	/* Liveness of members is an OFD lock: without it no crash can be told from a live process.
+	 */
 	char path[64];
 	snprintf(path, sizeof path, "/dev/shm/zcast-doctor-%d", (int)getpid());
 	int tf = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -157,7 +163,8 @@ static int check_topic(const char *topic, void *ctx)
 	if (cli_topic_read(l->domain, topic, &t) != 0) {
 		if (t.err == ZCAST_ENOENT)
 			return 0; /* gone meanwhile */
-		snprintf(fix, sizeof fix, "zcast -d %s info %s says more; zcast -d %s rm %s removes it", l->domain,
+		snprintf(fix, sizeof fix,
+			 "zcast -d %s info %s says more; zcast -d %s rm %s removes it", l->domain,
 			 topic, l->domain, topic);
 		report(l->d, t.err == ZCAST_EPERM ? WARN : PROBLEM, what, fix, "cannot be read: %s",
 		       zcast_strerror(t.err));
@@ -167,7 +174,8 @@ static int check_topic(const char *topic, void *ctx)
 		snprintf(fix, sizeof fix, "zcast -d %s gc --all", l->domain);
 		report(l->d, PROBLEM, what, fix, "leftover: %u dead member(s), none alive", t.dead);
 	} else if (t.dead) {
-		snprintf(fix, sizeof fix, "zcast -d %s gc %s (zcast gc --dry-run lists them)", l->domain, topic);
+		snprintf(fix, sizeof fix, "zcast -d %s gc %s (zcast gc --dry-run lists them)",
+			 l->domain, topic);
 		report(l->d, PROBLEM, what, fix, "%u dead member(s) beside live ones", t.dead);
 	} else if (!t.live_pubs && !t.live_subs && !t.st.retain) {
 		snprintf(fix, sizeof fix, "zcast -d %s rm %s", l->domain, topic);
@@ -191,7 +199,8 @@ static void check_pools(struct doctor *d, const char *domain, int topics)
 	if (pools && !topics) {
 		char fix[128];
 		snprintf(fix, sizeof fix, "rm /dev/shm/zcast.%s.@*", domain);
-		report(d, PROBLEM, domain, fix, "%d pool segment(s) of topics that no longer exist", pools);
+		report(d, PROBLEM, domain, fix, "%d pool segment(s) of topics that no longer exist",
+		       pools);
 	}
 }
 
@@ -210,26 +219,27 @@ static int run(struct cli *c)
 	if (topics >= 0)
 		check_pools(&d, l.domain, topics);
 	if (topics >= 0 && d.problems + d.warnings == before)
-		report(&d, OK, "leftovers", NULL, "none in domain %s (%d topic%s)", l.domain, topics,
-		       topics == 1 ? "" : "s");
+		report(&d, OK, "leftovers", NULL, "none in domain %s (%d topic%s)", l.domain,
+		       topics, topics == 1 ? "" : "s");
 	if (c->json)
 		printf("],\"problems\":%d,\"warnings\":%d}\n", d.problems, d.warnings);
 	else
-		printf("%d problem%s, %d warning%s\n", d.problems, d.problems == 1 ? "" : "s", d.warnings,
-		       d.warnings == 1 ? "" : "s");
+		printf("%d problem%s, %d warning%s\n", d.problems, d.problems == 1 ? "" : "s",
+		       d.warnings, d.warnings == 1 ? "" : "s");
 	return d.problems ? CLI_EPROBLEMS : CLI_OK;
 }
 
 const struct cli_cmd cmd_doctor = {
-	.name = "doctor",
-	.args = "",
-	.summary = "check /dev/shm, kernel features and leftovers; say what to fix",
-	.details = "Exit status 6 when a problem was found (something breaks zcast or wastes memory);\n"
-		   "warnings (something works, but slower) leave it 0. Leftovers are looked for in the\n"
-		   "domain given (-d) only.\n",
-	.opts = (const struct cli_opt[]){{0}},
-	.min_pos = 0,
-	.max_pos = 0,
-	.json = true,
-	.run = run,
+    .name = "doctor",
+    .args = "",
+    .summary = "check /dev/shm, kernel features and leftovers; say what to fix",
+    .details =
+	"Exit status 6 when a problem was found (something breaks zcast or wastes memory);\n"
+	"warnings (something works, but slower) leave it 0. Leftovers are looked for in the\n"
+	"domain given (-d) only.\n",
+    .opts = (const struct cli_opt[]){{0}},
+    .min_pos = 0,
+    .max_pos = 0,
+    .json = true,
+    .run = run,
 };

@@ -25,8 +25,8 @@ static void print_msg(const struct echo *e, zcast_msg *m, int64_t taken_ns)
 	bool history = in.publish_time_ns < e->joined_ns;
 	if (e->json) {
 		printf("{\"sequence\":%" PRIu64 ",\"size\":%zu,\"publisher_id\":%" PRIu64
-		       ",\"publish_time_ns\":%" PRId64 ",\"latency_ns\":%" PRId64 ",\"age_ns\":%" PRId64
-		       ",\"history\":%s,",
+		       ",\"publish_time_ns\":%" PRId64 ",\"latency_ns\":%" PRId64
+		       ",\"age_ns\":%" PRId64 ",\"history\":%s,",
 		       in.sequence, n, in.publisher_id, in.publish_time_ns, latency, age,
 		       history ? "true" : "false");
 		e->printer->json(stdout, p, n, &e->po);
@@ -35,8 +35,8 @@ static void print_msg(const struct echo *e, zcast_msg *m, int64_t taken_ns)
 		char lat[32], ag[32];
 		cli_fmt_ns((double)latency, lat, sizeof lat);
 		cli_fmt_ns((double)age, ag, sizeof ag);
-		printf("#%" PRIu64 "  %zu B  from %" PRIu64 "  latency %s  age %s%s ", in.sequence, n,
-		       in.publisher_id, lat, ag, history ? "  (history)" : "");
+		printf("#%" PRIu64 "  %zu B  from %" PRIu64 "  latency %s  age %s%s ", in.sequence,
+		       n, in.publisher_id, lat, ag, history ? "  (history)" : "");
 		e->printer->text(stdout, p, n, &e->po);
 	}
 	fflush(stdout);
@@ -65,7 +65,8 @@ static int run(struct cli *c)
 	r = CLI_OK;
 	while (!cli_stop && (count == 0 || seen < count)) {
 		if (seen == 0 && deadline >= 0 && cli_now_ns() >= deadline) {
-			fprintf(stderr, "zcast echo: nothing received on %s within %g s\n", topic, timeout);
+			fprintf(stderr, "zcast echo: nothing received on %s within %g s\n", topic,
+				timeout);
 			r = CLI_ETIMEOUT;
 			break;
 		}
@@ -83,26 +84,27 @@ static int run(struct cli *c)
 }
 
 static const struct cli_opt opts[] = {
-	{"count", 'n', "N", "stop after N messages (default: until Ctrl-C)"},
-	{"once", 0, NULL, "stop after one message (same as -n 1)"},
-	{"history", 0, "N", "first print up to N messages the topic kept for late joiners"},
-	{"hex", 'x', NULL, "hex dump of the payload"},
-	{"bytes", 0, "N", "print at most N payload bytes (default 64, with --hex 256; 0: all)"},
-	{"timeout", 't', "SECONDS", "give up (exit 4) if no message arrives this soon"},
-	{0},
+    {"count", 'n', "N", "stop after N messages (default: until Ctrl-C)"},
+    {"once", 0, NULL, "stop after one message (same as -n 1)"},
+    {"history", 0, "N", "first print up to N messages the topic kept for late joiners"},
+    {"hex", 'x', NULL, "hex dump of the payload"},
+    {"bytes", 0, "N", "print at most N payload bytes (default 64, with --hex 256; 0: all)"},
+    {"timeout", 't', "SECONDS", "give up (exit 4) if no message arrives this soon"},
+    {0},
 };
 
 const struct cli_cmd cmd_echo = {
-	.name = "echo",
-	.args = "TOPIC",
-	.summary = "print messages of a topic (sequence, size, latency, age, payload)",
-	.details = "Latency: publish to receive. Age: publish to print. Messages from the topic's\n"
-		   "history are marked (history). echo joins as a DROP_OLD subscriber: a slow terminal\n"
-		   "makes echo skip messages, never slows a publisher. While the topic has no\n"
-		   "publisher echo says so on stderr and names similar topics (a typo?).\n",
-	.opts = opts,
-	.min_pos = 1,
-	.max_pos = 1,
-	.json = true,
-	.run = run,
+    .name = "echo",
+    .args = "TOPIC",
+    .summary = "print messages of a topic (sequence, size, latency, age, payload)",
+    .details =
+	"Latency: publish to receive. Age: publish to print. Messages from the topic's\n"
+	"history are marked (history). echo joins as a DROP_OLD subscriber: a slow terminal\n"
+	"makes echo skip messages, never slows a publisher. While the topic has no\n"
+	"publisher echo says so on stderr and names similar topics (a typo?).\n",
+    .opts = opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .json = true,
+    .run = run,
 };

@@ -21,17 +21,19 @@ static int print_dead(const zcast_member_info *m, void *ctx)
 	if (m->alive)
 		return 0;
 	g->dead++;
-	const char *why = m->joining ? "died while joining" : "process gone (its liveness lock is free)";
+	const char *why =
+	    m->joining ? "died while joining" : "process gone (its liveness lock is free)";
 	if (g->c->json) {
 		printf("%s{\"topic\":", g->first_json ? "" : ",");
 		cli_json_str(stdout, g->topic);
-		printf(",\"role\":\"%s\",\"pid\":%d,\"id\":%" PRIu64 ",\"reason\":\"%s\",\"held\":%u,"
+		printf(",\"role\":\"%s\",\"pid\":%d,\"id\":%" PRIu64
+		       ",\"reason\":\"%s\",\"held\":%u,"
 		       "\"queued\":%u}",
 		       cli_role_name(m->role), (int)m->pid, m->id, why, m->held, m->queued);
 		g->first_json = false;
 	} else {
-		printf("%s: dead %s pid %d id %" PRIu64 ": %s", g->topic, cli_role_name(m->role), (int)m->pid,
-		       m->id, why);
+		printf("%s: dead %s pid %d id %" PRIu64 ": %s", g->topic, cli_role_name(m->role),
+		       (int)m->pid, m->id, why);
 		if (m->role == ZCAST_ROLE_SUBSCRIBER)
 			printf("; releases %u queued and %u held message(s)", m->queued, m->held);
 		if (m->role == ZCAST_ROLE_PUBLISHER)
@@ -57,7 +59,9 @@ static int gc_topic(struct gc_out *g, const char *topic, bool dry)
 	 * wake-up, an orphaned pool whose slots came free). */
 	r = zcast_topic_gc(domain, topic);
 	if (r < 0)
-		return r == ZCAST_ENOENT && g->dead > before ? 0 : r; /* the last dead one took it along */
+		return r == ZCAST_ENOENT && g->dead > before
+			   ? 0
+			   : r; /* the last dead one took it along */
 	if (!g->c->json && r > 0)
 		printf("%s: reclaimed %d dead member(s)\n", topic, r);
 	return 0;
@@ -74,7 +78,8 @@ static int each(const char *topic, void *ctx)
 	struct all *a = ctx;
 	int r = gc_topic(a->g, topic, a->dry);
 	if (r < 0 && r != ZCAST_ENOENT) { /* gone meanwhile: nothing to do */
-		fprintf(stderr, "zcast gc: %s: %s (%s)\n", topic, zcast_strerror(r), zcast_last_error());
+		fprintf(stderr, "zcast gc: %s: %s (%s)\n", topic, zcast_strerror(r),
+			zcast_last_error());
 		a->failed++;
 	}
 	return 0;
@@ -110,43 +115,44 @@ static int run_gc(struct cli *c)
 }
 
 static const struct cli_opt gc_opts[] = {
-	{"all", 'a', NULL, "every topic of the domain"},
-	{"dry-run", 'n', NULL, "only say what would be reclaimed and why (exit 6 if anything)"},
-	{0},
+    {"all", 'a', NULL, "every topic of the domain"},
+    {"dry-run", 'n', NULL, "only say what would be reclaimed and why (exit 6 if anything)"},
+    {0},
 };
 
 const struct cli_cmd cmd_gc = {
-	.name = "gc",
-	.args = "[TOPIC]",
-	.summary = "reclaim members of crashed processes (--dry-run: only tell)",
-	.details = "A member is dead when its process no longer holds the lock on its record (the\n"
-		   "kernel drops it when a process dies, whatever the PID is reused for). Reclaiming\n"
-		   "releases its queued and held messages and loans, and frees its record.\n",
-	.opts = gc_opts,
-	.min_pos = 0,
-	.max_pos = 1,
-	.json = true,
-	.run = run_gc,
+    .name = "gc",
+    .args = "[TOPIC]",
+    .summary = "reclaim members of crashed processes (--dry-run: only tell)",
+    .details = "A member is dead when its process no longer holds the lock on its record (the\n"
+	       "kernel drops it when a process dies, whatever the PID is reused for). Reclaiming\n"
+	       "releases its queued and held messages and loans, and frees its record.\n",
+    .opts = gc_opts,
+    .min_pos = 0,
+    .max_pos = 1,
+    .json = true,
+    .run = run_gc,
 };
 
 static int run_rm(struct cli *c)
 {
 	int r = zcast_topic_remove(cli_domain(c), c->pos[0]);
 	if (r == ZCAST_EBUSY) {
-		fprintf(stderr, "zcast rm: %s (zcast info %s shows them)\n", zcast_last_error(), c->pos[0]);
+		fprintf(stderr, "zcast rm: %s (zcast info %s shows them)\n", zcast_last_error(),
+			c->pos[0]);
 		return CLI_EREFUSED;
 	}
 	return r < 0 ? cli_fail(c, r) : CLI_OK;
 }
 
 const struct cli_cmd cmd_rm = {
-	.name = "rm",
-	.args = "TOPIC",
-	.summary = "remove a topic (also a retained one) that has no live members",
-	.details = "Dead members are reclaimed first. A topic with live members is refused (exit 5).\n",
-	.opts = (const struct cli_opt[]){{0}},
-	.min_pos = 1,
-	.max_pos = 1,
-	.json = false,
-	.run = run_rm,
+    .name = "rm",
+    .args = "TOPIC",
+    .summary = "remove a topic (also a retained one) that has no live members",
+    .details = "Dead members are reclaimed first. A topic with live members is refused (exit 5).\n",
+    .opts = (const struct cli_opt[]){{0}},
+    .min_pos = 1,
+    .max_pos = 1,
+    .json = false,
+    .run = run_rm,
 };

@@ -52,7 +52,8 @@ static int list_domains(const struct cli *c)
 			cli_json_str(stdout, v[i].name);
 			printf(",\"topics\":%d}", v[i].topics);
 		} else {
-			printf("%-34s %d topic%s\n", v[i].name, v[i].topics, v[i].topics == 1 ? "" : "s");
+			printf("%-34s %d topic%s\n", v[i].name, v[i].topics,
+			       v[i].topics == 1 ? "" : "s");
 		}
 	}
 	if (c->json)
@@ -92,9 +93,9 @@ static void print_text(const struct cli_topic *t, const struct cli_topic *later,
 	if (rate >= 0)
 		snprintf(r, sizeof r, "%.1f", rate);
 	const char *type = later->st.type_name[0] ? later->st.type_name : "(untyped)";
-	printf("%-*s  %-20s %4u %4u %9s  %s%s%s\n", w, t->name, type, later->live_pubs, later->live_subs,
-	       r, later->live_pubs ? "" : "NO PUBLISHER ", later->dead ? "DEAD MEMBERS " : "",
-	       later->st.retain ? "retained" : "");
+	printf("%-*s  %-20s %4u %4u %9s  %s%s%s\n", w, t->name, type, later->live_pubs,
+	       later->live_subs, r, later->live_pubs ? "" : "NO PUBLISHER ",
+	       later->dead ? "DEAD MEMBERS " : "", later->st.retain ? "retained" : "");
 }
 
 static int run(struct cli *c)
@@ -127,14 +128,14 @@ static int run(struct cli *c)
 	if (c->json)
 		printf("[");
 	else
-		printf("%-*s  %-20s %4s %4s %9s  %s\n", w, "TOPIC", "TYPE", "PUBS", "SUBS", "RATE(Hz)",
-		       "FLAGS");
+		printf("%-*s  %-20s %4s %4s %9s  %s\n", w, "TOPIC", "TYPE", "PUBS", "SUBS",
+		       "RATE(Hz)", "FLAGS");
 	for (int i = 0; i < n; i++) {
 		const struct cli_topic *later = b[i].err ? &a[i] : &b[i];
-		double rate = window > 0 && !b[i].err ? cli_rate(a[i].st.last_sequence,
-							       b[i].st.last_sequence,
-							       b[i].when_ns - a[i].when_ns)
-						      : -1;
+		double rate = window > 0 && !b[i].err
+				  ? cli_rate(a[i].st.last_sequence, b[i].st.last_sequence,
+					     b[i].when_ns - a[i].when_ns)
+				  : -1;
 		if (c->json) {
 			printf("%s", i ? "," : "");
 			print_json(&a[i], later, rate);
@@ -150,20 +151,20 @@ static int run(struct cli *c)
 }
 
 static const struct cli_opt opts[] = {
-	{"domains", 0, NULL, "list the domains in use (with their topic counts) instead"},
-	{"window", 'w', "SECONDS", "measure rates over this long (default 0.5; 0: no rates)"},
-	{0},
+    {"domains", 0, NULL, "list the domains in use (with their topic counts) instead"},
+    {"window", 'w', "SECONDS", "measure rates over this long (default 0.5; 0: no rates)"},
+    {0},
 };
 
 const struct cli_cmd cmd_list = {
-	.name = "list",
-	.args = "",
-	.summary = "list the topics of a domain: type, live publishers and subscribers, rate",
-	.details = "FLAGS: NO PUBLISHER marks a topic nobody publishes on (a subscriber created it: a\n"
-		   "misspelled name?); DEAD MEMBERS: crashed members not yet reclaimed (zcast gc).\n",
-	.opts = opts,
-	.min_pos = 0,
-	.max_pos = 0,
-	.json = true,
-	.run = run,
+    .name = "list",
+    .args = "",
+    .summary = "list the topics of a domain: type, live publishers and subscribers, rate",
+    .details = "FLAGS: NO PUBLISHER marks a topic nobody publishes on (a subscriber created it: a\n"
+	       "misspelled name?); DEAD MEMBERS: crashed members not yet reclaimed (zcast gc).\n",
+    .opts = opts,
+    .min_pos = 0,
+    .max_pos = 0,
+    .json = true,
+    .run = run,
 };

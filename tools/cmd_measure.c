@@ -16,7 +16,7 @@ struct sample {
 struct window {
 	struct sample *v;
 	size_t cap, n, next; /* ring of the last cap samples */
-	uint64_t total;      /* messages seen since the start */
+	uint64_t total;	     /* messages seen since the start */
 };
 
 static void add(struct window *w, const struct sample *s)
@@ -76,14 +76,16 @@ static void report_hz(const struct cli *c, const struct window *w, double *tmp)
 	struct stats s = stats_of(tmp, n);
 	double rate = s.mean > 0 ? 1 / s.mean : 0;
 	if (c->json)
-		printf("{\"rate_hz\":%.6g,\"period_min_s\":%.9f,\"period_max_s\":%.9f,\"period_std_s\":%.9f,"
+		printf("{\"rate_hz\":%.6g,\"period_min_s\":%.9f,\"period_max_s\":%.9f,\"period_std_"
+		       "s\":%.9f,"
 		       "\"periods\":%zu,\"gaps\":%zu,\"messages\":%" PRIu64 "}\n",
 		       rate, s.min, s.max, s.std, n, gaps, w->total);
 	else if (n == 0)
 		printf("no rate yet (%" PRIu64 " messages, need 2 in a row)\n", w->total);
 	else
-		printf("rate %.3f Hz  period min %.6f s  max %.6f s  std dev %.6f s  window %zu%s\n", rate,
-		       s.min, s.max, s.std, n + 1, gaps ? "  (sequence gaps skipped)" : "");
+		printf(
+		    "rate %.3f Hz  period min %.6f s  max %.6f s  std dev %.6f s  window %zu%s\n",
+		    rate, s.min, s.max, s.std, n + 1, gaps ? "  (sequence gaps skipped)" : "");
 }
 
 static void report_bw(const struct cli *c, const struct window *w, double *tmp)
@@ -98,15 +100,16 @@ static void report_bw(const struct cli *c, const struct window *w, double *tmp)
 	int64_t span = w->n > 1 ? at(w, w->n - 1)->pub_ns - at(w, 0)->pub_ns : 0;
 	double bw = span > 0 ? bytes * 1e9 / (double)span : 0;
 	if (c->json) {
-		printf("{\"bytes_per_s\":%.6g,\"size_mean\":%.1f,\"size_min\":%.0f,\"size_max\":%.0f,"
-		       "\"window\":%zu,\"messages\":%" PRIu64 "}\n",
-		       bw, s.mean, s.min, s.max, w->n, w->total);
+		printf(
+		    "{\"bytes_per_s\":%.6g,\"size_mean\":%.1f,\"size_min\":%.0f,\"size_max\":%.0f,"
+		    "\"window\":%zu,\"messages\":%" PRIu64 "}\n",
+		    bw, s.mean, s.min, s.max, w->n, w->total);
 	} else {
 		char b[32], mean[32];
 		cli_fmt_bytes(bw, b, sizeof b);
 		cli_fmt_bytes(s.mean, mean, sizeof mean);
-		printf("%s/s  message mean %s  min %.0f B  max %.0f B  window %zu\n", b, mean, s.min,
-		       s.max, w->n);
+		printf("%s/s  message mean %s  min %.0f B  max %.0f B  window %zu\n", b, mean,
+		       s.min, s.max, w->n);
 	}
 }
 
@@ -125,7 +128,8 @@ static void report_delay(const struct cli *c, const struct window *w, double *tm
 	double p50 = percentile(tmp, w->n, 0.5), p90 = percentile(tmp, w->n, 0.9),
 	       p99 = percentile(tmp, w->n, 0.99);
 	if (c->json) {
-		printf("{\"p50_ns\":%.0f,\"p90_ns\":%.0f,\"p99_ns\":%.0f,\"min_ns\":%.0f,\"max_ns\":%.0f,"
+		printf("{\"p50_ns\":%.0f,\"p90_ns\":%.0f,\"p99_ns\":%.0f,\"min_ns\":%.0f,\"max_"
+		       "ns\":%.0f,"
 		       "\"mean_ns\":%.0f,\"window\":%zu,\"messages\":%" PRIu64 "}\n",
 		       p50, p90, p99, s.min, s.max, s.mean, w->n, w->total);
 		return;
@@ -138,7 +142,8 @@ static void report_delay(const struct cli *c, const struct window *w, double *tm
 	       t[4], w->n);
 }
 
-static int measure(struct cli *c, void (*report)(const struct cli *, const struct window *, double *))
+static int measure(struct cli *c,
+		   void (*report)(const struct cli *, const struct window *, double *))
 {
 	const char *topic = c->pos[0];
 	long cap = cli_long(c, "window", 1000, 2, 10000000);
@@ -163,15 +168,16 @@ static int measure(struct cli *c, void (*report)(const struct cli *, const struc
 			while (zcast_take(wt.sub, &m) == 0) {
 				zcast_msg_info in;
 				zcast_msg_info_get(m, &in);
-				struct sample s = {in.sequence, zcast_msg_size(m), in.publish_time_ns, cli_now_ns()};
+				struct sample s = {in.sequence, zcast_msg_size(m),
+						   in.publish_time_ns, cli_now_ns()};
 				zcast_msg_drop(m);
 				add(&w, &s);
 			}
 		}
 		int64_t now = cli_now_ns();
 		if (w.total == 0 && timeout > 0 && now - start >= (int64_t)(timeout * 1e9)) {
-			fprintf(stderr, "zcast %s: nothing received on %s within %g s\n", c->cmd->name, topic,
-				timeout);
+			fprintf(stderr, "zcast %s: nothing received on %s within %g s\n",
+				c->cmd->name, topic, timeout);
 			r = CLI_ETIMEOUT;
 		} else if (now >= next && w.total > 0) {
 			report(c, &w, tmp);
@@ -200,50 +206,53 @@ static int run_delay(struct cli *c)
 }
 
 static const struct cli_opt opts[] = {
-	{"window", 'w', "N", "statistics over the last N messages (default 1000)"},
-	{"interval", 'i', "SECONDS", "report every SECONDS (default 1)"},
-	{"count", 'n', "N", "stop after N reports (default: until Ctrl-C)"},
-	{"timeout", 't', "SECONDS", "give up (exit 4) if no message arrives this soon"},
-	{0},
+    {"window", 'w', "N", "statistics over the last N messages (default 1000)"},
+    {"interval", 'i', "SECONDS", "report every SECONDS (default 1)"},
+    {"count", 'n', "N", "stop after N reports (default: until Ctrl-C)"},
+    {"timeout", 't', "SECONDS", "give up (exit 4) if no message arrives this soon"},
+    {0},
 };
 
-#define MEASURE_DETAILS                                                                           \
-	"Reports start with the first message. The tool joins as a DROP_OLD subscriber and never\n" \
+#define MEASURE_DETAILS                                                                            \
+	"Reports start with the first message. The tool joins as a DROP_OLD subscriber and "       \
+	"never\n"                                                                                  \
 	"slows a publisher; messages it had to drop show up as sequence gaps.\n"
 
 const struct cli_cmd cmd_hz = {
-	.name = "hz",
-	.args = "TOPIC",
-	.summary = "message rate, with min/max/std-dev of the period between messages",
-	.details = "Periods come from the publish timestamps of consecutive sequence numbers.\n" MEASURE_DETAILS,
-	.opts = opts,
-	.min_pos = 1,
-	.max_pos = 1,
-	.json = true,
-	.run = run_hz,
+    .name = "hz",
+    .args = "TOPIC",
+    .summary = "message rate, with min/max/std-dev of the period between messages",
+    .details = "Periods come from the publish timestamps of consecutive sequence "
+	       "numbers.\n" MEASURE_DETAILS,
+    .opts = opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .json = true,
+    .run = run_hz,
 };
 
 const struct cli_cmd cmd_bw = {
-	.name = "bw",
-	.args = "TOPIC",
-	.summary = "bandwidth (payload bytes per second) and message sizes",
-	.details = MEASURE_DETAILS,
-	.opts = opts,
-	.min_pos = 1,
-	.max_pos = 1,
-	.json = true,
-	.run = run_bw,
+    .name = "bw",
+    .args = "TOPIC",
+    .summary = "bandwidth (payload bytes per second) and message sizes",
+    .details = MEASURE_DETAILS,
+    .opts = opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .json = true,
+    .run = run_bw,
 };
 
 const struct cli_cmd cmd_delay = {
-	.name = "delay",
-	.args = "TOPIC",
-	.summary = "publish-to-receive delay percentiles (p50/p90/p99/min/max)",
-	.details = "Delay is the receive time minus the message's publish time (both CLOCK_MONOTONIC).\n"
-		   "It includes this tool's wake-up: a busy machine shows here first.\n" MEASURE_DETAILS,
-	.opts = opts,
-	.min_pos = 1,
-	.max_pos = 1,
-	.json = true,
-	.run = run_delay,
+    .name = "delay",
+    .args = "TOPIC",
+    .summary = "publish-to-receive delay percentiles (p50/p90/p99/min/max)",
+    .details =
+	"Delay is the receive time minus the message's publish time (both CLOCK_MONOTONIC).\n"
+	"It includes this tool's wake-up: a busy machine shows here first.\n" MEASURE_DETAILS,
+    .opts = opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .json = true,
+    .run = run_delay,
 };

@@ -120,8 +120,10 @@ static int run(struct cli *c)
 		}
 		if (e == ZCAST_ETIMEDOUT || e == ZCAST_EAGAIN || e == ZCAST_ENOSLOT) {
 			if (refused++ == 0)
-				fprintf(stderr, "zcast pub: publish refused: %s (zcast info %s shows who)\n",
-					zcast_last_error(), topic);
+				fprintf(
+				    stderr,
+				    "zcast pub: publish refused: %s (zcast info %s shows who)\n",
+				    zcast_last_error(), topic);
 		} else if (e < 0) {
 			r = cli_fail(c, e);
 			break;
@@ -136,7 +138,8 @@ static int run(struct cli *c)
 	zcast_pub_close(p);
 	free(data);
 	if (refused) {
-		fprintf(stderr, "zcast pub: %ld of %ld publishes refused\n", refused, sent + refused);
+		fprintf(stderr, "zcast pub: %ld of %ld publishes refused\n", refused,
+			sent + refused);
 		if (r == CLI_OK)
 			r = CLI_EFAIL;
 	}
@@ -144,26 +147,27 @@ static int run(struct cli *c)
 }
 
 static const struct cli_opt opts[] = {
-	{"rate", 'r', "HZ", "messages per second (default 1; 0: as fast as possible)"},
-	{"count", 'n', "N", "publish N times (default: until Ctrl-C)"},
-	{"once", 0, NULL, "publish once (same as -n 1)"},
-	{"file", 'f', "FILE", "publish the bytes of FILE ('-': stdin) instead of TEXT"},
-	{"timeout", 't', "SECONDS", "wait this long for a free slot / room in FULL queues (default 1)"},
-	{"history", 0, "N", "keep the last N messages for late joiners (echo --history)"},
-	{"force", 0, NULL, "publish raw bytes even into a typed topic"},
-	{0},
+    {"rate", 'r', "HZ", "messages per second (default 1; 0: as fast as possible)"},
+    {"count", 'n', "N", "publish N times (default: until Ctrl-C)"},
+    {"once", 0, NULL, "publish once (same as -n 1)"},
+    {"file", 'f', "FILE", "publish the bytes of FILE ('-': stdin) instead of TEXT"},
+    {"timeout", 't', "SECONDS", "wait this long for a free slot / room in FULL queues (default 1)"},
+    {"history", 0, "N", "keep the last N messages for late joiners (echo --history)"},
+    {"force", 0, NULL, "publish raw bytes even into a typed topic"},
+    {0},
 };
 
 const struct cli_cmd cmd_pub = {
-	.name = "pub",
-	.args = "TOPIC [TEXT]",
-	.summary = "publish a text or binary data (file or stdin), at a rate (default 1 Hz)",
-	.details = "TEXT is sent with its terminating NUL byte. A publish that a FULL subscriber\n"
-		   "refuses for --timeout is counted; any refusal makes the exit status 1. A topic with\n"
-		   "a type name is refused (exit 5) unless --force.\n",
-	.opts = opts,
-	.min_pos = 1,
-	.max_pos = 2,
-	.json = false,
-	.run = run,
+    .name = "pub",
+    .args = "TOPIC [TEXT]",
+    .summary = "publish a text or binary data (file or stdin), at a rate (default 1 Hz)",
+    .details =
+	"TEXT is sent with its terminating NUL byte. A publish that a FULL subscriber\n"
+	"refuses for --timeout is counted; any refusal makes the exit status 1. A topic with\n"
+	"a type name is refused (exit 5) unless --force.\n",
+    .opts = opts,
+    .min_pos = 1,
+    .max_pos = 2,
+    .json = false,
+    .run = run,
 };

@@ -48,24 +48,26 @@ static void print_json(const char *domain, const struct row *rows, int n)
 		const struct row *r = &rows[i];
 		printf("%s{\"topic\":", i ? "," : "");
 		cli_json_str(stdout, r->now->name);
-		printf(",\"publishers\":%u,\"subscribers\":%u,\"rate_hz\":%.3f,\"bytes_per_s\":%.0f,"
-		       "\"fill\":%.3f,\"drops_per_s\":%.3f,\"refusals_per_s\":%.3f,\"refusing\":%u,"
-		       "\"dropped\":%llu,\"rejected\":%llu,\"dead_members\":%u}",
-		       r->now->live_pubs, r->now->live_subs, r->rate, r->bw, r->now->fill, r->drops,
-		       r->rejects, r->now->refusing, (unsigned long long)r->now->dropped,
-		       (unsigned long long)r->now->rejected, r->now->dead);
+		printf(
+		    ",\"publishers\":%u,\"subscribers\":%u,\"rate_hz\":%.3f,\"bytes_per_s\":%.0f,"
+		    "\"fill\":%.3f,\"drops_per_s\":%.3f,\"refusals_per_s\":%.3f,\"refusing\":%u,"
+		    "\"dropped\":%llu,\"rejected\":%llu,\"dead_members\":%u}",
+		    r->now->live_pubs, r->now->live_subs, r->rate, r->bw, r->now->fill, r->drops,
+		    r->rejects, r->now->refusing, (unsigned long long)r->now->dropped,
+		    (unsigned long long)r->now->rejected, r->now->dead);
 	}
 	printf("]}\n");
 }
 
-static void print_table(const char *domain, const struct row *rows, int n, double interval, bool tty)
+static void print_table(const char *domain, const struct row *rows, int n, double interval,
+			bool tty)
 {
 	if (tty)
 		printf("\033[H\033[2J"); /* home, clear */
-	printf("zcast top - domain %s - %d topic%s - every %.1f s%s\n\n", domain, n, n == 1 ? "" : "s",
-	       interval, tty ? " - q quits" : "");
-	printf("%-28s %4s %4s %10s %11s %5s %8s %8s %s\n", "TOPIC", "PUB", "SUB", "RATE(Hz)", "BW/s",
-	       "FILL", "DROP/s", "REFUSE/s", "NOTE");
+	printf("zcast top - domain %s - %d topic%s - every %.1f s%s\n\n", domain, n,
+	       n == 1 ? "" : "s", interval, tty ? " - q quits" : "");
+	printf("%-28s %4s %4s %10s %11s %5s %8s %8s %s\n", "TOPIC", "PUB", "SUB", "RATE(Hz)",
+	       "BW/s", "FILL", "DROP/s", "REFUSE/s", "NOTE");
 	for (int i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		char bw[32], note[64] = "";
@@ -76,8 +78,9 @@ static void print_table(const char *domain, const struct row *rows, int n, doubl
 			strcat(note, "no publisher ");
 		if (r->now->dead)
 			strcat(note, "dead members");
-		printf("%-28s %4u %4u %10.1f %11s %4.0f%% %8.1f %8.1f %s\n", r->now->name, r->now->live_pubs,
-		       r->now->live_subs, r->rate, bw, r->now->fill * 100, r->drops, r->rejects, note);
+		printf("%-28s %4u %4u %10.1f %11s %4.0f%% %8.1f %8.1f %s\n", r->now->name,
+		       r->now->live_pubs, r->now->live_subs, r->rate, bw, r->now->fill * 100,
+		       r->drops, r->rejects, note);
 	}
 	fflush(stdout);
 }
@@ -162,22 +165,22 @@ static int run(struct cli *c)
 }
 
 static const struct cli_opt opts[] = {
-	{"interval", 'i', "SECONDS", "refresh every SECONDS (default 1)"},
-	{"once", 0, NULL, "print one snapshot (after one interval) and exit"},
-	{"iterations", 'n', "N", "print N snapshots and exit (no terminal control)"},
-	{0},
+    {"interval", 'i', "SECONDS", "refresh every SECONDS (default 1)"},
+    {"once", 0, NULL, "print one snapshot (after one interval) and exit"},
+    {"iterations", 'n', "N", "print N snapshots and exit (no terminal control)"},
+    {0},
 };
 
 const struct cli_cmd cmd_top = {
-	.name = "top",
-	.args = "",
-	.summary = "live view of all topics: rates, bandwidth, fill, drops, refusals (q quits)",
-	.details = "BW/s is the rate times the newest message's size (exact for fixed-size messages;\n"
-		   "zcast bw measures by receiving). FILL: the fullest subscriber queue. REFUSE/s:\n"
-		   "publishes refused by full FULL queues; REFUSING: such subscribers right now.\n",
-	.opts = opts,
-	.min_pos = 0,
-	.max_pos = 0,
-	.json = true,
-	.run = run,
+    .name = "top",
+    .args = "",
+    .summary = "live view of all topics: rates, bandwidth, fill, drops, refusals (q quits)",
+    .details = "BW/s is the rate times the newest message's size (exact for fixed-size messages;\n"
+	       "zcast bw measures by receiving). FILL: the fullest subscriber queue. REFUSE/s:\n"
+	       "publishes refused by full FULL queues; REFUSING: such subscribers right now.\n",
+    .opts = opts,
+    .min_pos = 0,
+    .max_pos = 0,
+    .json = true,
+    .run = run,
 };

@@ -44,7 +44,10 @@ static void raw_text(FILE *f, const uint8_t *p, size_t n, const struct cli_print
 	} else if (is_text(p, k)) {
 		fprintf(f, " \"");
 		for (size_t i = 0; i < k && p[i]; i++)
-			fputs(p[i] == '\n' ? "\\n" : p[i] == '\t' ? "\\t" : (char[]){(char)p[i], 0}, f);
+			fputs(p[i] == '\n'   ? "\\n"
+			      : p[i] == '\t' ? "\\t"
+					     : (char[]){(char)p[i], 0},
+			      f);
 		fputc('"', f);
 	} else {
 		fputc(' ', f);
@@ -76,14 +79,15 @@ static void raw_json(FILE *f, const uint8_t *p, size_t n, const struct cli_print
 }
 
 static const struct cli_printer printers[] = {
-	{NULL, raw_text, raw_json}, /* the raw printer: last resort for every type */
+    {NULL, raw_text, raw_json}, /* the raw printer: last resort for every type */
 };
 
 const struct cli_printer *cli_printer_for(const char *type_name)
 {
 	size_t n = sizeof printers / sizeof printers[0];
 	for (size_t i = 0; i < n; i++)
-		if (printers[i].type_name && type_name && strcmp(printers[i].type_name, type_name) == 0)
+		if (printers[i].type_name && type_name &&
+		    strcmp(printers[i].type_name, type_name) == 0)
 			return &printers[i];
 	return &printers[0];
 }

@@ -6,8 +6,8 @@
 #include "cli.h"
 
 static const struct cli_cmd *const commands[] = {
-	&cmd_list, &cmd_info, &cmd_echo, &cmd_hz, &cmd_bw, &cmd_delay, &cmd_pub, &cmd_top, &cmd_gc,
-	&cmd_rm, &cmd_doctor, NULL,
+    &cmd_list, &cmd_info, &cmd_echo, &cmd_hz, &cmd_bw,	   &cmd_delay,
+    &cmd_pub,  &cmd_top,  &cmd_gc,   &cmd_rm, &cmd_doctor, NULL,
 };
 
 static void help(FILE *f)
@@ -17,16 +17,18 @@ static void help(FILE *f)
 		   "commands:\n");
 	for (int i = 0; commands[i]; i++)
 		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "\n`zcast COMMAND --help` describes a command and its options. Every command takes\n"
-		   "-d DOMAIN (default $ZCAST_DOMAIN, else \"default\"); commands that print data take --json.\n\n"
-		   "exit status:\n"
-		   "  0  success\n"
-		   "  1  runtime failure (system error, corrupt segment, publish failed)\n"
-		   "  2  usage error (unknown option, missing or bad value, bad name)\n"
-		   "  3  no such topic\n"
-		   "  4  --timeout ran out before a message arrived\n"
-		   "  5  refused: typed topic without --force (pub), live members (rm)\n"
-		   "  6  problems found (doctor), dead members found (gc --dry-run)\n");
+	fprintf(
+	    f, "\n`zcast COMMAND --help` describes a command and its options. Every command takes\n"
+	       "-d DOMAIN (default $ZCAST_DOMAIN, else \"default\"); commands that print data take "
+	       "--json.\n\n"
+	       "exit status:\n"
+	       "  0  success\n"
+	       "  1  runtime failure (system error, corrupt segment, publish failed)\n"
+	       "  2  usage error (unknown option, missing or bad value, bad name)\n"
+	       "  3  no such topic\n"
+	       "  4  --timeout ran out before a message arrived\n"
+	       "  5  refused: typed topic without --force (pub), live members (rm)\n"
+	       "  6  problems found (doctor), dead members found (gc --dry-run)\n");
 }
 
 int main(int argc, char **argv)
@@ -53,8 +55,10 @@ int main(int argc, char **argv)
 			}
 			c.domain = argv[++a];
 			if (zcast_domain_name_valid(c.domain) != 0) {
-				fprintf(stderr, "zcast: invalid domain name '%s' (want [A-Za-z0-9_-]{1,32})\n",
-					c.domain);
+				fprintf(
+				    stderr,
+				    "zcast: invalid domain name '%s' (want [A-Za-z0-9_-]{1,32})\n",
+				    c.domain);
 				return CLI_EUSAGE;
 			}
 			continue;
