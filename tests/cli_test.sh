@@ -121,7 +121,7 @@ out=$(timeout 10 "$zcast" echo /cli/chatter -n 3)
 grep -q 'latency .* age ' <<<"$out" || fail "echo shows no latency/age: $out"
 out=$(timeout 10 "$zcast" echo /cli/chatter --once)
 [ "$(wc -l <<<"$out")" -eq 1 ] || fail "echo --once: $out"
-out=$(timeout 10 "$zcast" echo /cli/chatter --once --hex)
+out=$(timeout 10 "$zcast" echo /cli/chatter --once -x)
 grep -q '68 65 6c 6c 6f 20 7a 63  *61 73 74 00' <<<"$out" || grep -q '68 65 6c 6c 6f 20 7a 63 61 73 74 00' <<<"$out" ||
   fail "echo --hex: $out"
 out=$(timeout 10 "$zcast" echo /cli/chatter --once --bytes 5)
@@ -162,7 +162,8 @@ timeout --preserve-status -s INT 2 "$zcast" hz /cli/chatter >/dev/null || fail "
 
 # ---- a misspelled topic: said on stderr, with similar names; --timeout exits 4 ----
 expect_rc 4 "$zcast" echo /cli/chater --timeout 0.5
-grep -q 'topic /cli/chater has no publisher' <<<"$out" || fail "no-publisher warning: $out"
+grep -q 'topic /cli/chater has no publisher in domain .* (the topic does not exist yet); waiting' <<<"$out" ||
+  fail "no-publisher warning: $out"
 grep -q 'did you mean: */cli/chatter' <<<"$out" || fail "similar topics: $out"
 grep -q 'nothing received on /cli/chater within 0.5 s' <<<"$out" || fail "timeout message: $out"
 expect_rc 4 "$zcast" hz /cli/nothing_here -t 0.3
@@ -177,7 +178,9 @@ wait_for "the lonely subscriber" grep -q ready "$tmpd/lonely"
 import json, sys
 t = {x["topic"]: x for x in json.load(sys.stdin)}
 assert t["/cli/lonely"]["no_publisher"] is True and t["/cli/lonely"]["subscribers"] == 1, t' || fail "list --json no_publisher"
-kill $lonely; wait $lonely 2>/dev/null || true
+kill $lonely; wait $lonely 2>/dev/null || true  # SIGTERM: dies without leaving, a dead member
+expect_rc 0 "$zcast" rm /cli/lonely
+"$zcast" list -w 0 | grep -q lonely && fail "rm left the topic"
 
 # ---- pub: files, stdin, counts; echo receives exactly that ----
 "$zcast" echo /cli/bin --once --json --timeout 20 >"$tmpd/bin.json" 2>"$tmpd/bin.err" &

@@ -145,12 +145,16 @@ void cli_similar_topics(const char *domain, const char *topic, FILE *f)
 static void check_publishers(struct cli_watch *w)
 {
 	zcast_topic_stat st;
-	int has = zcast_topic_stat_get(w->domain, w->topic, &st) == 0 && st.publishers > 0;
+	int r = zcast_topic_stat_get(w->domain, w->topic, &st);
+	int has = r == 0 && st.publishers > 0;
 	if (has == w->had_publisher)
 		return;
 	if (!has) {
 		fprintf(stderr, "zcast %s: topic %s has no publisher in domain %s%s; waiting\n",
-			w->cmd, w->topic, w->domain, w->had_publisher == 1 ? " any more" : "");
+			w->cmd, w->topic, w->domain,
+			r == ZCAST_ENOENT	? " (the topic does not exist yet)"
+			: w->had_publisher == 1 ? " any more"
+						: "");
 		if (w->had_publisher == -1)
 			cli_similar_topics(w->domain, w->topic, stderr);
 	} else if (w->had_publisher == 0) {
