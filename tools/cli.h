@@ -87,6 +87,8 @@ void cli_fmt_ns(double ns, char *out, size_t n);
 /* Appends one item of `size` bytes to a growing array (*v, *n items, room for *cap). False when
  * out of memory. */
 bool cli_append(void **v, int *n, int *cap, const void *item, size_t size);
+/* printf for table rows: the line without trailing blanks (padded columns left empty). */
+void cli_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A JSON string literal (quoted and escaped). */
 void cli_json_str(FILE *f, const char *s);
 

@@ -1,6 +1,7 @@
 /* Small helpers every command uses: signals, time, errors, names and units. */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -143,6 +144,19 @@ bool cli_append(void **v, int *n, int *cap, const void *item, size_t size)
 	memcpy((char *)*v + (size_t)*n * size, item, size);
 	(*n)++;
 	return true;
+}
+
+void cli_row(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\n'))
+		n--;
+	printf("%.*s\n", (int)n, line);
 }
 
 void cli_json_str(FILE *f, const char *s)

@@ -66,9 +66,9 @@ static void member_row(const zcast_member_info *m)
 			 m->slot_count);
 		snprintf(detail, sizeof detail, "slots of %s, history %u", sz, m->history_depth);
 	}
-	printf("  %-4s %7d %-15s %-10s %-9s %-26s %-8s%s\n", cli_role_name(m->role), (int)m->pid,
-	       comm, cli_policy_name(m->policy), fill, detail, status(m),
-	       m->refusing ? "  REFUSING" : "");
+	cli_row("  %-4s %7d %-15s %-10s %-9s %-26s %-8s%s\n", cli_role_name(m->role), (int)m->pid,
+		comm, cli_policy_name(m->policy), fill, detail, status(m),
+		m->refusing ? "  REFUSING" : "");
 }
 
 static void text_header(const char *topic, const zcast_topic_stat *st)

@@ -93,9 +93,9 @@ static void print_text(const struct cli_topic *t, const struct cli_topic *later,
 	if (rate >= 0)
 		snprintf(r, sizeof r, "%.1f", rate);
 	const char *type = later->st.type_name[0] ? later->st.type_name : "(untyped)";
-	printf("%-*s  %-20s %4u %4u %9s  %s%s%s\n", w, t->name, type, later->live_pubs,
-	       later->live_subs, r, later->live_pubs ? "" : "NO PUBLISHER ",
-	       later->dead ? "DEAD MEMBERS " : "", later->st.retain ? "retained" : "");
+	cli_row("%-*s  %-20s %4u %4u %9s  %s%s%s\n", w, t->name, type, later->live_pubs,
+		later->live_subs, r, later->live_pubs ? "" : "NO PUBLISHER ",
+		later->dead ? "DEAD MEMBERS " : "", later->st.retain ? "retained" : "");
 }
 
 static int run(struct cli *c)
@@ -128,8 +128,8 @@ static int run(struct cli *c)
 	if (c->json)
 		printf("[");
 	else
-		printf("%-*s  %-20s %4s %4s %9s  %s\n", w, "TOPIC", "TYPE", "PUBS", "SUBS",
-		       "RATE(Hz)", "FLAGS");
+		cli_row("%-*s  %-20s %4s %4s %9s  %s\n", w, "TOPIC", "TYPE", "PUBS", "SUBS",
+			"RATE(Hz)", "FLAGS");
 	for (int i = 0; i < n; i++) {
 		const struct cli_topic *later = b[i].err ? &a[i] : &b[i];
 		double rate = window > 0 && !b[i].err

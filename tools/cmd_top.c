@@ -78,9 +78,9 @@ static void print_table(const char *domain, const struct row *rows, int n, doubl
 			strcat(note, "no publisher ");
 		if (r->now->dead)
 			strcat(note, "dead members");
-		printf("%-28s %4u %4u %10.1f %11s %4.0f%% %8.1f %8.1f %s\n", r->now->name,
-		       r->now->live_pubs, r->now->live_subs, r->rate, bw, r->now->fill * 100,
-		       r->drops, r->rejects, note);
+		cli_row("%-28s %4u %4u %10.1f %11s %4.0f%% %8.1f %8.1f %s\n", r->now->name,
+			r->now->live_pubs, r->now->live_subs, r->rate, bw, r->now->fill * 100,
+			r->drops, r->rejects, note);
 	}
 	fflush(stdout);
 }
