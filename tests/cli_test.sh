@@ -160,6 +160,19 @@ assert 0 <= r["min_ns"] <= r["p50_ns"] <= r["p90_ns"] <= r["p99_ns"] <= r["max_n
 # Ctrl-C ends a stream cleanly (exit 0).
 timeout --preserve-status -s INT 2 "$zcast" hz /cli/chatter >/dev/null || fail "hz after SIGINT exited $?"
 
+# ---- a watcher that stops reading never holds up a publisher: its short DROP_OLD queue keeps at
+# most two of the publisher's slots (a deep queue took all 8 of zcast pub's, and pub stalled) ----
+("$zcast" echo /cli/stall 2>/dev/null | sleep 60) &
+stalled=$!
+wait_for "the stalled echo" has_subscribers /cli/stall 1
+"$zcast" pub /cli/stall "0123456789abcdef" -n 20000 -r 0 --timeout 0.5 || fail "a stalled echo held up pub"
+"$zcast" info --json /cli/stall | /usr/bin/python3 -c '
+import json, sys
+s = [m for m in json.load(sys.stdin)["members"] if m["role"] == "sub"][0]
+assert s["policy"] == "DROP_OLD" and s["depth"] == 1 and s["held"] <= 1 and s["dropped"] > 0, s' ||
+  fail "the stalled echo's queue"
+pkill -P $stalled || true; kill $stalled 2>/dev/null || true; wait $stalled 2>/dev/null || true
+
 # ---- a misspelled topic: said on stderr, with similar names; --timeout exits 4 ----
 expect_rc 4 "$zcast" echo /cli/chater --timeout 0.5
 grep -q 'topic /cli/chater has no publisher in domain .* (the topic does not exist yet); waiting' <<<"$out" ||

@@ -114,8 +114,12 @@ double cli_rate(uint64_t before, uint64_t after, int64_t dt_ns);
 /* Prints topics of the domain whose names are close to `topic` (a likely typo) on f. */
 void cli_similar_topics(const char *domain, const char *topic, FILE *f);
 
-/* A subscriber for watching: untyped and DROP_OLD, so watching never slows a publisher down. While
+/* A subscriber for watching: untyped and DROP_OLD with a short queue, so watching never slows a
+ * publisher down (it holds at most CLI_WATCH_DEPTH + 1 of its slots). While
  * the topic has no publisher, says so on stderr (once per change), with similarly named topics. */
+#ifndef CLI_WATCH_DEPTH
+#define CLI_WATCH_DEPTH 1
+#endif
 struct cli_watch {
 	zcast_sub *sub;
 	const char *domain, *topic;

@@ -179,6 +179,10 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 	o.domain = w->domain;
 	o.policy = ZCAST_POLICY_DROP_OLD;
 	o.history = history;
+	/* Queued and held messages occupy the publisher's slots: a deep queue behind a slow
+	 * terminal would leave it none and make it wait for us. */
+	o.queue_depth = history > CLI_WATCH_DEPTH ? history : CLI_WATCH_DEPTH;
+	o.max_held = 1;
 	int r = zcast_sub_open(topic, &o, &w->sub);
 	if (r < 0)
 		return cli_fail(c, r);

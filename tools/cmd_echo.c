@@ -99,9 +99,10 @@ const struct cli_cmd cmd_echo = {
     .summary = "print messages of a topic (sequence, size, latency, age, payload)",
     .details =
 	"Latency: publish to receive. Age: publish to print. Messages from the topic's\n"
-	"history are marked (history). echo joins as a DROP_OLD subscriber: a slow terminal\n"
-	"makes echo skip messages, never slows a publisher. While the topic has no\n"
-	"publisher echo says so on stderr and names similar topics (a typo?).\n",
+	"history are marked (history). echo joins as a DROP_OLD subscriber with a queue of\n"
+	"one: a slow terminal makes echo skip messages, never slows a publisher (it holds at\n"
+	"most two of its slots). While the topic has no publisher echo says so on stderr\n"
+	"and names similar topics (a typo?).\n",
     .opts = opts,
     .min_pos = 1,
     .max_pos = 1,

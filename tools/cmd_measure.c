@@ -60,9 +60,21 @@ static struct stats stats_of(double *v, size_t n)
 	return s;
 }
 
-/* Periods between consecutive sequence numbers, from the publish timestamps (the publisher's
- * timing, undisturbed by our scheduling). A gap (a message we dropped or another publisher's
- * that we missed) is counted, not measured across. */
+/* Messages per second published on the topic: the sequence advance over the window's publish
+ * times, right also when the tool dropped messages (its queue is short, so that it never holds a
+ * publisher's slots). */
+static double seq_rate(const struct window *w)
+{
+	const struct sample *first = at(w, 0), *last = at(w, w->n - 1);
+	int64_t span = last->pub_ns - first->pub_ns;
+	return span > 0 && last->seq > first->seq
+		   ? (double)(last->seq - first->seq) * 1e9 / (double)span
+		   : 0;
+}
+
+/* The period statistics come from consecutive sequence numbers only, from the publish timestamps
+ * (the publisher's timing, undisturbed by our scheduling); a gap is counted, not measured across.
+ */
 static void report_hz(const struct cli *c, const struct window *w, double *tmp)
 {
 	size_t n = 0, gaps = 0;
@@ -74,31 +86,33 @@ static void report_hz(const struct cli *c, const struct window *w, double *tmp)
 			gaps++;
 	}
 	struct stats s = stats_of(tmp, n);
-	double rate = s.mean > 0 ? 1 / s.mean : 0;
-	if (c->json)
-		printf("{\"rate_hz\":%.6g,\"period_min_s\":%.9f,\"period_max_s\":%.9f,\"period_std_"
-		       "s\":%.9f,"
-		       "\"periods\":%zu,\"gaps\":%zu,\"messages\":%" PRIu64 "}\n",
-		       rate, s.min, s.max, s.std, n, gaps, w->total);
-	else if (n == 0)
-		printf("no rate yet (%" PRIu64 " messages, need 2 in a row)\n", w->total);
+	double rate = seq_rate(w);
+	if (c->json) {
+		printf("{\"rate_hz\":%.6g,\"period_min_s\":%.9f,\"period_max_s\":%.9f,"
+		       "\"period_std_s\":%.9f,\"periods\":%zu,\"gaps\":%zu,\"window\":%zu,"
+		       "\"messages\":%" PRIu64 "}\n",
+		       rate, s.min, s.max, s.std, n, gaps, w->n, w->total);
+		return;
+	}
+	if (rate == 0) {
+		printf("no rate yet (%" PRIu64 " message%s)\n", w->total, w->total == 1 ? "" : "s");
+		return;
+	}
+	printf("rate %.3f Hz  ", rate);
+	if (n)
+		printf("period min %.6f s  max %.6f s  std dev %.6f s  ", s.min, s.max, s.std);
 	else
-		printf(
-		    "rate %.3f Hz  period min %.6f s  max %.6f s  std dev %.6f s  window %zu%s\n",
-		    rate, s.min, s.max, s.std, n + 1, gaps ? "  (sequence gaps skipped)" : "");
+		printf("period unknown (no two consecutive messages)  ");
+	printf("window %zu%s\n", w->n, gaps ? "  (sequence gaps skipped)" : "");
 }
 
+/* Bytes per second: the mean size of the messages received times the topic's message rate. */
 static void report_bw(const struct cli *c, const struct window *w, double *tmp)
 {
-	double bytes = 0;
-	for (size_t i = 0; i < w->n; i++) {
+	for (size_t i = 0; i < w->n; i++)
 		tmp[i] = (double)at(w, i)->size;
-		if (i > 0)
-			bytes += tmp[i];
-	}
 	struct stats s = stats_of(tmp, w->n);
-	int64_t span = w->n > 1 ? at(w, w->n - 1)->pub_ns - at(w, 0)->pub_ns : 0;
-	double bw = span > 0 ? bytes * 1e9 / (double)span : 0;
+	double bw = s.mean * seq_rate(w);
 	if (c->json) {
 		printf(
 		    "{\"bytes_per_s\":%.6g,\"size_mean\":%.1f,\"size_min\":%.0f,\"size_max\":%.0f,"
@@ -214,9 +228,9 @@ static const struct cli_opt opts[] = {
 };
 
 #define MEASURE_DETAILS                                                                            \
-	"Reports start with the first message. The tool joins as a DROP_OLD subscriber and "       \
-	"never\n"                                                                                  \
-	"slows a publisher; messages it had to drop show up as sequence gaps.\n"
+	"Reports start with the first message. The tool joins as a DROP_OLD subscriber with\n"     \
+	"a queue of one, so it never slows a publisher; messages it dropped are still counted\n"   \
+	"in the rate (from sequence numbers) and show up as gaps.\n"
 
 const struct cli_cmd cmd_hz = {
     .name = "hz",

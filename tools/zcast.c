@@ -1,6 +1,6 @@
 /* zcast: the command-line tool. This file dispatches to one command per cmd_*.c file.
- * Subscribers the tool opens are untyped and DROP_OLD, so watching a topic never slows its
- * publishers down. */
+ * Subscribers the tool opens are untyped, DROP_OLD and one deep, so watching a topic never slows
+ * its publishers down. */
 #include <string.h>
 
 #include "cli.h"
