@@ -114,12 +114,9 @@ double cli_rate(uint64_t before, uint64_t after, int64_t dt_ns);
 /* Prints topics of the domain whose names are close to `topic` (a likely typo) on f. */
 void cli_similar_topics(const char *domain, const char *topic, FILE *f);
 
-/* A subscriber for watching: untyped and DROP_OLD with a short queue, so watching never slows a
- * publisher down (it holds at most CLI_WATCH_DEPTH + 1 of its slots). While
- * the topic has no publisher, says so on stderr (once per change), with similarly named topics. */
-#ifndef CLI_WATCH_DEPTH
-#define CLI_WATCH_DEPTH 1
-#endif
+/* A subscriber for watching: untyped and DROP_OLD with a short queue (cli_watch_depth), so
+ * watching never slows a publisher down. While the topic has no publisher, says so on stderr (once
+ * per change), with similarly named topics. */
 struct cli_watch {
 	zcast_sub *sub;
 	const char *domain, *topic;
@@ -127,6 +124,11 @@ struct cli_watch {
 	int64_t joined_ns, next_check_ns;
 	int had_publisher; /* -1 unknown, 0 no, 1 yes */
 };
+/* Queue depth of a watcher: a quarter of the smallest publisher pool (1 to 16; 2 while there is no
+ * publisher). Queued and held messages occupy the publisher's slots; a deep queue behind a slow
+ * terminal would leave it none and make it wait for us. With max_held 1 a watcher keeps at most
+ * depth + 1 slots busy. */
+uint32_t cli_watch_depth(const char *domain, const char *topic);
 int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, uint32_t history);
 /* Waits up to timeout_ns for a message (checking for publishers on the way). 0 when one is queued.
  */

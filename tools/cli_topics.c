@@ -163,6 +163,23 @@ static void check_publishers(struct cli_watch *w)
 	w->had_publisher = has;
 }
 
+static int smallest_pool(const zcast_member_info *m, void *ctx)
+{
+	uint32_t *min = ctx;
+	if (m->role == ZCAST_ROLE_PUBLISHER && m->alive && m->slot_count && m->slot_count < *min)
+		*min = m->slot_count;
+	return 0;
+}
+
+uint32_t cli_watch_depth(const char *domain, const char *topic)
+{
+	uint32_t min = UINT32_MAX;
+	zcast_topic_members(domain, topic, smallest_pool, &min);
+	if (min == UINT32_MAX)
+		return 2;
+	return min / 4 < 1 ? 1 : min / 4 > 16 ? 16 : min / 4;
+}
+
 int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, uint32_t history)
 {
 	memset(w, 0, sizeof *w);
@@ -179,9 +196,8 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 	o.domain = w->domain;
 	o.policy = ZCAST_POLICY_DROP_OLD;
 	o.history = history;
-	/* Queued and held messages occupy the publisher's slots: a deep queue behind a slow
-	 * terminal would leave it none and make it wait for us. */
-	o.queue_depth = history > CLI_WATCH_DEPTH ? history : CLI_WATCH_DEPTH;
+	uint32_t depth = cli_watch_depth(w->domain, topic);
+	o.queue_depth = history > depth ? history : depth;
 	o.max_held = 1;
 	int r = zcast_sub_open(topic, &o, &w->sub);
 	if (r < 0)

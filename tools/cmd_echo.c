@@ -60,12 +60,12 @@ static int run(struct cli *c)
 	memset(&st, 0, sizeof st);
 	zcast_topic_stat_get(w.domain, topic, &st);
 	e.printer = cli_printer_for(st.type_name);
-	int64_t deadline = timeout > 0 ? w.joined_ns + (int64_t)(timeout * 1e9) : -1;
+	int64_t limit = timeout > 0 ? (int64_t)(timeout * 1e9) : -1, last = w.joined_ns;
 	long seen = 0;
 	r = CLI_OK;
 	while (!cli_stop && (count == 0 || seen < count)) {
-		if (seen == 0 && deadline >= 0 && cli_now_ns() >= deadline) {
-			fprintf(stderr, "zcast echo: nothing received on %s within %g s\n", topic,
+		if (limit >= 0 && cli_now_ns() - last >= limit) {
+			fprintf(stderr, "zcast echo: nothing received on %s for %g s\n", topic,
 				timeout);
 			r = CLI_ETIMEOUT;
 			break;
@@ -74,7 +74,8 @@ static int run(struct cli *c)
 			continue;
 		zcast_msg *m;
 		while ((count == 0 || seen < count) && zcast_take(w.sub, &m) == 0) {
-			print_msg(&e, m, cli_now_ns());
+			last = cli_now_ns();
+			print_msg(&e, m, last);
 			zcast_msg_drop(m);
 			seen++;
 		}
@@ -89,7 +90,7 @@ static const struct cli_opt opts[] = {
     {"history", 0, "N", "first print up to N messages the topic kept for late joiners"},
     {"hex", 'x', NULL, "hex dump of the payload"},
     {"bytes", 0, "N", "print at most N payload bytes (default 64, with --hex 256; 0: all)"},
-    {"timeout", 't', "SECONDS", "give up (exit 4) if no message arrives this soon"},
+    {"timeout", 't', "SECONDS", "give up (exit 4) when no message arrived for SECONDS"},
     {0},
 };
 
@@ -99,10 +100,10 @@ const struct cli_cmd cmd_echo = {
     .summary = "print messages of a topic (sequence, size, latency, age, payload)",
     .details =
 	"Latency: publish to receive. Age: publish to print. Messages from the topic's\n"
-	"history are marked (history). echo joins as a DROP_OLD subscriber with a queue of\n"
-	"one: a slow terminal makes echo skip messages, never slows a publisher (it holds at\n"
-	"most two of its slots). While the topic has no publisher echo says so on stderr\n"
-	"and names similar topics (a typo?).\n",
+	"history are marked (history). echo joins as a DROP_OLD subscriber with a short queue\n"
+	"(a quarter of the smallest publisher's pool): a slow terminal makes echo skip\n"
+	"messages, never slows a publisher. While the topic has no publisher echo says so on\n"
+	"stderr and names similar topics (a typo?).\n",
     .opts = opts,
     .min_pos = 1,
     .max_pos = 1,

@@ -11,7 +11,7 @@
 struct gc_out {
 	const struct cli *c;
 	const char *topic;
-	int dead;
+	int dead, reclaimed;
 	bool first_json; /* no JSON element printed yet */
 };
 
@@ -49,7 +49,6 @@ static int gc_topic(struct gc_out *g, const char *topic, bool dry)
 {
 	const char *domain = cli_domain(g->c);
 	g->topic = topic;
-	int before = g->dead;
 	int r = zcast_topic_members(domain, topic, print_dead, g);
 	if (r < 0)
 		return r;
@@ -58,10 +57,11 @@ static int gc_topic(struct gc_out *g, const char *topic, bool dry)
 	/* Also with nothing dead in sight: gc finishes what a crash left besides members (an owed
 	 * wake-up, an orphaned pool whose slots came free). */
 	r = zcast_topic_gc(domain, topic);
+	if (r == ZCAST_ENOENT)
+		return 0; /* removed meanwhile */
 	if (r < 0)
-		return r == ZCAST_ENOENT && g->dead > before
-			   ? 0
-			   : r; /* the last dead one took it along */
+		return r;
+	g->reclaimed += r;
 	if (!g->c->json && r > 0)
 		printf("%s: reclaimed %d dead member(s)\n", topic, r);
 	return 0;
@@ -90,7 +90,7 @@ static int run_gc(struct cli *c)
 	bool all = cli_flag(c, "all"), dry = cli_flag(c, "dry-run");
 	if (all == (c->npos == 1))
 		return cli_usage_error(c, "give a TOPIC or --all");
-	struct gc_out g = {c, NULL, 0, true};
+	struct gc_out g = {c, NULL, 0, 0, true};
 	if (c->json)
 		printf("{\"dry_run\":%s,\"dead\":[", dry ? "true" : "false");
 	int r = 0, failed = 0;
@@ -102,7 +102,7 @@ static int run_gc(struct cli *c)
 		r = gc_topic(&g, c->pos[0], dry);
 	}
 	if (c->json)
-		printf("]}\n");
+		printf("],\"reclaimed\":%d}\n", g.reclaimed);
 	if (r < 0)
 		return cli_fail(c, r);
 	if (!c->json && g.dead == 0)

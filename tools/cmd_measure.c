@@ -174,7 +174,9 @@ static int measure(struct cli *c,
 	}
 	struct cli_watch wt;
 	int r = cli_watch_open(&wt, c, topic, 0);
-	int64_t start = cli_now_ns(), next = start + (int64_t)(interval * 1e9);
+	int64_t last = cli_now_ns(), next = last + (int64_t)(interval * 1e9);
+	int64_t limit = timeout > 0 ? (int64_t)(timeout * 1e9) : -1;
+	uint64_t reported = 0; /* w.total at the last report */
 	long done = 0;
 	while (r == CLI_OK && !cli_stop && (reports == 0 || done < reports)) {
 		if (cli_watch_wait(&wt, 50000000) == 0) {
@@ -182,21 +184,28 @@ static int measure(struct cli *c,
 			while (zcast_take(wt.sub, &m) == 0) {
 				zcast_msg_info in;
 				zcast_msg_info_get(m, &in);
+				last = cli_now_ns();
 				struct sample s = {in.sequence, zcast_msg_size(m),
-						   in.publish_time_ns, cli_now_ns()};
+						   in.publish_time_ns, last};
 				zcast_msg_drop(m);
 				add(&w, &s);
 			}
 		}
 		int64_t now = cli_now_ns();
-		if (w.total == 0 && timeout > 0 && now - start >= (int64_t)(timeout * 1e9)) {
-			fprintf(stderr, "zcast %s: nothing received on %s within %g s\n",
-				c->cmd->name, topic, timeout);
+		if (limit >= 0 && now - last >= limit) {
+			fprintf(stderr, "zcast %s: nothing received on %s for %g s\n", c->cmd->name,
+				topic, timeout);
 			r = CLI_ETIMEOUT;
-		} else if (now >= next && w.total > 0) {
-			report(c, &w, tmp);
+		} else if (now >= next) {
+			/* A window without news is not reported again (its rate would be stale). */
+			if (w.total > reported) {
+				report(c, &w, tmp);
+				done++;
+				reported = w.total;
+			} else if (w.total && !c->json) {
+				printf("no new messages\n");
+			}
 			fflush(stdout);
-			done++;
 			next = now + (int64_t)(interval * 1e9);
 		}
 	}
@@ -223,14 +232,14 @@ static const struct cli_opt opts[] = {
     {"window", 'w', "N", "statistics over the last N messages (default 1000)"},
     {"interval", 'i', "SECONDS", "report every SECONDS (default 1)"},
     {"count", 'n', "N", "stop after N reports (default: until Ctrl-C)"},
-    {"timeout", 't', "SECONDS", "give up (exit 4) if no message arrives this soon"},
+    {"timeout", 't', "SECONDS", "give up (exit 4) when no message arrived for SECONDS"},
     {0},
 };
 
 #define MEASURE_DETAILS                                                                            \
-	"Reports start with the first message. The tool joins as a DROP_OLD subscriber with\n"     \
-	"a queue of one, so it never slows a publisher; messages it dropped are still counted\n"   \
-	"in the rate (from sequence numbers) and show up as gaps.\n"
+	"Reports start with the first message. The tool joins as a DROP_OLD subscriber with a\n"   \
+	"short queue, so it never slows a publisher; messages it dropped still count in the\n"     \
+	"rate (from sequence numbers) and show up as gaps.\n"
 
 const struct cli_cmd cmd_hz = {
     .name = "hz",

@@ -1,5 +1,5 @@
 /* zcast: the command-line tool. This file dispatches to one command per cmd_*.c file.
- * Subscribers the tool opens are untyped, DROP_OLD and one deep, so watching a topic never slows
+ * Subscribers the tool opens are untyped, DROP_OLD and short, so watching a topic never slows
  * its publishers down. */
 #include <string.h>
 
@@ -26,7 +26,7 @@ static void help(FILE *f)
 	       "  1  runtime failure (system error, corrupt segment, publish failed)\n"
 	       "  2  usage error (unknown option, missing or bad value, bad name)\n"
 	       "  3  no such topic\n"
-	       "  4  --timeout ran out before a message arrived\n"
+	       "  4  no message arrived for the --timeout given\n"
 	       "  5  refused: typed topic without --force (pub), live members (rm)\n"
 	       "  6  problems found (doctor), dead members found (gc --dry-run)\n");
 }
