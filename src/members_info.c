@@ -7,7 +7,6 @@
  * only the copy is used. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -35,8 +34,8 @@ static int open_probe(const char *shm_name, const char *topic, ino_t *ino)
 static void pub_info(struct zc_topic *t, uint32_t i, zcast_member_info *m)
 {
 	struct zc_pub_rec *r = &t->pubs[i];
-	m->history_depth = r->history_depth <= t->history_cap ? r->history_depth : 0;
-	uint32_t pool = r->pool;
+	uint32_t depth = r->history_depth, pool = r->pool;
+	m->history_depth = depth <= t->history_cap ? depth : 0;
 	if (pool >= t->max_pools ||
 	    atomic_load_explicit(&t->pools[pool].state, memory_order_acquire) != ZC_POOL_ACTIVE ||
 	    t->pools[pool].owner != i)
@@ -60,9 +59,9 @@ static void pub_info(struct zc_topic *t, uint32_t i, zcast_member_info *m)
 	zc_pool_put(pm);
 }
 
-/* Queue fill of subscriber k: head first, then tail. The tail only grows, so tail >= head; pushes
- * between the two loads can make the difference exceed the depth for a moment, which reads as
- * full. */
+/* Messages queued in a subscriber's ring: head first, then tail. The tail only grows, so tail >=
+ * head; pushes between the two loads can make the difference exceed the depth for a moment, which
+ * reads as full. */
 static uint32_t queued(struct zc_sub_rec *r, uint32_t depth)
 {
 	uint64_t head = ZC_HEAD_POS(atomic_load(&r->head));
