@@ -160,34 +160,30 @@ const char *cli_str(const struct cli *c, const char *name, const char *dflt)
 	return v ? v : dflt;
 }
 
-long cli_long(const struct cli *c, const char *name, long dflt, long min, long max)
+/* A numeric option's value (whole numbers only if `whole`); a bad one ends the program (exit 2). */
+static double number(const struct cli *c, const char *name, double dflt, double min, double max,
+		     bool whole)
 {
 	const char *v = cli_str(c, name, NULL);
 	if (!v)
 		return dflt;
 	char *end;
 	errno = 0;
-	long x = strtol(v, &end, 10);
-	if (errno || end == v || *end || x < min || x > max) {
-		cli_usage_error(c, "--%s wants a whole number from %ld to %ld, not '%s'", name, min,
-				max, v);
+	double x = whole ? (double)strtoll(v, &end, 10) : strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(x) || x < min || x > max) {
+		cli_usage_error(c, "--%s wants %s from %.15g to %.15g, not '%s'", name,
+				whole ? "a whole number" : "a number", min, max, v);
 		exit(CLI_EUSAGE);
 	}
 	return x;
 }
 
+long cli_long(const struct cli *c, const char *name, long dflt, long min, long max)
+{
+	return (long)number(c, name, (double)dflt, (double)min, (double)max, true);
+}
+
 double cli_double(const struct cli *c, const char *name, double dflt, double min, double max)
 {
-	const char *v = cli_str(c, name, NULL);
-	if (!v)
-		return dflt;
-	char *end;
-	errno = 0;
-	double x = strtod(v, &end);
-	if (errno || end == v || *end || !isfinite(x) || x < min || x > max) {
-		cli_usage_error(c, "--%s wants a number from %g to %g, not '%s'", name, min, max,
-				v);
-		exit(CLI_EUSAGE);
-	}
-	return x;
+	return number(c, name, dflt, min, max, false);
 }
