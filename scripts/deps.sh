@@ -4,7 +4,7 @@
 set -euo pipefail
 declare -A groups=(
   [build]="gcc make cmake pkg-config"
-  [test]="gcc g++ make cmake pkg-config doxygen clang libclang-rt-14-dev spin util-linux python3 python3-numpy python3-matplotlib"
+  [test]="gcc g++ make cmake pkg-config doxygen clang libclang-rt-14-dev spin util-linux python3 python3-numpy python3-matplotlib tmux"
   [docs]="doxygen"
   [bench]="gcc make cmake python3 python3-matplotlib python3-numpy iceoryx libiceoryx-binding-c-dev"
 )

@@ -250,7 +250,51 @@ typedef struct zcast_topic_stat {
 /** Fills *st for `topic` of `domain` (NULL: $ZCAST_DOMAIN or "default") without joining it.
  * ZCAST_ENOENT if there is no such topic. */
 ZCAST_API int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat *st);
-/** Runs dead-member cleanup on the topic. Returns the number of dead members reclaimed, or an error. */
+
+/** Role of a member (zcast_member_info.role). */
+enum zcast_member_role {
+	ZCAST_ROLE_PUBLISHER = 0,  /**< a publisher */
+	ZCAST_ROLE_SUBSCRIBER = 1, /**< a subscriber */
+	ZCAST_ROLE_TOOL = 2, /**< a short-lived tool member (zcast gc / rm) */
+};
+/** One member of a topic, as tools see it (zcast_topic_members). Values are a snapshot read without
+ * the topic lock: counters of a busy topic move while they are read. */
+typedef struct zcast_member_info {
+	int role;            /**< enum zcast_member_role */
+	uint32_t index;      /**< record index within its role */
+	uint64_t id;         /**< member id, never reused within the topic (0 for tools) */
+	int32_t pid;         /**< as the member recorded it, in its own PID namespace */
+	int alive;           /**< 1: its process holds its liveness lock; 0: dead (gc reclaims it) */
+	int joining;         /**< record claimed, join not finished (or died while joining) */
+	int draining;        /**< subscriber closed but still holding messages */
+	/* subscribers */
+	int policy;          /**< enum zcast_policy */
+	char group[32];      /**< BALANCE_RR group name, "" otherwise */
+	uint32_t queued;     /**< messages queued now */
+	uint32_t depth;      /**< queue capacity */
+	uint32_t held;       /**< taken and not yet released */
+	int refusing;        /**< publishes fail because of it right now: its queue is full and it is
+			      * FULL, or BALANCE_RR with every member of its group full */
+	uint64_t delivered;  /**< messages queued to it */
+	uint64_t dropped;    /**< DROP_OLD: dropped unread */
+	uint64_t rejected;   /**< publishes refused because its queue was full */
+	/* publishers */
+	uint64_t slot_size;  /**< payload capacity of each slot of its pool */
+	uint32_t slot_count;      /**< slots of its pool */
+	uint32_t slots_loaned;    /**< slots it has loaned now */
+	uint32_t slots_published; /**< slots queued, held or kept as history */
+	uint32_t history_depth;   /**< history depth it asked for */
+	uint64_t last_size;  /**< size of its newest message (0 if none) */
+	uint64_t last_sequence;   /**< sequence of its newest message */
+	uint32_t reserved[8];     /**< zero */
+} zcast_member_info;
+/** Calls fn for each member record in use (publishers, then subscribers, then tools); stops early when
+ * fn returns non-zero. Does not join the topic and takes no lock. Returns the count or an error. */
+ZCAST_API int zcast_topic_members(const char *domain, const char *topic,
+				  int (*fn)(const zcast_member_info *m, void *ctx), void *ctx);
+/** Reclaims dead members of the topic now (they are normally reclaimed promptly by the death watcher
+ * of any process that shares the topic). Returns the number of dead members reclaimed, or an error.
+ * A topic left with no member and nothing to keep (no history, not retained) is removed. */
 ZCAST_API int zcast_topic_gc(const char *domain, const char *topic);
 /** Removes a topic (including a retained one). ZCAST_EBUSY if live members remain. */
 ZCAST_API int zcast_topic_remove(const char *domain, const char *topic);

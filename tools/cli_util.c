@@ -1,0 +1,174 @@
+/* Small helpers every command uses: signals, time, errors, names and units. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+volatile sig_atomic_t cli_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+void cli_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_DFL); /* `zcast echo | head` ends quietly */
+}
+
+int64_t cli_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void cli_sleep_ns(int64_t ns)
+{
+	int64_t end = cli_now_ns() + ns;
+	while (!cli_stop) {
+		int64_t left = end - cli_now_ns();
+		if (left <= 0)
+			return;
+		if (left > 50000000)
+			left = 50000000; /* look at cli_stop now and then */
+		struct timespec ts = {left / 1000000000, left % 1000000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+const char *cli_domain(const struct cli *c)
+{
+	if (c->domain)
+		return c->domain;
+	const char *e = getenv("ZCAST_DOMAIN");
+	return e && *e ? e : "default";
+}
+
+int cli_fail(const struct cli *c, int err)
+{
+	const char *detail = zcast_last_error();
+	fprintf(stderr, "zcast %s: %s%s%s%s\n", c->cmd->name, zcast_strerror(err),
+		detail[0] ? " (" : "", detail, detail[0] ? ")" : "");
+	if (err == ZCAST_ENOENT)
+		return CLI_ENOTOPIC;
+	if (err == ZCAST_EINVAL)
+		return CLI_EUSAGE; /* a name the library rejected */
+	return CLI_EFAIL;
+}
+
+void cli_type_hash(const zcast_topic_stat *st, char *out, size_t n)
+{
+	snprintf(out, n, "%016" PRIx64, st->type_hash);
+}
+
+void cli_proc_name(int32_t pid, char *out, size_t n)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	snprintf(out, n, "?");
+	FILE *f = pid > 0 ? fopen(path, "r") : NULL;
+	if (!f)
+		return;
+	if (fgets(out, (int)n, f))
+		out[strcspn(out, "\n")] = 0;
+	else
+		snprintf(out, n, "?");
+	fclose(f);
+}
+
+const char *cli_policy_name(int policy)
+{
+	switch (policy) {
+	case ZCAST_POLICY_FULL:
+		return "FULL";
+	case ZCAST_POLICY_DROP_OLD:
+		return "DROP_OLD";
+	case ZCAST_POLICY_BALANCE_RR:
+		return "BALANCE_RR";
+	default:
+		return "-";
+	}
+}
+
+const char *cli_role_name(int role)
+{
+	return role == ZCAST_ROLE_PUBLISHER    ? "pub"
+	       : role == ZCAST_ROLE_SUBSCRIBER ? "sub"
+					       : "tool";
+}
+
+void cli_fmt_bytes(double b, char *out, size_t n)
+{
+	const char *unit[] = {"B", "kB", "MB", "GB", "TB"};
+	int u = 0;
+	while (b >= 1000 && u < 4) {
+		b /= 1000;
+		u++;
+	}
+	snprintf(out, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+void cli_fmt_ns(double ns, char *out, size_t n)
+{
+	if (ns < 1e3)
+		snprintf(out, n, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(out, n, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(out, n, "%.2f ms", ns / 1e6);
+	else
+		snprintf(out, n, "%.2f s", ns / 1e9);
+}
+
+bool cli_append(void **v, int *n, int *cap, const void *item, size_t size)
+{
+	if (*n == *cap) {
+		int grown = *cap ? *cap * 2 : 16;
+		void *p = realloc(*v, (size_t)grown * size);
+		if (!p)
+			return false;
+		*v = p;
+		*cap = grown;
+	}
+	memcpy((char *)*v + (size_t)*n * size, item, size);
+	(*n)++;
+	return true;
+}
+
+void cli_row(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\n'))
+		n--;
+	printf("%.*s\n", (int)n, line);
+}
+
+void cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\u%04x", *p); /* bytes as code points: names here are ASCII */
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,112 @@
+/* zcast echo TOPIC: prints messages as they arrive, with their age and delivery latency. The
+ * payload goes through the printer registered for the topic's type (printers.c). */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct echo {
+	const struct cli_printer *printer;
+	struct cli_print_opts po;
+	bool json;
+	int64_t joined_ns;
+};
+
+static void print_msg(const struct echo *e, zcast_msg *m, int64_t taken_ns)
+{
+	zcast_msg_info in;
+	memset(&in, 0, sizeof in);
+	zcast_msg_info_get(m, &in);
+	const uint8_t *p = zcast_msg_data(m);
+	size_t n = zcast_msg_size(m);
+	int64_t latency = taken_ns - in.publish_time_ns, age = cli_now_ns() - in.publish_time_ns;
+	/* Sent before we joined: it came from the topic's history, and its latency is its age. */
+	bool history = in.publish_time_ns < e->joined_ns;
+	if (e->json) {
+		printf("{\"sequence\":%" PRIu64 ",\"size\":%zu,\"publisher_id\":%" PRIu64
+		       ",\"publish_time_ns\":%" PRId64 ",\"latency_ns\":%" PRId64
+		       ",\"age_ns\":%" PRId64 ",\"history\":%s,",
+		       in.sequence, n, in.publisher_id, in.publish_time_ns, latency, age,
+		       history ? "true" : "false");
+		e->printer->json(stdout, p, n, &e->po);
+		printf("}\n");
+	} else {
+		char lat[32], ag[32];
+		cli_fmt_ns((double)latency, lat, sizeof lat);
+		cli_fmt_ns((double)age, ag, sizeof ag);
+		printf("#%" PRIu64 "  %zu B  from %" PRIu64 "  latency %s  age %s%s ", in.sequence,
+		       n, in.publisher_id, lat, ag, history ? "  (history)" : "");
+		e->printer->text(stdout, p, n, &e->po);
+	}
+	fflush(stdout);
+}
+
+static int run(struct cli *c)
+{
+	const char *topic = c->pos[0];
+	long count = cli_flag(c, "once") ? 1 : cli_long(c, "count", 0, 0, 1000000000);
+	long history = cli_long(c, "history", 0, 0, 4096);
+	double timeout = cli_double(c, "timeout", 0, 0, 1e6);
+	struct echo e = {.json = c->json};
+	e.po.hex = cli_flag(c, "hex");
+	e.po.max_bytes = (size_t)cli_long(c, "bytes", e.po.hex ? 256 : 64, 0, 1L << 40);
+	struct cli_watch w;
+	int r = cli_watch_open(&w, c, topic, (uint32_t)history);
+	if (r != CLI_OK)
+		return r;
+	e.joined_ns = w.joined_ns;
+	zcast_topic_stat st;
+	memset(&st, 0, sizeof st);
+	zcast_topic_stat_get(w.domain, topic, &st);
+	e.printer = cli_printer_for(st.type_name);
+	int64_t limit = timeout > 0 ? (int64_t)(timeout * 1e9) : -1, last = w.joined_ns;
+	long seen = 0;
+	r = CLI_OK;
+	while (!cli_stop && (count == 0 || seen < count)) {
+		if (limit >= 0 && cli_now_ns() - last >= limit) {
+			fprintf(stderr, "zcast echo: nothing received on %s for %g s\n", topic,
+				timeout);
+			r = CLI_ETIMEOUT;
+			break;
+		}
+		if (cli_watch_wait(&w, 200000000) != 0)
+			continue;
+		zcast_msg *m;
+		while ((count == 0 || seen < count) && zcast_take(w.sub, &m) == 0) {
+			last = cli_now_ns();
+			print_msg(&e, m, last);
+			zcast_msg_drop(m);
+			seen++;
+		}
+	}
+	cli_watch_close(&w);
+	return r;
+}
+
+static const struct cli_opt opts[] = {
+    {"count", 'n', "N", "stop after N messages (default: until Ctrl-C)"},
+    {"once", 0, NULL, "stop after one message (same as -n 1)"},
+    {"history", 0, "N", "first print up to N messages the topic kept for late joiners"},
+    {"hex", 'x', NULL, "hex dump of the payload"},
+    {"bytes", 0, "N", "print at most N payload bytes (default 64, with --hex 256; 0: all)"},
+    {"timeout", 't', "SECONDS", "give up (exit 4) when no message arrived for SECONDS"},
+    {0},
+};
+
+const struct cli_cmd cmd_echo = {
+    .name = "echo",
+    .args = "TOPIC",
+    .summary = "print messages of a topic (sequence, size, latency, age, payload)",
+    .details =
+	"Latency: publish to receive. Age: publish to print. Messages from the topic's\n"
+	"history are marked (history). echo joins as a DROP_OLD subscriber with a short queue\n"
+	"(a quarter of the smallest publisher's pool): a slow terminal makes echo skip\n"
+	"messages, never slows a publisher. While the topic has no publisher echo says so on\n"
+	"stderr and names similar topics (a typo?).\n",
+    .opts = opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .json = true,
+    .run = run,
+};

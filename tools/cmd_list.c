@@ -1,0 +1,170 @@
+/* zcast list: topics of a domain with type, members and rate; --domains: the domains in use. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct domain_count {
+	char name[40];
+	int topics;
+};
+
+/* Domains are the <domain> of /dev/shm/zcast.<domain>.<topic> (a domain has no '.'). */
+static int list_domains(const struct cli *c)
+{
+	DIR *d = opendir("/dev/shm");
+	if (!d) {
+		perror("zcast list: /dev/shm");
+		return CLI_EFAIL;
+	}
+	struct domain_count v[256];
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "zcast.", 6) != 0)
+			continue;
+		const char *dom = e->d_name + 6, *dot = strchr(dom, '.');
+		if (!dot || dot - dom >= (long)sizeof v[0].name)
+			continue;
+		char name[40];
+		snprintf(name, sizeof name, "%.*s", (int)(dot - dom), dom);
+		if (zcast_domain_name_valid(name) != 0)
+			continue;
+		int i = 0;
+		while (i < n && strcmp(v[i].name, name) != 0)
+			i++;
+		if (i == n) {
+			if (n == (int)(sizeof v / sizeof v[0]))
+				continue;
+			snprintf(v[n].name, sizeof v[n].name, "%s", name);
+			v[n++].topics = 0;
+		}
+		v[i].topics += dot[1] != '@'; /* pool segments are not topics */
+	}
+	closedir(d);
+	if (c->json)
+		printf("[");
+	for (int i = 0; i < n; i++) {
+		if (c->json) {
+			printf("%s{\"domain\":", i ? "," : "");
+			cli_json_str(stdout, v[i].name);
+			printf(",\"topics\":%d}", v[i].topics);
+		} else {
+			printf("%-34s %d topic%s\n", v[i].name, v[i].topics,
+			       v[i].topics == 1 ? "" : "s");
+		}
+	}
+	if (c->json)
+		printf("]\n");
+	return CLI_OK;
+}
+
+static void print_json(const struct cli_topic *t, const struct cli_topic *later, double rate)
+{
+	printf("{\"topic\":");
+	cli_json_str(stdout, t->name);
+	if (t->err) {
+		printf(",\"error\":");
+		cli_json_str(stdout, zcast_strerror(t->err));
+		printf("}");
+		return;
+	}
+	printf(",\"type\":");
+	cli_json_str(stdout, later->st.type_name);
+	printf(",\"type_hash\":\"%s\",\"publishers\":%u,\"subscribers\":%u,\"dead_members\":%u,"
+	       "\"no_publisher\":%s,\"retained\":%s,\"rate_hz\":",
+	       later->type_hash, later->live_pubs, later->live_subs, later->dead,
+	       later->live_pubs ? "false" : "true", later->st.retain ? "true" : "false");
+	if (rate < 0)
+		printf("null}");
+	else
+		printf("%.3f}", rate);
+}
+
+static void print_text(const struct cli_topic *t, const struct cli_topic *later, double rate, int w)
+{
+	if (t->err) {
+		printf("%-*s  (%s)\n", w, t->name, zcast_strerror(t->err));
+		return;
+	}
+	char r[32] = "-";
+	if (rate >= 0)
+		snprintf(r, sizeof r, "%.1f", rate);
+	const char *type = later->st.type_name[0] ? later->st.type_name : "(untyped)";
+	cli_row("%-*s  %-20s %4u %4u %9s  %s%s%s\n", w, t->name, type, later->live_pubs,
+		later->live_subs, r, later->live_pubs ? "" : "NO PUBLISHER ",
+		later->dead ? "DEAD MEMBERS " : "", later->st.retain ? "retained" : "");
+}
+
+static int run(struct cli *c)
+{
+	if (cli_flag(c, "domains"))
+		return list_domains(c);
+	double window = cli_double(c, "window", 0.5, 0, 60);
+	const char *domain = cli_domain(c);
+	struct cli_topic *a = NULL, *b = NULL;
+	int n = cli_topics(domain, &a);
+	if (n < 0)
+		return cli_fail(c, n);
+	/* The rate is the sequence advance over the window, read again for the same names. */
+	b = calloc((size_t)n + 1, sizeof *b);
+	if (!b) {
+		free(a);
+		return CLI_EFAIL;
+	}
+	if (window > 0 && n > 0)
+		cli_sleep_ns((int64_t)(window * 1e9));
+	for (int i = 0; i < n; i++)
+		if (window > 0 && !a[i].err)
+			cli_topic_read(domain, a[i].name, &b[i]);
+		else
+			b[i] = a[i];
+	int w = 24;
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(a[i].name) > w)
+			w = (int)strlen(a[i].name);
+	if (c->json)
+		printf("[");
+	else
+		cli_row("%-*s  %-20s %4s %4s %9s  %s\n", w, "TOPIC", "TYPE", "PUBS", "SUBS",
+			"RATE(Hz)", "FLAGS");
+	for (int i = 0; i < n; i++) {
+		const struct cli_topic *later = b[i].err ? &a[i] : &b[i];
+		double rate = window > 0 && !b[i].err
+				  ? cli_rate(a[i].st.last_sequence, b[i].st.last_sequence,
+					     b[i].when_ns - a[i].when_ns)
+				  : -1;
+		if (c->json) {
+			printf("%s", i ? "," : "");
+			print_json(&a[i], later, rate);
+		} else {
+			print_text(&a[i], later, rate, w);
+		}
+	}
+	if (c->json)
+		printf("]\n");
+	free(a);
+	free(b);
+	return CLI_OK;
+}
+
+static const struct cli_opt opts[] = {
+    {"domains", 0, NULL, "list the domains in use (with their topic counts) instead"},
+    {"window", 'w', "SECONDS", "measure rates over this long (default 0.5; 0: no rates)"},
+    {0},
+};
+
+const struct cli_cmd cmd_list = {
+    .name = "list",
+    .args = "",
+    .summary = "list the topics of a domain: type, live publishers and subscribers, rate",
+    .details = "FLAGS: NO PUBLISHER marks a topic nobody publishes on (a subscriber created it: a\n"
+	       "misspelled name?); DEAD MEMBERS: crashed members not yet reclaimed (zcast gc).\n",
+    .opts = opts,
+    .min_pos = 0,
+    .max_pos = 0,
+    .json = true,
+    .run = run,
+};

@@ -1,0 +1,173 @@
+/* zcast pub TOPIC [TEXT]: publishes a text (with its terminating NUL) or the bytes of a file or of
+ * stdin, at a rate, a number of times. Refuses a typed topic unless --force: raw bytes written
+ * into a topic whose subscribers expect a type would be misread by them. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Reads all of f into a malloc'ed buffer. */
+static int slurp(FILE *f, uint8_t **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	uint8_t *b = malloc(cap);
+	while (b) {
+		n += fread(b + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		uint8_t *g = realloc(b, cap * 2);
+		if (!g)
+			free(b);
+		b = g;
+		cap *= 2;
+	}
+	if (!b || ferror(f)) {
+		free(b);
+		return -1;
+	}
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+static int load_payload(const struct cli *c, uint8_t **data, size_t *len)
+{
+	const char *file = cli_str(c, "file", NULL);
+	const char *text = c->npos > 1 ? c->pos[1] : NULL;
+	if ((file != NULL) == (text != NULL))
+		return cli_usage_error(c, "give either TEXT or --file FILE (- for stdin)");
+	if (text) {
+		*len = strlen(text) + 1;
+		*data = (uint8_t *)strdup(text);
+		return *data ? CLI_OK : CLI_EFAIL;
+	}
+	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
+	if (!f) {
+		fprintf(stderr, "zcast pub: cannot open %s: %m\n", file);
+		return CLI_EFAIL;
+	}
+	int r = slurp(f, data, len);
+	if (f != stdin)
+		fclose(f);
+	if (r < 0) {
+		fprintf(stderr, "zcast pub: cannot read %s\n", file);
+		return CLI_EFAIL;
+	}
+	return CLI_OK;
+}
+
+/* CLI_EREFUSED when the topic has a type and --force was not given. */
+static int check_untyped(const struct cli *c, const char *topic, bool force)
+{
+	zcast_topic_stat st;
+	if (zcast_topic_stat_get(cli_domain(c), topic, &st) != 0 || !st.type_name[0] || force)
+		return CLI_OK;
+	fprintf(stderr,
+		"zcast pub: topic %s has type %s; raw bytes would be misread by its subscribers "
+		"(use --force to publish anyway)\n",
+		topic, st.type_name);
+	return CLI_EREFUSED;
+}
+
+static int run(struct cli *c)
+{
+	const char *topic = c->pos[0];
+	double rate = cli_double(c, "rate", 1, 0, 1e7);
+	long count = cli_flag(c, "once") ? 1 : cli_long(c, "count", 0, 0, 1000000000000L);
+	double timeout = cli_double(c, "timeout", 1, 0, 1e6);
+	bool force = cli_flag(c, "force");
+	uint32_t history = (uint32_t)cli_long(c, "history", 0, 0, 4096);
+	if (zcast_topic_name_valid(topic) != 0)
+		return cli_usage_error(c, "invalid topic name '%s'", topic);
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int r = load_payload(c, &data, &len);
+	if (r != CLI_OK)
+		return r;
+	if ((r = check_untyped(c, topic, force)) != CLI_OK) {
+		free(data);
+		return r;
+	}
+	zcast_pub_opts o;
+	zcast_pub_opts_init(&o);
+	o.domain = cli_domain(c);
+	o.slot_size = len ? len : 1;
+	o.history_depth = history;
+	o.slot_count = 8 + o.history_depth; /* history holds slots */
+	zcast_pub *p;
+	if ((r = zcast_pub_open(topic, &o, &p)) < 0) {
+		free(data);
+		return cli_fail(c, r);
+	}
+	/* The topic may have been created typed between the check and our join. */
+	if ((r = check_untyped(c, topic, force)) != CLI_OK) {
+		zcast_pub_close(p);
+		free(data);
+		return r;
+	}
+	int64_t period = rate > 0 ? (int64_t)(1e9 / rate) : 0, next = cli_now_ns();
+	int64_t wait_ns = (int64_t)(timeout * 1e9);
+	long sent = 0, refused = 0;
+	r = CLI_OK;
+	for (long i = 0; !cli_stop && (count == 0 || i < count); i++) {
+		zcast_msg *m;
+		int e = zcast_loan_wait(p, len, wait_ns, &m);
+		if (e == 0) {
+			memcpy(zcast_msg_data(m), data, len);
+			if ((e = zcast_publish_wait(p, m, wait_ns)) < 0)
+				zcast_msg_drop(m);
+		}
+		if (e == ZCAST_ETIMEDOUT || e == ZCAST_EAGAIN || e == ZCAST_ENOSLOT) {
+			if (refused++ == 0)
+				fprintf(
+				    stderr,
+				    "zcast pub: publish refused: %s (zcast info %s shows who)\n",
+				    zcast_last_error(), topic);
+		} else if (e < 0) {
+			r = cli_fail(c, e);
+			break;
+		} else {
+			sent++;
+		}
+		next += period;
+		int64_t now = cli_now_ns();
+		if (period && next > now)
+			cli_sleep_ns(next - now);
+	}
+	zcast_pub_close(p);
+	free(data);
+	if (refused) {
+		fprintf(stderr, "zcast pub: %ld of %ld publishes refused\n", refused,
+			sent + refused);
+		if (r == CLI_OK)
+			r = CLI_EFAIL;
+	}
+	return r;
+}
+
+static const struct cli_opt opts[] = {
+    {"rate", 'r', "HZ", "messages per second (default 1; 0: as fast as possible)"},
+    {"count", 'n', "N", "publish N times (default: until Ctrl-C)"},
+    {"once", 0, NULL, "publish once (same as -n 1)"},
+    {"file", 'f', "FILE", "publish the bytes of FILE ('-': stdin) instead of TEXT"},
+    {"timeout", 't', "SECONDS", "wait this long for a free slot / room in FULL queues (default 1)"},
+    {"history", 0, "N", "keep the last N messages for late joiners (echo --history)"},
+    {"force", 0, NULL, "publish raw bytes even into a typed topic"},
+    {0},
+};
+
+const struct cli_cmd cmd_pub = {
+    .name = "pub",
+    .args = "TOPIC [TEXT]",
+    .summary = "publish a text or binary data (file or stdin), at a rate (default 1 Hz)",
+    .details =
+	"TEXT is sent with its terminating NUL byte. A publish that a FULL subscriber\n"
+	"refuses for --timeout is counted; any refusal makes the exit status 1. A topic with\n"
+	"a type name is refused (exit 5) unless --force.\n",
+    .opts = opts,
+    .min_pos = 1,
+    .max_pos = 2,
+    .json = false,
+    .run = run,
+};
