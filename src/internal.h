@@ -160,7 +160,7 @@ ZC_HIDDEN int zc_topic_gc_once(struct zc_topic *t);
 /* Claims a member record of `kind` (OFD byte lock, then CAS FREE -> CLAIMED). */
 ZC_HIDDEN int zc_topic_claim(struct zc_topic *t, enum zc_kind kind, uint32_t *index);
 /* Checks or sets the topic type; under the lock. */
-ZC_HIDDEN int zc_topic_check_type(struct zc_topic *t, const char *type_name, uint64_t type_hash);
+ZC_HIDDEN int zc_topic_check_type(struct zc_topic *t, const char *type_name, const uint8_t *type_hash);
 /* Leaves: drops the record's byte lock, the membership lock; the last member unlinks. */
 ZC_HIDDEN void zc_topic_detach(struct zc_topic *t);
 ZC_HIDDEN uint32_t zc_member_of_pub(const struct zc_topic *t, uint32_t i);

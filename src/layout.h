@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 2u
+#define ZC_LAYOUT_VERSION 3u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -98,7 +98,7 @@ struct zc_topic_hdr {
 
 	/* Type: set by the creator, or by the first typed opener of an untyped topic (under lock). */
 	char type_name[ZC_TYPE_NAME_MAX];
-	uint64_t type_hash;
+	uint8_t type_hash[32]; /* ZCAST_TYPE_HASH_SIZE: RIHS01 or ZCAST_TYPE hash (zcast.h) */
 	_Atomic uint32_t typed;
 	uint32_t pad0;
 

@@ -55,8 +55,9 @@ static int cmd_info(const char *topic)
 	if (r < 0)
 		return fail("info", r);
 	printf("topic:        %s\n", topic);
-	printf("type:         %s (hash %016" PRIx64 ")\n", st.type_name[0] ? st.type_name : "(untyped)",
-	       st.type_hash);
+	char hash[ZCAST_TYPE_HASH_STR_SIZE];
+	zcast_type_hash_str(st.type_hash, hash);
+	printf("type:         %s (%s)\n", st.type_name[0] ? st.type_name : "(untyped)", hash);
 	printf("publishers:   %u of %u\n", st.publishers, st.max_publishers);
 	printf("subscribers:  %u of %u\n", st.subscribers, st.max_subscribers);
 	printf("queue depth:  up to %u\n", st.max_queue_depth);
