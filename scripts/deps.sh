@@ -3,9 +3,9 @@
 # Usage: scripts/deps.sh build|test|bench ...
 set -euo pipefail
 declare -A groups=(
-  [build]="gcc make cmake pkg-config"
-  [test]="gcc make cmake pkg-config clang libclang-rt-14-dev spin util-linux python3 python3-numpy python3-matplotlib"
-  [bench]="gcc make cmake python3 python3-matplotlib python3-numpy iceoryx libiceoryx-binding-c-dev"
+  [build]="gcc make cmake pkg-config python3 python3-rosidl python3-empy"
+  [test]="gcc make cmake pkg-config clang libclang-rt-14-dev spin util-linux python3 python3-numpy python3-matplotlib python3-rosidl python3-empy cyclonedds-dev cyclonedds-tools"
+  [bench]="gcc make cmake python3 python3-matplotlib python3-numpy iceoryx libiceoryx-binding-c-dev python3-rosidl python3-empy cyclonedds-dev cyclonedds-tools"
 )
 want=()
 for g in "$@"; do

@@ -1,0 +1,51 @@
+# Typed messages (tests/typed/): generator checks, round trips, fuzzed reader views, two processes.
+set(ZT_TYPED ${CMAKE_CURRENT_SOURCE_DIR}/typed)
+set(ZT_TYPED_TYPES builtin_interfaces/Time std_msgs/Empty std_msgs/String std_msgs/Header
+  sensor_msgs/Image sensor_msgs/PointCloud2 sensor_msgs/Imu zcast_test/Corner zcast_test/Nested
+  zcast_test/Fixed)
+
+function(zt_typed_test name)
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE zcast pthread)
+  target_compile_options(${name} PRIVATE ${ZCAST_WARNINGS} -Wno-missing-prototypes -Wno-conversion)
+  target_compile_definitions(${name} PRIVATE _GNU_SOURCE)
+  zcast_generate_messages(${name} TYPES ${ZT_TYPED_TYPES} ROOTS ${ZT_TYPED}/msg)
+endfunction()
+
+zt_typed_test(test_typed_roundtrip ${ZT_TYPED}/test_typed_roundtrip.c)
+add_test(NAME typed_roundtrip COMMAND test_typed_roundtrip)
+set_tests_properties(typed_roundtrip PROPERTIES TIMEOUT 600)
+
+add_test(NAME typed_msggen COMMAND ${ZT_TYPED}/msggen_test.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(typed_msggen PROPERTIES TIMEOUT 300)
+
+zt_typed_test(test_typed_pubsub ${ZT_TYPED}/test_typed_pubsub.c)
+add_test(NAME typed_pubsub COMMAND test_typed_pubsub)
+set_tests_properties(typed_pubsub PROPERTIES TIMEOUT 300)
+
+# Fuzzed reader views: the corpus is replayed by every test run (any compiler); with clang,
+# `cmake --build <dir> --target fuzz_typed` fuzzes for ZCAST_FUZZ_SECONDS.
+zt_typed_test(typed_fuzz_replay ${ZT_TYPED}/fuzz_cdr.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/replay.c)
+set_target_properties(typed_fuzz_replay PROPERTIES COMPILE_DEFINITIONS "") # replay.c sets _GNU_SOURCE
+target_compile_definitions(typed_fuzz_replay PRIVATE ZCAST_FUZZ_CORPUS="${ZT_TYPED}/corpus")
+add_test(NAME typed_fuzz_replay COMMAND typed_fuzz_replay)
+set_tests_properties(typed_fuzz_replay PROPERTIES TIMEOUT 300)
+zt_typed_test(typed_fuzz_seeds ${ZT_TYPED}/fuzz_seeds.c)
+set_target_properties(typed_fuzz_seeds PROPERTIES EXCLUDE_FROM_ALL ON)
+if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+  list(TRANSFORM ZCAST_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/ OUTPUT_VARIABLE ZT_TYPED_LIB_SOURCES)
+  add_executable(fuzz_typed EXCLUDE_FROM_ALL ${ZT_TYPED}/fuzz_cdr.c ${ZT_TYPED_LIB_SOURCES})
+  target_include_directories(fuzz_typed PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_compile_definitions(fuzz_typed PRIVATE _GNU_SOURCE)
+  target_compile_options(fuzz_typed PRIVATE -fsanitize=fuzzer,address,undefined
+    -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
+  target_link_options(fuzz_typed PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_typed PRIVATE pthread)
+  zcast_generate_messages(fuzz_typed TYPES ${ZT_TYPED_TYPES} ROOTS ${ZT_TYPED}/msg)
+  add_custom_target(fuzz_typed_run
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/fuzz-typed-work
+    COMMAND fuzz_typed -max_total_time=${ZCAST_FUZZ_SECONDS} -timeout=30 -print_final_stats=1
+      -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/fuzz-typed- ${CMAKE_CURRENT_BINARY_DIR}/fuzz-typed-work
+      ${ZT_TYPED}/corpus
+    DEPENDS fuzz_typed USES_TERMINAL)
+endif()
