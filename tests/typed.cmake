@@ -49,3 +49,33 @@ if(CMAKE_C_COMPILER_ID MATCHES "Clang")
       ${ZT_TYPED}/corpus
     DEPENDS fuzz_typed USES_TERMINAL)
 endif()
+
+# Conformance against Cyclone DDS (Debian cyclonedds-dev, cyclonedds-tools: scripts/deps.sh test).
+find_program(ZT_IDLC idlc)
+find_library(ZT_DDSC ddsc)
+if(ZT_IDLC AND ZT_DDSC)
+  set(ZT_CONF ${ZT_TYPED}/conformance)
+  set(ZT_CYC ${CMAKE_CURRENT_BINARY_DIR}/cyclone)
+  set(ZT_CYC_TYPES builtin_interfaces/Time std_msgs/Empty std_msgs/String std_msgs/Header
+    sensor_msgs/Image sensor_msgs/PointField sensor_msgs/PointCloud2 sensor_msgs/Imu
+    geometry_msgs/Vector3 geometry_msgs/Quaternion zcast_test/Corner zcast_test/Nested zcast_test/Fixed)
+  set(ZT_CYC_C)
+  foreach(t ${ZT_CYC_TYPES})
+    string(REPLACE "/" "/msg/" p ${t})
+    list(APPEND ZT_CYC_C ${ZT_CYC}/c/${p}.c)
+  endforeach()
+  file(GLOB_RECURSE ZT_ALL_MSGS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/msg/*.msg ${ZT_TYPED}/msg/*.msg)
+  add_custom_command(OUTPUT ${ZT_CYC_C}
+    COMMAND ${ZT_CONF}/cyclone_gen.sh ${PROJECT_SOURCE_DIR} ${ZT_CYC} ${ZT_CYC_TYPES}
+    DEPENDS ${ZT_CONF}/cyclone_gen.sh ${ZT_ALL_MSGS} ${PROJECT_SOURCE_DIR}/tools/zcast-msggen
+    COMMENT "Cyclone DDS types for the conformance test" VERBATIM)
+  add_library(zt_cyclone_side OBJECT ${ZT_CONF}/cyclone_side.c ${ZT_CYC_C})
+  target_include_directories(zt_cyclone_side PRIVATE ${ZT_CYC}/c ${ZT_CONF})
+  set_target_properties(zt_cyclone_side PROPERTIES C_EXTENSIONS ON) # Cyclone's headers use asm
+  zt_typed_test(test_typed_conformance ${ZT_CONF}/test_conformance.c $<TARGET_OBJECTS:zt_cyclone_side>)
+  target_link_libraries(test_typed_conformance PRIVATE ${ZT_DDSC})
+  add_test(NAME typed_conformance COMMAND test_typed_conformance)
+  set_tests_properties(typed_conformance PROPERTIES TIMEOUT 900)
+else()
+  message(STATUS "Cyclone DDS (idlc, libddsc) not found: typed_conformance test not built")
+endif()
