@@ -26,11 +26,12 @@ function(zcast_generate_messages target)
     list(APPEND deps ${msgs})
   endforeach()
   set(stamp ${Z_OUTPUT_DIR}/.stamp)
+  string(REPLACE ";" " " names "${Z_TYPES}")
   add_custom_command(OUTPUT ${stamp}
     COMMAND ${ZCAST_MSGGEN_PYTHON} ${ZCAST_MSGGEN} ${args} -o ${Z_OUTPUT_DIR} ${Z_TYPES}
     COMMAND ${CMAKE_COMMAND} -E touch ${stamp}
     DEPENDS ${deps} ${ZCAST_MSGGEN}
-    COMMENT "zcast-msggen: ${Z_TYPES}" VERBATIM)
+    COMMENT "zcast-msggen: ${names}" VERBATIM)
   add_custom_target(${target}_zcast_msgs DEPENDS ${stamp})
   add_dependencies(${target} ${target}_zcast_msgs)
   target_include_directories(${target} PRIVATE ${Z_OUTPUT_DIR})

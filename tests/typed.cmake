@@ -79,3 +79,8 @@ if(ZT_IDLC AND ZT_DDSC)
 else()
   message(STATUS "Cyclone DDS (idlc, libddsc) not found: typed_conformance test not built")
 endif()
+
+if(NOT ZCAST_SANITIZE) # as tests/install.cmake: the user project has no sanitizer runtime
+  add_test(NAME typed_install COMMAND ${ZT_TYPED}/install_typed_test.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+  set_tests_properties(typed_install PROPERTIES TIMEOUT 300)
+endif()
