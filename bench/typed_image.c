@@ -26,7 +26,8 @@
 #include "typed_cyclone.h"
 
 enum { RAW64, CYCLONE_COPY, CDR_COPY, LOAN_PUB, LOAN_PUB_SUB };
-static const char *const names[] = {"raw64", "cyclone_copy", "cdr_copy", "loan_pub", "loan_pub_sub"};
+static const char *const names[] = {"raw64", "cyclone_copy", "cdr_copy", "loan_pub",
+				    "loan_pub_sub"};
 #define WARMUP 10
 
 static int64_t now_ns(void)
@@ -68,8 +69,9 @@ static int subscriber(int mode, const char *topic, size_t size, int count)
 		if (mode == RAW64) {
 			memcpy(&stamp, zcast_msg_data(m), sizeof stamp);
 		} else if (mode == CYCLONE_COPY) {
-			if (zbt_cyc_deserialize((uint8_t *)zcast_msg_data(m) + ZCAST_TYPED_HEADER_OFFSET,
-						zcast_msg_size(m) - ZCAST_TYPED_HEADER_OFFSET, &acc, &stamp) != 0)
+			if (zbt_cyc_deserialize(
+				(uint8_t *)zcast_msg_data(m) + ZCAST_TYPED_HEADER_OFFSET,
+				zcast_msg_size(m) - ZCAST_TYPED_HEADER_OFFSET, &acc, &stamp) != 0)
 				return 3;
 		} else if (mode == LOAN_PUB_SUB) {
 			sensor_msgs_msg_Image_reader r;
@@ -82,12 +84,15 @@ static int subscriber(int mode, const char *topic, size_t size, int count)
 			acc += n ? d[n - 1] : 0;
 		} else {
 			sensor_msgs_msg_Image img;
-			if (zcast_cdr_deserialize(&sensor_msgs_msg_Image_TYPE,
-						  (uint8_t *)zcast_msg_data(m) + ZCAST_TYPED_HEADER_OFFSET,
-						  zcast_msg_size(m) - ZCAST_TYPED_HEADER_OFFSET, &img) != 0)
+			if (zcast_cdr_deserialize(
+				&sensor_msgs_msg_Image_TYPE,
+				(uint8_t *)zcast_msg_data(m) + ZCAST_TYPED_HEADER_OFFSET,
+				zcast_msg_size(m) - ZCAST_TYPED_HEADER_OFFSET, &img) != 0)
 				return 3;
-			stamp = (int64_t)img.header.stamp.sec * 1000000000 + img.header.stamp.nanosec;
-			acc += img.data.len ? ((const uint8_t *)img.data.data)[img.data.len - 1] : 0;
+			stamp =
+			    (int64_t)img.header.stamp.sec * 1000000000 + img.header.stamp.nanosec;
+			acc +=
+			    img.data.len ? ((const uint8_t *)img.data.data)[img.data.len - 1] : 0;
 			zcast_cdr_free(&sensor_msgs_msg_Image_TYPE, &img);
 		}
 		int64_t t = now_ns() - stamp;
@@ -121,7 +126,8 @@ static void set_stamp(sensor_msgs_msg_Image_writer *w, int64_t t0)
 static int publisher(int mode, const char *topic, size_t size, int count, int rate)
 {
 	const uint32_t width = 1024, height = (uint32_t)(size / width);
-	sensor_msgs_msg_Image_bounds b = {.header = {.frame_id = 16}, .encoding = 8, .data = (uint32_t)size};
+	sensor_msgs_msg_Image_bounds b = {
+	    .header = {.frame_id = 16}, .encoding = 8, .data = (uint32_t)size};
 	zcast_typed_pub *tp = NULL;
 	zcast_pub *p = NULL;
 	zcast_pub_opts po;
@@ -161,7 +167,8 @@ static int publisher(int mode, const char *topic, size_t size, int count, int ra
 			if (sensor_msgs_msg_Image_loan(tp, NULL, &m, &w) != 0)
 				return 3;
 			uint32_t cap;
-			memset(sensor_msgs_msg_Image_w_data(&w, &cap), i, size); /* the camera writes here */
+			memset(sensor_msgs_msg_Image_w_data(&w, &cap), i,
+			       size); /* the camera writes here */
 			t0 = now_ns();
 			set_stamp(&w, t0);
 			sensor_msgs_msg_Image_w_header_frame_id_set(&w, "camera");
@@ -173,26 +180,31 @@ static int publisher(int mode, const char *topic, size_t size, int count, int ra
 			if (sensor_msgs_msg_Image_publish(tp, m, &w) != 0)
 				return 3;
 		} else {
-			memset(pixels, i, size); /* the camera writes into the application's buffer */
+			memset(pixels, i,
+			       size); /* the camera writes into the application's buffer */
 			t0 = now_ns();
 			int32_t sec = (int32_t)(t0 / 1000000000);
 			uint32_t nsec = (uint32_t)(t0 % 1000000000);
 			if (mode == CDR_COPY) {
 				sensor_msgs_msg_Image img = {
-					.header = {.stamp = {sec, nsec}, .frame_id = {"camera", 6}},
-					.height = height, .width = width, .encoding = {"mono8", 5},
-					.step = width, .data = {pixels, (uint32_t)size}};
+				    .header = {.stamp = {sec, nsec}, .frame_id = {"camera", 6}},
+				    .height = height,
+				    .width = width,
+				    .encoding = {"mono8", 5},
+				    .step = width,
+				    .data = {pixels, (uint32_t)size}};
 				if (zcast_typed_publish_copy(tp, &img) != 0)
 					return 3;
 			} else {
-				zbt_image img = {sec, nsec, "camera", "mono8", height, width, width,
-						 (uint32_t)size, pixels};
+				zbt_image img = {sec,	nsec,  "camera",       "mono8", height,
+						 width, width, (uint32_t)size, pixels};
 				if (zcast_loan(p, size + 4096, &m) != 0)
 					return 3;
 				uint8_t *d = zcast_msg_data(m);
 				memset(d, 0, ZCAST_TYPED_HEADER_OFFSET);
 				size_t n = zbt_cyc_serialize(&img, d + ZCAST_TYPED_HEADER_OFFSET,
-							     zcast_msg_capacity(m) - ZCAST_TYPED_HEADER_OFFSET);
+							     zcast_msg_capacity(m) -
+								 ZCAST_TYPED_HEADER_OFFSET);
 				if (zcast_msg_resize(m, ZCAST_TYPED_HEADER_OFFSET + n) != 0 ||
 				    zcast_publish(p, m) != 0)
 					return 3;
@@ -219,8 +231,10 @@ static int run_case(int mode, size_t size, int count, int rate)
 	int st = 0;
 	waitpid(pid, &st, 0);
 	if (e || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		fprintf(stderr, "zcast-bench-typed: %s %zu failed (publisher %d, subscriber status %d): %s\n",
-			names[mode], size, e, st, zcast_last_error());
+		fprintf(
+		    stderr,
+		    "zcast-bench-typed: %s %zu failed (publisher %d, subscriber status %d): %s\n",
+		    names[mode], size, e, st, zcast_last_error());
 		return 1;
 	}
 	return 0;
@@ -240,8 +254,8 @@ int main(int argc, char **argv)
 	char dom[64];
 	snprintf(dom, sizeof dom, "zbt%d", (int)getpid());
 	setenv("ZCAST_DOMAIN", dom, 1);
-	printf("# sensor_msgs/Image, %d messages per case at %d Hz (+%d warm-up), E2E latency\n", count,
-	       rate, WARMUP);
+	printf("# sensor_msgs/Image, %d messages per case at %d Hz (+%d warm-up), E2E latency\n",
+	       count, rate, WARMUP);
 	int fail = run_case(RAW64, 64, count, rate);
 	static const size_t sizes[] = {100 * 1024, 1024 * 1024};
 	for (int s = 0; s < 2; s++)

@@ -38,8 +38,8 @@ static uint64_t ser_values(const zcast_cdr_field *f, const uint8_t *v, uint32_t 
 		return n ? put(out, pos, es, v, (uint64_t)n * es) : pos;
 	for (uint32_t i = 0; i < n; i++)
 		pos = f->kind == ZCAST_CDR_STRING
-			      ? ser_string((const zcast_cdr_str *)v + i, out, pos)
-			      : ser_struct(f->type, v + (size_t)i * f->type->c_size, out, pos);
+			  ? ser_string((const zcast_cdr_str *)v + i, out, pos)
+			  : ser_struct(f->type, v + (size_t)i * f->type->c_size, out, pos);
 	return pos;
 }
 
@@ -113,8 +113,8 @@ void zcast_cdr_free(const zcast_cdr_type *type, void *dst)
 const char *zcast_cdr_kind_name(int kind)
 {
 	static const char *const names[] = {
-		"bool",  "byte",   "char",  "int8",   "uint8",   "int16",   "uint16",  "int32",
-		"uint32", "int64", "uint64", "float32", "float64", "string", "message",
+	    "bool",   "byte",  "char",	 "int8",    "uint8",   "int16",	 "uint16",  "int32",
+	    "uint32", "int64", "uint64", "float32", "float64", "string", "message",
 	};
 	return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "?";
 }

@@ -18,11 +18,11 @@ uint32_t zc_cdr_max_align(const zcast_cdr_type *t) __attribute__((visibility("hi
 static inline uint32_t zc_cdr_prim_size(uint8_t kind)
 {
 	static const uint8_t size[] = {
-		[ZCAST_CDR_BOOL] = 1,   [ZCAST_CDR_OCTET] = 1,   [ZCAST_CDR_CHAR] = 1,
-		[ZCAST_CDR_INT8] = 1,   [ZCAST_CDR_UINT8] = 1,   [ZCAST_CDR_INT16] = 2,
-		[ZCAST_CDR_UINT16] = 2, [ZCAST_CDR_INT32] = 4,   [ZCAST_CDR_UINT32] = 4,
-		[ZCAST_CDR_INT64] = 8,  [ZCAST_CDR_UINT64] = 8,  [ZCAST_CDR_FLOAT32] = 4,
-		[ZCAST_CDR_FLOAT64] = 8,
+	    [ZCAST_CDR_BOOL] = 1,    [ZCAST_CDR_OCTET] = 1,  [ZCAST_CDR_CHAR] = 1,
+	    [ZCAST_CDR_INT8] = 1,    [ZCAST_CDR_UINT8] = 1,  [ZCAST_CDR_INT16] = 2,
+	    [ZCAST_CDR_UINT16] = 2,  [ZCAST_CDR_INT32] = 4,  [ZCAST_CDR_UINT32] = 4,
+	    [ZCAST_CDR_INT64] = 8,   [ZCAST_CDR_UINT64] = 8, [ZCAST_CDR_FLOAT32] = 4,
+	    [ZCAST_CDR_FLOAT64] = 8,
 	};
 	return kind < sizeof size ? size[kind] : 0;
 }
@@ -46,7 +46,7 @@ static inline void zc_cdr_store32(uint8_t *p, uint32_t v)
 
 /* End offset of one message of type t laid out at `bounds` from pos (no memory touched). */
 uint64_t zc_cdr_bound_end(const zcast_cdr_type *t, const uint32_t *bounds, uint64_t pos)
-	__attribute__((visibility("hidden")));
+    __attribute__((visibility("hidden")));
 
 /* Largest alignment of any value in t (1 for a type of bytes). */
 uint32_t zc_cdr_max_align(const zcast_cdr_type *t) __attribute__((visibility("hidden")));

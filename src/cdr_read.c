@@ -14,8 +14,8 @@ struct rd {
 
 static int bad(const struct rd *r, const zcast_cdr_field *f, const char *what, uint64_t pos)
 {
-	return zc_err(ZCAST_ECORRUPT, "%s: member %s: %s (offset %llu of %u)", r->top->name, f->name,
-		      what, (unsigned long long)pos, r->size);
+	return zc_err(ZCAST_ECORRUPT, "%s: member %s: %s (offset %llu of %u)", r->top->name,
+		      f->name, what, (unsigned long long)pos, r->size);
 }
 
 /* Aligns *pos to a and checks that n more bytes are in the message. */
@@ -170,10 +170,12 @@ static int rd_open(const zcast_cdr_type *type, const void *data, size_t size, st
 	if (size < ZCAST_CDR_HEADER || size - ZCAST_CDR_HEADER >= ZC_CDR_MAX)
 		return zc_err(ZCAST_ECORRUPT, "%s: message of %zu bytes", type->name, size);
 	if ((uintptr_t)(p + ZCAST_CDR_HEADER) % 8)
-		return zc_err(ZCAST_EINVAL, "%s: CDR origin not 8-byte aligned (values are read in place)",
+		return zc_err(ZCAST_EINVAL,
+			      "%s: CDR origin not 8-byte aligned (values are read in place)",
 			      type->name);
 	if (p[0] != 0 || p[1] != 1)
-		return zc_err(ZCAST_EINVAL, "%s: encapsulation %02x%02x is not little-endian plain CDR",
+		return zc_err(ZCAST_EINVAL,
+			      "%s: encapsulation %02x%02x is not little-endian plain CDR",
 			      type->name, p[0], p[1]);
 	r->b = p + ZCAST_CDR_HEADER;
 	r->size = (uint32_t)(size - ZCAST_CDR_HEADER);
@@ -235,7 +237,8 @@ int zcast_cdr_string_element(const zcast_cdr_reader *rd, uint32_t first, uint32_
 			     uint32_t index, const char **str, uint32_t *len)
 {
 	static const zcast_cdr_type strings = {"string", NULL, NULL, 0, 0, 0, 0};
-	static const zcast_cdr_field f = {"element", ZCAST_CDR_STRING, ZCAST_CDR_ONE, 0, 0, 0, NULL, 0};
+	static const zcast_cdr_field f = {"element", ZCAST_CDR_STRING, ZCAST_CDR_ONE, 0, 0, 0, NULL,
+					  0};
 	if (index >= count)
 		return zc_err(ZCAST_EINVAL, "string element %u of %u", index, count);
 	struct rd r = {rd->base, rd->size, &strings};
@@ -258,8 +261,13 @@ int zcast_cdr_deserialize(const zcast_cdr_type *type, const void *data, size_t s
 	int e = rd_open(type, data, size, &r);
 	if (e < 0)
 		return e;
+	/* Validate first, so no allocation is sized by a count the message cannot back; the copying
+	 * walk checks everything again (the bytes may change in between). */
 	uint64_t pos = 0;
 	uint32_t k = 0;
+	if ((e = rd_struct(&r, type, &pos, NULL, NULL, &k, NULL)) < 0)
+		return e;
+	pos = 0, k = 0;
 	if ((e = rd_struct(&r, type, &pos, NULL, NULL, &k, dst)) < 0)
 		zcast_cdr_free(type, dst);
 	return e;

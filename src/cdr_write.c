@@ -22,8 +22,9 @@ uint32_t zc_cdr_max_align(const zcast_cdr_type *t)
 	return a;
 }
 
-/* The lay-out walk. With base, strings are made empty, counts and fixed values 0; with off, member offsets and
- * capacities are recorded (flat numbering). bounds: this type's block (NULL for fixed types). */
+/* The lay-out walk. With base, strings are made empty, counts and fixed values 0; with off, member
+ * offsets and capacities are recorded (flat numbering). bounds: this type's block (NULL for fixed
+ * types). */
 struct lay {
 	uint8_t *base;
 	uint32_t *off, *cap, k;
@@ -73,9 +74,12 @@ static uint64_t lay_field(const zcast_cdr_field *f, const uint32_t *b, uint64_t 
 	} else {
 		cap = f->count;
 		uint32_t es = zc_cdr_prim_size(f->kind);
-		start = es ? zc_cdr_align(pos, es) : f->kind == ZCAST_CDR_STRING ? zc_cdr_align(pos, 4) : pos;
+		start = es			      ? zc_cdr_align(pos, es)
+			: f->kind == ZCAST_CDR_STRING ? zc_cdr_align(pos, 4)
+						      : pos;
 		pos = lay_values(f, b, cap, pos, l->base);
-		if (es && l->base) /* fixed values start at zero (a stale bool would make the message invalid) */
+		if (es && l->base) /* fixed values start at zero (a stale bool would make the
+				      message invalid) */
 			memset(l->base + start, 0, (size_t)cap * es);
 	}
 	if (l->off) {
@@ -110,7 +114,8 @@ static int check_bounds(const zcast_cdr_type *top, const zcast_cdr_type *t, cons
 		const uint32_t *fb = b + f->bounds_index;
 		bool seq = f->shape == ZCAST_CDR_SEQUENCE;
 		if (seq && f->count && fb[0] > f->count)
-			return zc_err(ZCAST_EINVAL, "%s: member %s: bound %u above its declared bound %u",
+			return zc_err(ZCAST_EINVAL,
+				      "%s: member %s: bound %u above its declared bound %u",
 				      top->name, f->name, fb[0], f->count);
 		if (f->kind == ZCAST_CDR_STRING && f->string_bound && fb[seq] > f->string_bound)
 			return zc_err(ZCAST_EINVAL,
@@ -136,7 +141,8 @@ int zcast_cdr_bound_size(const zcast_cdr_type *type, const void *b, size_t *size
 		return e;
 	uint64_t end = zc_cdr_bound_end(type, bounds, 0);
 	if (end > ZC_CDR_MAX)
-		return zc_err(ZCAST_EINVAL, "%s: bounds give a message larger than 2 GiB", type->name);
+		return zc_err(ZCAST_EINVAL, "%s: bounds give a message larger than 2 GiB",
+			      type->name);
 	*size = (size_t)end;
 	return 0;
 }

@@ -85,7 +85,8 @@ int zcast_typed_loan(zcast_typed_pub *p, const void *bounds, zcast_msg **m, zcas
 	const uint32_t *b = bounds ? bounds : p->bounds;
 	size_t size = p->max_size;
 	int e;
-	if (bounds && ((e = check_tighter(p, b)) < 0 || (e = zcast_cdr_bound_size(p->type, b, &size)) < 0))
+	if (bounds &&
+	    ((e = check_tighter(p, b)) < 0 || (e = zcast_cdr_bound_size(p->type, b, &size)) < 0))
 		return e;
 	if ((e = zcast_loan(p->pub, ZCAST_TYPED_PREFIX + size, m)) < 0)
 		return e;
@@ -120,7 +121,8 @@ int zcast_typed_publish_copy(zcast_typed_pub *p, const void *src)
 	uint8_t *d = zcast_msg_data(m);
 	memset(d, 0, ZCAST_TYPED_HEADER_OFFSET);
 	zcast_cdr_serialize(p->type, src, d + ZCAST_TYPED_HEADER_OFFSET);
-	if ((e = zcast_msg_resize(m, ZCAST_TYPED_PREFIX + size)) < 0 || (e = zcast_publish(p->pub, m)) < 0)
+	if ((e = zcast_msg_resize(m, ZCAST_TYPED_PREFIX + size)) < 0 ||
+	    (e = zcast_publish(p->pub, m)) < 0)
 		zcast_msg_drop(m);
 	return e;
 }

@@ -39,13 +39,25 @@ extern "C" {
 #define ZCAST_CDR_HEADER 4
 
 enum zcast_cdr_kind {
-	ZCAST_CDR_BOOL, ZCAST_CDR_OCTET, ZCAST_CDR_CHAR, ZCAST_CDR_INT8, ZCAST_CDR_UINT8,
-	ZCAST_CDR_INT16, ZCAST_CDR_UINT16, ZCAST_CDR_INT32, ZCAST_CDR_UINT32, ZCAST_CDR_INT64,
-	ZCAST_CDR_UINT64, ZCAST_CDR_FLOAT32, ZCAST_CDR_FLOAT64, ZCAST_CDR_STRING, ZCAST_CDR_STRUCT,
+	ZCAST_CDR_BOOL,
+	ZCAST_CDR_OCTET,
+	ZCAST_CDR_CHAR,
+	ZCAST_CDR_INT8,
+	ZCAST_CDR_UINT8,
+	ZCAST_CDR_INT16,
+	ZCAST_CDR_UINT16,
+	ZCAST_CDR_INT32,
+	ZCAST_CDR_UINT32,
+	ZCAST_CDR_INT64,
+	ZCAST_CDR_UINT64,
+	ZCAST_CDR_FLOAT32,
+	ZCAST_CDR_FLOAT64,
+	ZCAST_CDR_STRING,
+	ZCAST_CDR_STRUCT,
 };
 
 enum zcast_cdr_shape {
-	ZCAST_CDR_ONE,      /* a single value */
+	ZCAST_CDR_ONE,	    /* a single value */
 	ZCAST_CDR_ARRAY,    /* T[N]: N values, no count */
 	ZCAST_CDR_SEQUENCE, /* T[] or T[<=N]: a uint32 count, then the values */
 };
@@ -54,32 +66,32 @@ struct zcast_cdr_type;
 
 typedef struct zcast_cdr_field {
 	const char *name;
-	uint8_t kind;              /* enum zcast_cdr_kind of the value (the element, for arrays) */
-	uint8_t shape;             /* enum zcast_cdr_shape */
-	uint16_t bounds_index;     /* first entry of this member in the bounds struct */
-	uint32_t count;            /* ARRAY: N; SEQUENCE: declared bound, 0 = unbounded */
-	uint32_t string_bound;     /* string<=N: N; 0 = unbounded */
+	uint8_t kind;	       /* enum zcast_cdr_kind of the value (the element, for arrays) */
+	uint8_t shape;	       /* enum zcast_cdr_shape */
+	uint16_t bounds_index; /* first entry of this member in the bounds struct */
+	uint32_t count;	       /* ONE: 1; ARRAY: N; SEQUENCE: declared bound, 0 = unbounded */
+	uint32_t string_bound; /* string<=N: N; 0 = unbounded */
 	const struct zcast_cdr_type *type; /* STRUCT values: their type */
-	uint32_t c_offset;         /* offsetof in the generated plain C struct */
+	uint32_t c_offset;		   /* offsetof in the generated plain C struct */
 } zcast_cdr_field;
 
 typedef struct zcast_cdr_type {
-	const char *name;          /* ROS 2 form: "sensor_msgs/msg/Image" */
-	const uint8_t *hash;       /* RIHS01, ZCAST_TYPE_HASH_SIZE bytes */
+	const char *name;    /* ROS 2 form: "sensor_msgs/msg/Image" */
+	const uint8_t *hash; /* RIHS01, ZCAST_TYPE_HASH_SIZE bytes */
 	const zcast_cdr_field *fields;
 	uint32_t n_fields;
-	uint32_t n_bounds;         /* uint32 entries of the bounds struct (0: fixed size type) */
-	uint32_t n_flat;           /* members with nested single messages expanded (reader slots) */
-	uint32_t c_size;           /* sizeof the plain C struct */
+	uint32_t n_bounds; /* uint32 entries of the bounds struct (0: fixed size type) */
+	uint32_t n_flat;   /* members with nested single messages expanded (reader slots) */
+	uint32_t c_size;   /* sizeof the plain C struct */
 } zcast_cdr_type;
 
 /* Plain C struct members for strings and sequences (copy path). */
 typedef struct zcast_cdr_str {
 	const char *data; /* need not be NUL terminated */
-	uint32_t len;     /* bytes, without a NUL */
+	uint32_t len;	  /* bytes, without a NUL */
 } zcast_cdr_str;
 typedef struct zcast_cdr_seq {
-	void *data;       /* len elements of the member's C type (zcast_cdr_str for strings) */
+	void *data; /* len elements of the member's C type (zcast_cdr_str for strings) */
 	uint32_t len;
 } zcast_cdr_seq;
 
@@ -90,8 +102,8 @@ typedef struct zcast_cdr_seq {
  * first element's own encoding; elements are reached with zcast_cdr_element(). */
 typedef struct zcast_cdr_reader {
 	const uint8_t *base; /* CDR origin */
-	uint32_t size;       /* bytes from the origin */
-	uint32_t end;        /* offset just past this (sub)message */
+	uint32_t size;	     /* bytes from the origin */
+	uint32_t end;	     /* offset just past this (sub)message */
 } zcast_cdr_reader;
 
 /* Validates a whole message (data: its encapsulation header; size: header included) and fills
@@ -101,11 +113,12 @@ typedef struct zcast_cdr_reader {
 ZCAST_API int zcast_cdr_read(const zcast_cdr_type *type, const void *data, size_t size,
 			     zcast_cdr_reader *r, uint32_t *off, uint32_t *len);
 /* Element `index` (< count) of an array or sequence of messages whose first element is at `first`
- * (off[k] of the member, len[k] its count): validates it and fills the element's reader, off and len. Elements of
- * fixed-stride types are found directly, others by walking from the first element. */
+ * (off[k] of the member, len[k] its count): validates it and fills the element's reader, off and
+ * len. Elements of fixed-stride types are found directly, others by walking from the first element.
+ */
 ZCAST_API int zcast_cdr_element(const zcast_cdr_reader *r, const zcast_cdr_type *elem,
-				uint32_t first, uint32_t count, uint32_t index, zcast_cdr_reader *out,
-				uint32_t *off, uint32_t *len);
+				uint32_t first, uint32_t count, uint32_t index,
+				zcast_cdr_reader *out, uint32_t *off, uint32_t *len);
 /* String element `index` of an array or sequence of strings starting at `first`: pointer and length
  * (without the NUL). */
 ZCAST_API int zcast_cdr_string_element(const zcast_cdr_reader *r, uint32_t first, uint32_t count,
@@ -126,9 +139,9 @@ static inline uint64_t zcast_cdr_get_(const zcast_cdr_reader *r, uint32_t off, u
  * cap[k] its capacity in values (array N; sequence bound; string bound in bytes, the NUL fits after
  * it). */
 typedef struct zcast_cdr_writer {
-	uint8_t *base;       /* CDR origin in the loan */
+	uint8_t *base; /* CDR origin in the loan */
 	const uint32_t *bounds;
-	uint32_t size;       /* worst-case bytes from the origin */
+	uint32_t size; /* worst-case bytes from the origin */
 } zcast_cdr_writer;
 
 /* Worst-case CDR size (header excluded) of the type at these bounds, or ZCAST_EINVAL when a bound
@@ -140,7 +153,8 @@ ZCAST_API int zcast_cdr_bound_size(const zcast_cdr_type *type, const void *bound
 ZCAST_API void zcast_cdr_layout(const zcast_cdr_type *type, const void *bounds, uint8_t *base,
 				uint32_t *off, uint32_t *cap);
 /* Element `index` of an array/sequence of messages of a writer (laid out at the member's element
- * bounds); `first` is the first element's offset (off[k] for an array, off[k] + 4 for a sequence). */
+ * bounds); `first` is the first element's offset (off[k] for an array, off[k] + 4 for a sequence).
+ */
 ZCAST_API void zcast_cdr_writer_element(const zcast_cdr_writer *w, const zcast_cdr_type *elem,
 					const uint32_t *elem_bounds, uint32_t first, uint32_t index,
 					uint32_t *off, uint32_t *cap);

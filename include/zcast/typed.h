@@ -6,9 +6,9 @@
  * publishes its exact CDR size.
  *
  * A typed message in a slot: 4 reserved zero bytes, the 4-byte CDR encapsulation header, then the
- * CDR stream. The payload is 64-byte aligned, so the CDR origin is 8-byte aligned and every value is
- * naturally aligned in memory (a float64[] can be used in place). Topics carry the type name and its
- * RIHS01 hash; openers of another type get ZCAST_ETYPE.
+ * CDR stream. The payload is 64-byte aligned, so the CDR origin is 8-byte aligned and every value
+ * is naturally aligned in memory (a float64[] can be used in place). Topics carry the type name and
+ * its RIHS01 hash; openers of another type get ZCAST_ETYPE.
  */
 #ifndef ZCAST_TYPED_H
 #define ZCAST_TYPED_H
@@ -30,8 +30,9 @@ typedef struct zcast_typed_pub zcast_typed_pub;
 /* Opens a publisher of `type` with endpoint `bounds` (copied; NULL only for types without strings
  * and sequences). opts may be NULL; its type_name/type_hash are replaced by the type's, and a
  * slot_size below the worst-case message at these bounds is raised to it. */
-ZCAST_API int zcast_typed_pub_open(const char *topic, const zcast_cdr_type *type, const void *bounds,
-				   const zcast_pub_opts *opts, zcast_typed_pub **out);
+ZCAST_API int zcast_typed_pub_open(const char *topic, const zcast_cdr_type *type,
+				   const void *bounds, const zcast_pub_opts *opts,
+				   zcast_typed_pub **out);
 ZCAST_API int zcast_typed_pub_close(zcast_typed_pub *pub);
 /* The untyped publisher underneath (for zcast_pub_stat_get and the like). */
 ZCAST_API zcast_pub *zcast_typed_pub_handle(zcast_typed_pub *pub);

@@ -87,7 +87,8 @@ static int image_subscriber(void *arg)
 		char frame[16];
 		snprintf(frame, sizeof frame, "cam%d", i);
 		zcast_cdr_str f = sensor_msgs_msg_Image_header_frame_id(&r);
-		CHECK(f.len == strlen(frame) && memcmp(f.data, frame, f.len) == 0 && f.data[f.len] == 0);
+		CHECK(f.len == strlen(frame) && memcmp(f.data, frame, f.len) == 0 &&
+		      f.data[f.len] == 0);
 		zcast_cdr_str enc = sensor_msgs_msg_Image_encoding(&r);
 		CHECK(enc.len == (i % 2 ? 0u : 5u));
 		CHECK_EQ(sensor_msgs_msg_Image_step(&r), i);
@@ -154,11 +155,12 @@ static void wait_matched(zcast_typed_pub *p)
 
 static void test_image_and_cloud_between_two_processes(void)
 {
-	sensor_msgs_msg_Image_bounds ib = {.header = {.frame_id = 16}, .encoding = 16, .data = 1 << 16};
+	sensor_msgs_msg_Image_bounds ib = {
+	    .header = {.frame_id = 16}, .encoding = 16, .data = 1 << 16};
 	zcast_typed_pub *ip;
 	CHECK_EQ(sensor_msgs_msg_Image_pub_open("/typed/image", &ib, NULL, &ip), 0);
 	sensor_msgs_msg_PointCloud2_bounds cb = {
-		.header = {.frame_id = 8}, .fields = {.count = 4, .elem = {.name = 12}}, .data = 4096};
+	    .header = {.frame_id = 8}, .fields = {.count = 4, .elem = {.name = 12}}, .data = 4096};
 	zcast_typed_pub *cp;
 	CHECK_EQ(sensor_msgs_msg_PointCloud2_pub_open("/typed/cloud", &cb, NULL, &cp), 0);
 	pid_t a = zt_fork(image_subscriber, NULL), b = zt_fork(cloud_subscriber, NULL);
@@ -167,7 +169,7 @@ static void test_image_and_cloud_between_two_processes(void)
 	/* Every other image with tighter per-loan bounds (just what it needs). */
 	for (int i = 1; i <= N_MSGS; i++) {
 		sensor_msgs_msg_Image_bounds tight = {
-			.header = {.frame_id = 5}, .encoding = 5, .data = (uint32_t)(i * i)};
+		    .header = {.frame_id = 5}, .encoding = 5, .data = (uint32_t)(i * i)};
 		CHECK_EQ(publish_image(ip, i % 2 ? &tight : NULL, i), 0);
 		publish_cloud(cp, i);
 	}
@@ -232,7 +234,10 @@ static void test_copy_path_matches_loans(void)
 	uint8_t px[16];
 	memset(px, 4, sizeof px);
 	sensor_msgs_msg_Image img = {.header = {.stamp = {.sec = 4}, .frame_id = {"cam4", 4}},
-				     .height = 4, .width = 4, .encoding = {"mono8", 5}, .step = 4,
+				     .height = 4,
+				     .width = 4,
+				     .encoding = {"mono8", 5},
+				     .step = 4,
 				     .data = {px, 16}};
 	CHECK_EQ(zcast_typed_publish_copy(p, &img), 0);
 	zcast_msg *a, *b;
@@ -241,8 +246,9 @@ static void test_copy_path_matches_loans(void)
 	CHECK_EQ(zcast_msg_size(a), zcast_msg_size(b));
 	CHECK(memcmp(zcast_msg_data(a), zcast_msg_data(b), zcast_msg_size(a)) == 0);
 	sensor_msgs_msg_Image out;
-	CHECK_EQ(zcast_cdr_deserialize(&sensor_msgs_msg_Image_TYPE, (uint8_t *)zcast_msg_data(b) + 4,
-				       zcast_msg_size(b) - 4, &out),
+	CHECK_EQ(zcast_cdr_deserialize(&sensor_msgs_msg_Image_TYPE,
+				       (uint8_t *)zcast_msg_data(b) + 4, zcast_msg_size(b) - 4,
+				       &out),
 		 0);
 	CHECK(out.data.len == 16 && memcmp(out.data.data, px, 16) == 0 && out.encoding.len == 5);
 	zcast_cdr_free(&sensor_msgs_msg_Image_TYPE, &out);

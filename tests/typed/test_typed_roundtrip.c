@@ -1,6 +1,7 @@
 /* Randomized round trips under random bounds: a message written through a writer view laid out at
- * its bounds, compacted in place, is byte for byte what the copy path serializes, reads back through
- * the reader view, never touches a byte outside the loan, and every truncation of it is refused. */
+ * its bounds, compacted in place, is byte for byte what the copy path serializes, reads back
+ * through the reader view, never touches a byte outside the loan, and every truncation of it is
+ * refused. */
 #include <stdio.h>
 
 #include "../harness.h"
@@ -20,10 +21,11 @@
 #define GUARD 64
 
 static const zcast_cdr_type *const types[] = {
-	&builtin_interfaces_msg_Time_TYPE, &std_msgs_msg_Empty_TYPE, &std_msgs_msg_String_TYPE,
-	&std_msgs_msg_Header_TYPE, &sensor_msgs_msg_Image_TYPE, &sensor_msgs_msg_PointCloud2_TYPE,
-	&sensor_msgs_msg_Imu_TYPE, &zcast_test_msg_Corner_TYPE, &zcast_test_msg_Nested_TYPE,
-	&zcast_test_msg_Fixed_TYPE,
+    &builtin_interfaces_msg_Time_TYPE, &std_msgs_msg_Empty_TYPE,
+    &std_msgs_msg_String_TYPE,	       &std_msgs_msg_Header_TYPE,
+    &sensor_msgs_msg_Image_TYPE,       &sensor_msgs_msg_PointCloud2_TYPE,
+    &sensor_msgs_msg_Imu_TYPE,	       &zcast_test_msg_Corner_TYPE,
+    &zcast_test_msg_Nested_TYPE,       &zcast_test_msg_Fixed_TYPE,
 };
 
 /* One round trip; returns the compacted size. all_at_bound: every length equals its bound. */
@@ -113,7 +115,8 @@ static void test_all_at_bound_moves_nothing(void)
 	zcast_cdr_layout(t, (const uint32_t *)&b, base, w.off, w.cap);
 	CHECK_EQ(sensor_msgs_msg_Image_w_header_frame_id_set(&w, "cam_0"), 0);
 	CHECK_EQ(sensor_msgs_msg_Image_w_encoding_set(&w, "mono"), 0);
-	CHECK_EQ(sensor_msgs_msg_Image_w_encoding_set(&w, "mono16"), ZCAST_EINVAL); /* above its bound */
+	CHECK_EQ(sensor_msgs_msg_Image_w_encoding_set(&w, "mono16"),
+		 ZCAST_EINVAL); /* above its bound */
 	uint32_t cap;
 	uint8_t *px = sensor_msgs_msg_Image_w_data(&w, &cap);
 	CHECK_EQ(cap, 32);
@@ -156,9 +159,10 @@ static void test_corner_offsets_are_naturally_aligned(void)
 	CHECK_EQ(zcast_cdr_bound_size(&zcast_test_msg_Corner_TYPE, &b, &bsize), 0);
 	uint8_t *raw;
 	CHECK_EQ(posix_memalign((void **)&raw, 64, 8 + bsize), 0);
-	zcast_test_msg_Corner_writer w = {{raw + 8, (const uint32_t *)&b, (uint32_t)bsize}, {0}, {0}};
+	zcast_test_msg_Corner_writer w = {
+	    {raw + 8, (const uint32_t *)&b, (uint32_t)bsize}, {0}, {0}};
 	zcast_cdr_layout(&zcast_test_msg_Corner_TYPE, w.w.bounds, w.w.base, w.off, w.cap);
-	CHECK_EQ(w.off[1], 4);  /* after_uint8.sec */
+	CHECK_EQ(w.off[1], 4);	/* after_uint8.sec */
 	CHECK_EQ(w.off[3], 12); /* values: count prefix */
 	uint32_t cap;
 	double *v = zcast_test_msg_Corner_w_values(&w, &cap);

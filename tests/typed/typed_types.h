@@ -11,9 +11,9 @@
 #include <zcast_test/msg/Nested.h>
 
 static const zcast_cdr_type *const zt_fuzz_types[] = {
-	&sensor_msgs_msg_Image_TYPE, &sensor_msgs_msg_PointCloud2_TYPE, &sensor_msgs_msg_Imu_TYPE,
-	&std_msgs_msg_String_TYPE,   &zcast_test_msg_Corner_TYPE,        &zcast_test_msg_Nested_TYPE,
-	&zcast_test_msg_Fixed_TYPE,
+    &sensor_msgs_msg_Image_TYPE, &sensor_msgs_msg_PointCloud2_TYPE, &sensor_msgs_msg_Imu_TYPE,
+    &std_msgs_msg_String_TYPE,	 &zcast_test_msg_Corner_TYPE,	    &zcast_test_msg_Nested_TYPE,
+    &zcast_test_msg_Fixed_TYPE,
 };
 #define ZT_FUZZ_TYPES (sizeof zt_fuzz_types / sizeof zt_fuzz_types[0])
 

@@ -31,9 +31,12 @@ static inline size_t zt_c_size(const zcast_cdr_field *f)
 static inline uint32_t zt_pick(uint32_t bound)
 {
 	switch (zt_rand() % 4) {
-	case 0: return 0;
-	case 1: return bound;
-	default: return (uint32_t)(zt_rand() % ((uint64_t)bound + 1));
+	case 0:
+		return 0;
+	case 1:
+		return bound;
+	default:
+		return (uint32_t)(zt_rand() % ((uint64_t)bound + 1));
 	}
 }
 
@@ -49,7 +52,8 @@ static inline void zt_rand_string(zcast_cdr_str *s, uint32_t bound)
 
 static void zt_rand_struct(const zcast_cdr_type *t, const uint32_t *b, uint8_t *c);
 
-static inline void zt_rand_values(const zcast_cdr_field *f, const uint32_t *eb, uint8_t *v, uint32_t n)
+static inline void zt_rand_values(const zcast_cdr_field *f, const uint32_t *eb, uint8_t *v,
+				  uint32_t n)
 {
 	uint32_t es = zt_prim_size(f->kind);
 	for (uint32_t i = 0; i < n; i++) {
@@ -94,7 +98,8 @@ static inline void zt_rand_bounds(const zcast_cdr_type *t, uint32_t *b, uint32_t
 		if (seq)
 			fb[0] = (uint32_t)(zt_rand() % ((f->count ? f->count : max) + 1));
 		if (f->kind == ZCAST_CDR_STRING)
-			fb[seq] = (uint32_t)(zt_rand() % ((f->string_bound ? f->string_bound : max) + 1));
+			fb[seq] =
+			    (uint32_t)(zt_rand() % ((f->string_bound ? f->string_bound : max) + 1));
 		if (f->kind == ZCAST_CDR_STRUCT && f->type->n_bounds)
 			zt_rand_bounds(f->type, fb + seq, max);
 	}
@@ -103,7 +108,8 @@ static inline void zt_rand_bounds(const zcast_cdr_type *t, uint32_t *b, uint32_t
 static void zt_put_struct(zcast_cdr_writer *w, const zcast_cdr_type *t, const uint8_t *c,
 			  const uint32_t *off, const uint32_t *cap, uint32_t *k);
 
-static inline void zt_put_string(zcast_cdr_writer *w, uint32_t off, uint32_t cap, const zcast_cdr_str *s)
+static inline void zt_put_string(zcast_cdr_writer *w, uint32_t off, uint32_t cap,
+				 const zcast_cdr_str *s)
 {
 	memcpy(w->base + off + 4, s->data, s->len);
 	if (zcast_cdr_set_strlen(w, off, cap, s->len) != 0)
@@ -120,7 +126,8 @@ static inline void zt_put_values(zcast_cdr_writer *w, const zcast_cdr_field *f, 
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (f->kind == ZCAST_CDR_STRING) {
-			zt_put_string(w, zcast_cdr_string_slot(first, eb[0], i), eb[0], (const zcast_cdr_str *)v + i);
+			zt_put_string(w, zcast_cdr_string_slot(first, eb[0], i), eb[0],
+				      (const zcast_cdr_str *)v + i);
 			continue;
 		}
 		uint32_t eoff[256], ecap[256], k = 0;

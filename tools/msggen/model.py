@@ -77,6 +77,8 @@ class Type:
             f.bounds_index = self.n_bounds
             self.n_bounds += f.n_bounds
             self.fields.append(f)
+        if self.n_bounds > 0xffff:  # zcast_cdr_field.bounds_index is 16 bits
+            raise MsgError(d.msg_path, 0, f'{self.name} has more than 65535 bounds entries')
         self.flat = []  # (path, Field): single nested messages expanded in place
         for f in self.fields:
             if f.kind == 'STRUCT' and f.shape == 'ONE':

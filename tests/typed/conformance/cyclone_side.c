@@ -10,18 +10,20 @@
 #include "conformance.h"
 
 #define CYC_TYPES(X)                                                                               \
-	X(builtin_interfaces_msg_Time) X(std_msgs_msg_Empty) X(std_msgs_msg_String)                \
-	X(std_msgs_msg_Header) X(sensor_msgs_msg_Image) X(sensor_msgs_msg_PointField)              \
-	X(sensor_msgs_msg_PointCloud2) X(sensor_msgs_msg_Imu) X(geometry_msgs_msg_Vector3)         \
-	X(geometry_msgs_msg_Quaternion) X(zcast_test_msg_Corner) X(zcast_test_msg_Nested)          \
-	X(zcast_test_msg_Fixed)
+	X(builtin_interfaces_msg_Time)                                                             \
+	X(std_msgs_msg_Empty) X(std_msgs_msg_String) X(std_msgs_msg_Header)                        \
+	    X(sensor_msgs_msg_Image) X(sensor_msgs_msg_PointField) X(sensor_msgs_msg_PointCloud2)  \
+		X(sensor_msgs_msg_Imu) X(geometry_msgs_msg_Vector3)                                \
+		    X(geometry_msgs_msg_Quaternion) X(zcast_test_msg_Corner)                       \
+			X(zcast_test_msg_Nested) X(zcast_test_msg_Fixed)
 
 #define CYC_DECLARE(n) extern const dds_topic_descriptor_t n##_desc;
 CYC_TYPES(CYC_DECLARE)
 #define CYC_ENTRY(n) &n##_desc,
 static const dds_topic_descriptor_t *const descs[] = {CYC_TYPES(CYC_ENTRY)};
 
-int cyc_reencode(unsigned type, const uint8_t *cdr, uint32_t size, uint8_t **out, uint32_t *out_size)
+int cyc_reencode(unsigned type, const uint8_t *cdr, uint32_t size, uint8_t **out,
+		 uint32_t *out_size)
 {
 	if (type >= sizeof descs / sizeof descs[0])
 		return -3;

@@ -25,11 +25,13 @@
 
 /* Same order as CYC_TYPES in cyclone_side.c. */
 static const zcast_cdr_type *const types[] = {
-	&builtin_interfaces_msg_Time_TYPE, &std_msgs_msg_Empty_TYPE,       &std_msgs_msg_String_TYPE,
-	&std_msgs_msg_Header_TYPE,         &sensor_msgs_msg_Image_TYPE,    &sensor_msgs_msg_PointField_TYPE,
-	&sensor_msgs_msg_PointCloud2_TYPE, &sensor_msgs_msg_Imu_TYPE,      &geometry_msgs_msg_Vector3_TYPE,
-	&geometry_msgs_msg_Quaternion_TYPE, &zcast_test_msg_Corner_TYPE,   &zcast_test_msg_Nested_TYPE,
-	&zcast_test_msg_Fixed_TYPE,
+    &builtin_interfaces_msg_Time_TYPE, &std_msgs_msg_Empty_TYPE,
+    &std_msgs_msg_String_TYPE,	       &std_msgs_msg_Header_TYPE,
+    &sensor_msgs_msg_Image_TYPE,       &sensor_msgs_msg_PointField_TYPE,
+    &sensor_msgs_msg_PointCloud2_TYPE, &sensor_msgs_msg_Imu_TYPE,
+    &geometry_msgs_msg_Vector3_TYPE,   &geometry_msgs_msg_Quaternion_TYPE,
+    &zcast_test_msg_Corner_TYPE,       &zcast_test_msg_Nested_TYPE,
+    &zcast_test_msg_Fixed_TYPE,
 };
 
 #define MESSAGES 10000
@@ -61,10 +63,12 @@ static void one_message(unsigned ti)
 		fprintf(stderr, "%s: Cyclone refuses our encoding (%d)\n", t->name, e);
 	CHECK_EQ(e, 0);
 	if (cyc_size != size || memcmp(cyc, base, size) != 0) {
-		fprintf(stderr, "%s: %zu bytes from us, %u from Cyclone\n", t->name, size, cyc_size);
+		fprintf(stderr, "%s: %zu bytes from us, %u from Cyclone\n", t->name, size,
+			cyc_size);
 		for (size_t i = 0; i < size && i < cyc_size; i++)
 			if (cyc[i] != base[i]) {
-				fprintf(stderr, "  offset %zu: ours %02x, Cyclone %02x\n", i, base[i], cyc[i]);
+				fprintf(stderr, "  offset %zu: ours %02x, Cyclone %02x\n", i,
+					base[i], cyc[i]);
 				break;
 			}
 		CHECK(0);

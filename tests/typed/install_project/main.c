@@ -27,10 +27,12 @@ int main(void)
 		return 4;
 	user_msgs_msg_Pose_reader r;
 	uint32_t n;
-	if (user_msgs_msg_Pose_read_msg(&r, m) != 0 || user_msgs_msg_Pose_position(&r, &n)[2] != 2.5 ||
+	if (user_msgs_msg_Pose_read_msg(&r, m) != 0 ||
+	    user_msgs_msg_Pose_position(&r, &n)[2] != 2.5 ||
 	    strcmp(user_msgs_msg_Pose_label(&r).data, "tool") != 0)
 		return 5;
-	printf("typed user: %s %s ok\n", user_msgs_msg_Pose_TYPE_NAME, sensor_msgs_msg_Image_TYPE_HASH_STR);
+	printf("typed user: %s %s ok\n", user_msgs_msg_Pose_TYPE_NAME,
+	       sensor_msgs_msg_Image_TYPE_HASH_STR);
 	zcast_msg_drop(m);
 	zcast_sub_close(s);
 	zcast_typed_pub_close(p);
