@@ -33,9 +33,18 @@ struct lay {
 static uint64_t lay_struct(const zcast_cdr_type *t, const uint32_t *bounds, uint64_t pos,
 			   struct lay *l);
 
+/* Aligns pos; with base, the padding is zeroed (then a message at its bounds is final as laid out). */
+static uint64_t lay_align(uint64_t pos, uint32_t a, uint8_t *base)
+{
+	uint64_t p = zc_cdr_align(pos, a);
+	if (base)
+		memset(base + pos, 0, p - pos);
+	return p;
+}
+
 static uint64_t lay_string(uint32_t bound, uint64_t pos, uint8_t *base)
 {
-	pos = zc_cdr_align(pos, 4);
+	pos = lay_align(pos, 4, base);
 	if (base) {
 		zc_cdr_store32(base + pos, 1);
 		base[pos + 4] = 0;
@@ -49,7 +58,7 @@ static uint64_t lay_values(const zcast_cdr_field *f, const uint32_t *eb, uint32_
 {
 	uint32_t es = zc_cdr_prim_size(f->kind);
 	if (es)
-		return n ? zc_cdr_align(pos, es) + (uint64_t)n * es : pos;
+		return n ? lay_align(pos, es, base) + (uint64_t)n * es : pos;
 	struct lay sub = {base, NULL, NULL, 0};
 	for (uint32_t i = 0; i < n && pos <= ZC_CDR_MAX; i++)
 		pos = f->kind == ZCAST_CDR_STRING ? lay_string(eb[0], pos, base)
@@ -64,18 +73,18 @@ static uint64_t lay_field(const zcast_cdr_field *f, const uint32_t *b, uint64_t 
 	uint64_t start;
 	uint32_t cap;
 	if (f->kind == ZCAST_CDR_STRING && f->shape == ZCAST_CDR_ONE) {
-		start = zc_cdr_align(pos, 4), cap = b[0];
+		start = lay_align(pos, 4, l->base), cap = b[0];
 		pos = lay_string(cap, pos, l->base);
 	} else if (f->shape == ZCAST_CDR_SEQUENCE) {
-		start = zc_cdr_align(pos, 4), cap = b[0];
+		start = lay_align(pos, 4, l->base), cap = b[0];
 		if (l->base)
 			zc_cdr_store32(l->base + start, 0);
 		pos = lay_values(f, b + 1, cap, start + 4, l->base);
 	} else {
 		cap = f->count;
 		uint32_t es = zc_cdr_prim_size(f->kind);
-		start = es			      ? zc_cdr_align(pos, es)
-			: f->kind == ZCAST_CDR_STRING ? zc_cdr_align(pos, 4)
+		start = es			      ? lay_align(pos, es, l->base)
+			: f->kind == ZCAST_CDR_STRING ? lay_align(pos, 4, l->base)
 						      : pos;
 		pos = lay_values(f, b, cap, pos, l->base);
 		if (es && l->base) /* fixed values start at zero (a stale bool would make the

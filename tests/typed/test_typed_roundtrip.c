@@ -110,6 +110,7 @@ static void test_all_at_bound_moves_nothing(void)
 	CHECK_EQ(zcast_cdr_bound_size(t, &b, &bsize), 0);
 	uint8_t *raw;
 	CHECK_EQ(posix_memalign((void **)&raw, 64, 8 + bsize), 0);
+	memset(raw, 0xdd, 8 + bsize); /* a reused slot holds anything */
 	uint8_t *base = raw + 8;
 	sensor_msgs_msg_Image_writer w = {{base, (const uint32_t *)&b, (uint32_t)bsize}, {0}, {0}};
 	zcast_cdr_layout(t, (const uint32_t *)&b, base, w.off, w.cap);
