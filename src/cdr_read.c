@@ -183,18 +183,25 @@ static int rd_open(const zcast_cdr_type *type, const void *data, size_t size, st
 	return 0;
 }
 
+/* Opens and walks a whole message; c (if any) receives a deserialized copy. */
+static int rd_whole(const zcast_cdr_type *type, const void *data, size_t size, uint32_t *off,
+		    uint32_t *len, uint8_t *c, struct rd *r, uint64_t *end)
+{
+	int e = rd_open(type, data, size, r);
+	uint32_t k = 0;
+	*end = 0;
+	return e < 0 ? e : rd_struct(r, type, end, off, len, &k, c);
+}
+
 int zcast_cdr_read(const zcast_cdr_type *type, const void *data, size_t size, zcast_cdr_reader *out,
 		   uint32_t *off, uint32_t *len)
 {
 	struct rd r;
-	int e = rd_open(type, data, size, &r);
+	uint64_t end;
+	int e = rd_whole(type, data, size, off, len, NULL, &r, &end);
 	if (e < 0)
 		return e;
-	uint64_t pos = 0;
-	uint32_t k = 0;
-	if ((e = rd_struct(&r, type, &pos, off, len, &k, NULL)) < 0)
-		return e;
-	out->base = r.b, out->size = r.size, out->end = (uint32_t)pos;
+	out->base = r.b, out->size = r.size, out->end = (uint32_t)end;
 	return 0;
 }
 
@@ -258,17 +265,13 @@ int zcast_cdr_deserialize(const zcast_cdr_type *type, const void *data, size_t s
 {
 	memset(dst, 0, type->c_size);
 	struct rd r;
-	int e = rd_open(type, data, size, &r);
-	if (e < 0)
-		return e;
+	uint64_t end;
 	/* Validate first, so no allocation is sized by a count the message cannot back; the copying
 	 * walk checks everything again (the bytes may change in between). */
-	uint64_t pos = 0;
-	uint32_t k = 0;
-	if ((e = rd_struct(&r, type, &pos, NULL, NULL, &k, NULL)) < 0)
+	int e = rd_whole(type, data, size, NULL, NULL, NULL, &r, &end);
+	if (e < 0)
 		return e;
-	pos = 0, k = 0;
-	if ((e = rd_struct(&r, type, &pos, NULL, NULL, &k, dst)) < 0)
+	if ((e = rd_whole(type, data, size, NULL, NULL, dst, &r, &end)) < 0)
 		zcast_cdr_free(type, dst);
 	return e;
 }

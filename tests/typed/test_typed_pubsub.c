@@ -65,22 +65,33 @@ static void publish_cloud(zcast_typed_pub *p, int i)
 	CHECK_EQ(sensor_msgs_msg_PointCloud2_publish(p, m, &w), 0);
 }
 
+/* Opens a typed subscriber of `topic`. */
+static zcast_sub *typed_sub(const char *topic, const zcast_cdr_type *type)
+{
+	zcast_sub_opts so;
+	zcast_sub_opts_init(&so);
+	zcast_typed_sub_opts(&so, type);
+	so.queue_depth = 64;
+	zcast_sub *s;
+	CHECK_EQ(zcast_sub_open(topic, &so, &s), 0);
+	return s;
+}
+
+/* The next message, waiting for it (at most 5 s). */
+static zcast_msg *next_msg(zcast_sub *s)
+{
+	zcast_msg *m;
+	while (zcast_take(s, &m) != 0)
+		CHECK_EQ(zcast_wait(s, 5000000000), 0);
+	return m;
+}
+
 static int image_subscriber(void *arg)
 {
 	(void)arg;
-	zcast_sub_opts so;
-	zcast_sub_opts_init(&so);
-	zcast_typed_sub_opts(&so, &sensor_msgs_msg_Image_TYPE);
-	so.queue_depth = 64;
-	zcast_sub *s;
-	CHECK_EQ(zcast_sub_open("/typed/image", &so, &s), 0);
-	for (int got = 0; got < N_MSGS;) {
-		zcast_msg *m;
-		if (zcast_take(s, &m) != 0) {
-			CHECK_EQ(zcast_wait(s, 5000000000), 0);
-			continue;
-		}
-		int i = ++got;
+	zcast_sub *s = typed_sub("/typed/image", &sensor_msgs_msg_Image_TYPE);
+	for (int i = 1; i <= N_MSGS; i++) {
+		zcast_msg *m = next_msg(s);
 		sensor_msgs_msg_Image_reader r;
 		CHECK_EQ(sensor_msgs_msg_Image_read_msg(&r, m), 0);
 		CHECK_EQ(sensor_msgs_msg_Image_header_stamp_sec(&r), i);
@@ -108,19 +119,9 @@ static int image_subscriber(void *arg)
 static int cloud_subscriber(void *arg)
 {
 	(void)arg;
-	zcast_sub_opts so;
-	zcast_sub_opts_init(&so);
-	zcast_typed_sub_opts(&so, &sensor_msgs_msg_PointCloud2_TYPE);
-	so.queue_depth = 64;
-	zcast_sub *s;
-	CHECK_EQ(zcast_sub_open("/typed/cloud", &so, &s), 0);
-	for (int got = 0; got < N_MSGS;) {
-		zcast_msg *m;
-		if (zcast_take(s, &m) != 0) {
-			CHECK_EQ(zcast_wait(s, 5000000000), 0);
-			continue;
-		}
-		int i = ++got;
+	zcast_sub *s = typed_sub("/typed/cloud", &sensor_msgs_msg_PointCloud2_TYPE);
+	for (int i = 1; i <= N_MSGS; i++) {
+		zcast_msg *m = next_msg(s);
 		sensor_msgs_msg_PointCloud2_reader r;
 		CHECK_EQ(sensor_msgs_msg_PointCloud2_read_msg(&r, m), 0);
 		uint32_t nf = sensor_msgs_msg_PointCloud2_fields_count(&r);
