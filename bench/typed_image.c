@@ -153,6 +153,7 @@ static int publisher(int mode, const char *topic, size_t size, int count, int ra
 		usleep(1000);
 	}
 	uint8_t *pixels = malloc(size);
+	int e = 3;
 	int64_t next = now_ns();
 	for (int i = 0; i < count + WARMUP; i++) {
 		next += 1000000000 / rate;
@@ -161,11 +162,11 @@ static int publisher(int mode, const char *topic, size_t size, int count, int ra
 		int64_t t0;
 		if (mode == RAW64) {
 			if (zcast_loan(p, 64, &m) != 0)
-				return 3;
+				goto fail;
 			t0 = now_ns();
 			memcpy(zcast_msg_data(m), &t0, sizeof t0);
 			if (zcast_publish(p, m) != 0)
-				return 3;
+				goto fail;
 		} else if (mode == LOAN_PUB || mode == LOAN_PUB_SUB) {
 			/* Per-loan bounds: the strings' exact lengths and the frame's size, so every member is
 			 * at its bound and publish moves nothing (a shorter frame_id would move the pixels). */
@@ -173,7 +174,7 @@ static int publisher(int mode, const char *topic, size_t size, int count, int ra
 				.header = {.frame_id = 6}, .encoding = 5, .data = (uint32_t)size};
 			sensor_msgs_msg_Image_writer w;
 			if (sensor_msgs_msg_Image_loan(tp, &exact, &m, &w) != 0)
-				return 3;
+				goto fail;
 			uint32_t cap;
 			memset(sensor_msgs_msg_Image_w_data(&w, &cap), i,
 			       size); /* the camera writes here */
@@ -186,7 +187,7 @@ static int publisher(int mode, const char *topic, size_t size, int count, int ra
 			sensor_msgs_msg_Image_w_step_set(&w, width);
 			sensor_msgs_msg_Image_w_data_set_len(&w, (uint32_t)size);
 			if (sensor_msgs_msg_Image_publish(tp, m, &w) != 0)
-				return 3;
+				goto fail;
 		} else {
 			memset(pixels, i,
 			       size); /* the camera writes into the application's buffer */
@@ -202,12 +203,12 @@ static int publisher(int mode, const char *topic, size_t size, int count, int ra
 				    .step = width,
 				    .data = {pixels, (uint32_t)size}};
 				if (zcast_typed_publish_copy(tp, &img) != 0)
-					return 3;
+					goto fail;
 			} else {
 				zbt_image img = {sec,	nsec,  "camera",       "mono8", height,
 						 width, width, (uint32_t)size, pixels};
 				if (zcast_loan(p, size + 4096, &m) != 0)
-					return 3;
+					goto fail;
 				uint8_t *d = zcast_msg_data(m);
 				memset(d, 0, ZCAST_TYPED_HEADER_OFFSET);
 				size_t n = zbt_cyc_serialize(&img, d + ZCAST_TYPED_HEADER_OFFSET,
@@ -215,16 +216,18 @@ static int publisher(int mode, const char *topic, size_t size, int count, int ra
 								 ZCAST_TYPED_HEADER_OFFSET);
 				if (zcast_msg_resize(m, ZCAST_TYPED_HEADER_OFFSET + n) != 0 ||
 				    zcast_publish(p, m) != 0)
-					return 3;
+					goto fail;
 			}
 		}
 	}
+	e = 0;
+fail: /* close in every case, so a failed case leaves nothing behind for the next */
 	free(pixels);
 	if (tp)
 		zcast_typed_pub_close(tp);
 	else
 		zcast_pub_close(p);
-	return 0;
+	return e;
 }
 
 static int run_case(int mode, size_t size, int count, int rate)
