@@ -33,7 +33,7 @@ static uint64_t ser_string(const zcast_cdr_str *s, uint8_t *out, uint64_t pos)
 static uint64_t ser_values(const zcast_cdr_field *f, const uint8_t *v, uint32_t n, uint8_t *out,
 			   uint64_t pos)
 {
-	uint32_t es = zc_cdr_prim_size(f->kind);
+	uint32_t es = zcast_cdr_kind_size(f->kind);
 	if (es)
 		return n ? put(out, pos, es, v, (uint64_t)n * es) : pos;
 	for (uint32_t i = 0; i < n; i++)

@@ -14,19 +14,6 @@ uint32_t zc_cdr_max_align(const zcast_cdr_type *t) __attribute__((visibility("hi
 /* Largest CDR message we lay out or accept: offsets are uint32 and sizes stay far from overflow. */
 #define ZC_CDR_MAX ((uint64_t)1 << 31)
 
-/* Size (= CDR alignment) of a primitive kind; 0 for strings and messages. */
-static inline uint32_t zc_cdr_prim_size(uint8_t kind)
-{
-	static const uint8_t size[] = {
-	    [ZCAST_CDR_BOOL] = 1,    [ZCAST_CDR_OCTET] = 1,  [ZCAST_CDR_CHAR] = 1,
-	    [ZCAST_CDR_INT8] = 1,    [ZCAST_CDR_UINT8] = 1,  [ZCAST_CDR_INT16] = 2,
-	    [ZCAST_CDR_UINT16] = 2,  [ZCAST_CDR_INT32] = 4,  [ZCAST_CDR_UINT32] = 4,
-	    [ZCAST_CDR_INT64] = 8,   [ZCAST_CDR_UINT64] = 8, [ZCAST_CDR_FLOAT32] = 4,
-	    [ZCAST_CDR_FLOAT64] = 8,
-	};
-	return kind < sizeof size ? size[kind] : 0;
-}
-
 static inline uint64_t zc_cdr_align(uint64_t x, uint32_t a)
 {
 	return (x + a - 1) & ~(uint64_t)(a - 1);

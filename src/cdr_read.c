@@ -63,7 +63,7 @@ static int rd_string(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos
 static int rd_values(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos, uint32_t count,
 		     uint32_t *first, uint8_t *cdst)
 {
-	uint32_t es = zc_cdr_prim_size(f->kind);
+	uint32_t es = zcast_cdr_kind_size(f->kind);
 	if (es) {
 		if (count == 0) {
 			*first = (uint32_t)*pos;
@@ -103,7 +103,7 @@ static int rd_values(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos
 
 static size_t c_elem_size(const zcast_cdr_field *f)
 {
-	uint32_t es = zc_cdr_prim_size(f->kind);
+	uint32_t es = zcast_cdr_kind_size(f->kind);
 	if (es)
 		return es;
 	return f->kind == ZCAST_CDR_STRING ? sizeof(zcast_cdr_str) : f->type->c_size;

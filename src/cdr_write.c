@@ -14,7 +14,7 @@ uint32_t zc_cdr_max_align(const zcast_cdr_type *t)
 		const zcast_cdr_field *f = &t->fields[i];
 		uint32_t fa = f->kind == ZCAST_CDR_STRUCT   ? zc_cdr_max_align(f->type)
 			      : f->kind == ZCAST_CDR_STRING ? 4
-							    : zc_cdr_prim_size(f->kind);
+							    : zcast_cdr_kind_size(f->kind);
 		if (f->shape == ZCAST_CDR_SEQUENCE && fa < 4)
 			fa = 4;
 		a = fa > a ? fa : a;
@@ -56,7 +56,7 @@ static uint64_t lay_string(uint32_t bound, uint64_t pos, uint8_t *base)
 static uint64_t lay_values(const zcast_cdr_field *f, const uint32_t *eb, uint32_t n, uint64_t pos,
 			   uint8_t *base)
 {
-	uint32_t es = zc_cdr_prim_size(f->kind);
+	uint32_t es = zcast_cdr_kind_size(f->kind);
 	if (es)
 		return n ? lay_align(pos, es, base) + (uint64_t)n * es : pos;
 	struct lay sub = {base, NULL, NULL, 0};
@@ -82,7 +82,7 @@ static uint64_t lay_field(const zcast_cdr_field *f, const uint32_t *b, uint64_t 
 		pos = lay_values(f, b + 1, cap, start + 4, l->base);
 	} else {
 		cap = f->count;
-		uint32_t es = zc_cdr_prim_size(f->kind);
+		uint32_t es = zcast_cdr_kind_size(f->kind);
 		start = es			      ? lay_align(pos, es, l->base)
 			: f->kind == ZCAST_CDR_STRING ? lay_align(pos, 4, l->base)
 						      : pos;
@@ -216,7 +216,7 @@ static int cmp_string(struct cmp *c, const zcast_cdr_field *f, uint32_t bound)
 static int cmp_values(struct cmp *c, const zcast_cdr_field *f, const uint32_t *eb, uint32_t n,
 		      uint32_t cap)
 {
-	uint32_t es = zc_cdr_prim_size(f->kind);
+	uint32_t es = zcast_cdr_kind_size(f->kind);
 	if (es) {
 		if (cap == 0)
 			return 0;

@@ -221,6 +221,13 @@ ZCAST_API int zcast_cdr_deserialize(const zcast_cdr_type *type, const void *data
 				    void *dst);
 ZCAST_API void zcast_cdr_free(const zcast_cdr_type *type, void *dst);
 
+/* Size (= CDR alignment) of a primitive kind; 0 for strings and messages. */
+static inline uint32_t zcast_cdr_kind_size(int kind)
+{
+	static const uint8_t size[] = {1, 1, 1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8}; /* BOOL .. FLOAT64 */
+	return kind >= 0 && kind < (int)sizeof size ? size[kind] : 0;
+}
+
 /* Name of a kind ("uint32", "string", ...), for tools. */
 ZCAST_API const char *zcast_cdr_kind_name(int kind);
 

@@ -15,15 +15,9 @@ static inline uint64_t zt_rand(void)
 	return zt_rng;
 }
 
-static inline uint32_t zt_prim_size(uint8_t kind)
-{
-	static const uint8_t s[] = {1, 1, 1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
-	return kind < sizeof s ? s[kind] : 0;
-}
-
 static inline size_t zt_c_size(const zcast_cdr_field *f)
 {
-	uint32_t es = zt_prim_size(f->kind);
+	uint32_t es = zcast_cdr_kind_size(f->kind);
 	return es ? es : f->kind == ZCAST_CDR_STRING ? sizeof(zcast_cdr_str) : f->type->c_size;
 }
 
@@ -55,7 +49,7 @@ static void zt_rand_struct(const zcast_cdr_type *t, const uint32_t *b, uint8_t *
 static inline void zt_rand_values(const zcast_cdr_field *f, const uint32_t *eb, uint8_t *v,
 				  uint32_t n)
 {
-	uint32_t es = zt_prim_size(f->kind);
+	uint32_t es = zcast_cdr_kind_size(f->kind);
 	for (uint32_t i = 0; i < n; i++) {
 		if (f->kind == ZCAST_CDR_BOOL)
 			v[i] = zt_rand() & 1;
@@ -119,7 +113,7 @@ static inline void zt_put_string(zcast_cdr_writer *w, uint32_t off, uint32_t cap
 static inline void zt_put_values(zcast_cdr_writer *w, const zcast_cdr_field *f, const uint32_t *eb,
 				 uint32_t first, const uint8_t *v, uint32_t n)
 {
-	uint32_t es = zt_prim_size(f->kind);
+	uint32_t es = zcast_cdr_kind_size(f->kind);
 	if (es) {
 		memcpy(w->base + zcast_cdr_align_(first, es), v, (size_t)n * es);
 		return;
