@@ -84,3 +84,8 @@ if(NOT ZCAST_SANITIZE) # as tests/install.cmake: the user project has no sanitiz
   add_test(NAME typed_install COMMAND ${ZT_TYPED}/install_typed_test.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
   set_tests_properties(typed_install PROPERTIES TIMEOUT 300)
 endif()
+
+zt_typed_test(typed_cli_pub ${ZT_TYPED}/typed_cli_pub.c)
+add_test(NAME typed_cli COMMAND ${ZT_TYPED}/typed_cli_test.sh $<TARGET_FILE:zcast_cli>
+  $<TARGET_FILE:typed_cli_pub>)
+set_tests_properties(typed_cli PROPERTIES TIMEOUT 120)

@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <zcast/zcast.h>
 
+#include "typed_print.h"
+
 static volatile sig_atomic_t stop;
 static const char *domain;
 
@@ -89,6 +91,10 @@ static int cmd_echo(const char *topic, long count)
 	zcast_sub *s = open_watcher(topic, 1);
 	if (!s)
 		return 1;
+	zcast_topic_stat st;
+	const zcast_cdr_type *type = zcast_topic_stat_get(domain, topic, &st) == 0
+					     ? zt_known_type(st.type_name, st.type_hash)
+					     : NULL;
 	long seen = 0;
 	while (!stop && (count <= 0 || seen < count)) {
 		if (zcast_wait(s, 200000000) != 0)
@@ -99,11 +105,18 @@ static int cmd_echo(const char *topic, long count)
 			zcast_msg_info_get(m, &in);
 			const unsigned char *p = zcast_msg_data(m);
 			size_t n = zcast_msg_size(m), show = n < 48 ? n : 48;
-			printf("seq %" PRIu64 "  %zu bytes  from %016" PRIx64 "  |", in.sequence, n,
+			printf("seq %" PRIu64 "  %zu bytes  from %016" PRIx64 "  ", in.sequence, n,
 			       in.publisher_id);
-			for (size_t i = 0; i < show && p[i]; i++)
-				putchar(isprint(p[i]) ? p[i] : '.');
-			printf("|\n");
+			if (type) { /* a type zcast ships: member by member */
+				printf("%s\n", type->name);
+				if (zt_print_typed(type, m, stdout) < 0)
+					printf("  (not a valid %s: %s)\n", type->name, zcast_last_error());
+			} else {
+				putchar('|');
+				for (size_t i = 0; i < show && p[i]; i++)
+					putchar(isprint(p[i]) ? p[i] : '.');
+				printf("|\n");
+			}
 			fflush(stdout);
 			zcast_msg_drop(m);
 			seen++;
@@ -149,8 +162,14 @@ static int cmd_hz(const char *topic, double window)
 	return 0;
 }
 
-static int cmd_pub(const char *topic, const char *text, double rate, long count)
+static int cmd_pub(const char *topic, const char *text, double rate, long count, int force)
 {
+	zcast_topic_stat st; /* raw text in a typed topic would only be refused by its readers */
+	if (!force && zcast_topic_stat_get(domain, topic, &st) == 0 && st.type_name[0]) {
+		fprintf(stderr, "zcast pub: topic %s is typed (%s); pub writes raw text: use --force\n",
+			topic, st.type_name);
+		return 1;
+	}
 	zcast_pub_opts o;
 	zcast_pub_opts_init(&o);
 	o.domain = domain;
@@ -181,7 +200,7 @@ static int cmd_pub(const char *topic, const char *text, double rate, long count)
 static void usage(void)
 {
 	fprintf(stderr, "usage: zcast [-d DOMAIN] list | info TOPIC | echo TOPIC [-n N] | hz TOPIC [-w S]\n"
-			"             | pub TOPIC TEXT [-r HZ] [-n N] | gc TOPIC | rm TOPIC\n");
+			"             | pub TOPIC TEXT [-r HZ] [-n N] [--force] | gc TOPIC | rm TOPIC\n");
 }
 
 int main(int argc, char **argv)
@@ -201,8 +220,11 @@ int main(int argc, char **argv)
 	long count = 0;
 	double rate = 1, window = 1;
 	const char *text = NULL;
+	int force = 0;
 	if (strcmp(cmd, "pub") == 0 && a < argc)
 		text = argv[a++];
+	if (a < argc && strcmp(argv[argc - 1], "--force") == 0)
+		force = 1, argc--;
 	for (; a + 1 < argc; a += 2) {
 		if (strcmp(argv[a], "-n") == 0)
 			count = atol(argv[a + 1]);
@@ -226,7 +248,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "hz") == 0)
 		return cmd_hz(topic, window > 0 ? window : 1);
 	if (strcmp(cmd, "pub") == 0 && text)
-		return cmd_pub(topic, text, rate, count);
+		return cmd_pub(topic, text, rate, count, force);
 	if (strcmp(cmd, "gc") == 0) {
 		int r = zcast_topic_gc(domain, topic);
 		if (r < 0)
