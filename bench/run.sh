@@ -239,6 +239,13 @@ else
 	done
 	run join_collide_4MiB "zcast" --case join_collide --size 4M --rate 2000 --samples 10000 --warmup 200
 fi
+# Typed messages (docs/TYPED.md): sensor_msgs/Image at 10 Hz, see bench/typed_image.c.
+if [ -x "$BUILD/bench/zcast-bench-typed" ]; then
+	TCOUNT=200; [ "$QUICK" = 1 ] && TCOUNT=20
+	"$BUILD/bench/zcast-bench-typed" --count $TCOUNT --rate 10 > "$OUT/typed.txt" 2>> "$LOG" ||
+		{ echo "typed benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
+	cat "$OUT/typed.txt"
+fi
 T1=$(date +%s)
 echo "elapsed_s: $((T1 - T0))" >> "$OUT/machine.txt"
 echo "failed_configs: $FAILS" >> "$OUT/machine.txt"

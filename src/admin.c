@@ -25,7 +25,7 @@ int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat
 	memset(st, 0, sizeof *st);
 	memcpy(st->type_name, h->type_name, sizeof st->type_name);
 	st->type_name[sizeof st->type_name - 1] = 0;
-	st->type_hash = h->type_hash;
+	memcpy(st->type_hash, h->type_hash, sizeof st->type_hash);
 	st->max_publishers = t.max_pubs;
 	st->max_subscribers = t.max_subs;
 	st->max_queue_depth = t.max_depth;

@@ -217,7 +217,7 @@ ZC_HIDDEN int zc_topic_claim(struct zc_topic *t, enum zc_kind kind, uint32_t *in
 ZC_HIDDEN int zc_member_claim(struct zc_topic *t, enum zc_kind kind, uint32_t *index);
 ZC_HIDDEN void zc_member_release_tool(struct zc_topic *t, uint32_t index);
 /* Checks or sets the topic type; under the lock. */
-ZC_HIDDEN int zc_topic_check_type(struct zc_topic *t, const char *type_name, uint64_t type_hash);
+ZC_HIDDEN int zc_topic_check_type(struct zc_topic *t, const char *type_name, const uint8_t *type_hash);
 ZC_HIDDEN uint32_t zc_member_of_pub(const struct zc_topic *t, uint32_t i);
 ZC_HIDDEN uint32_t zc_member_of_sub(const struct zc_topic *t, uint32_t i);
 ZC_HIDDEN bool zc_member_alive(struct zc_topic *t, uint32_t member);

@@ -109,7 +109,7 @@ struct zc_topic_hdr {
 	/* Type: set by the creator, or by the first typed opener of an untyped topic (under lock).
 	 */
 	char type_name[ZC_TYPE_NAME_MAX];
-	uint64_t type_hash;
+	uint8_t type_hash[32]; /* ZCAST_TYPE_HASH_SIZE: RIHS01 or ZCAST_TYPE hash (zcast.h) */
 	_Atomic uint32_t typed;
 	uint32_t pad0;
 

@@ -88,33 +88,36 @@ int zc_topic_claim(struct zc_topic *t, enum zc_kind kind, uint32_t *index)
 	return r;
 }
 
-int zc_topic_check_type(struct zc_topic *t, const char *type_name, uint64_t type_hash)
+int zc_topic_check_type(struct zc_topic *t, const char *type_name, const uint8_t *type_hash)
 {
+	static const uint8_t zero[ZCAST_TYPE_HASH_SIZE];
 	struct zc_topic_hdr *h = t->hdr;
-	bool untyped = (!type_name || !*type_name) && type_hash == 0;
+	bool untyped = (!type_name || !*type_name) && memcmp(type_hash, zero, sizeof zero) == 0;
 	if (untyped)
 		return 0;
 	if (!type_name)
 		type_name = "";
 	if (strlen(type_name) >= ZC_TYPE_NAME_MAX)
-		return zc_err(ZCAST_EINVAL, "type name is longer than %d bytes",
-			      ZC_TYPE_NAME_MAX - 1);
+		return zc_err(ZCAST_EINVAL, "type name is longer than %d bytes", ZC_TYPE_NAME_MAX - 1);
 	if (!atomic_load(&h->typed)) {
 		snprintf(h->type_name, sizeof h->type_name, "%s", type_name);
-		h->type_hash = type_hash;
+		memcpy(h->type_hash, type_hash, sizeof h->type_hash);
 		atomic_store(&h->typed, 1);
 		return 0;
 	}
+	/* Read once into locals: another member may rewrite the header while we compare. */
 	char have[ZC_TYPE_NAME_MAX];
+	uint8_t have_hash[ZCAST_TYPE_HASH_SIZE];
 	memcpy(have, h->type_name, sizeof have);
+	memcpy(have_hash, h->type_hash, sizeof have_hash);
 	have[sizeof have - 1] = 0;
-	uint64_t have_hash = h->type_hash;
-	if (strcmp(have, type_name) != 0 || have_hash != type_hash)
-		return zc_err(
-		    ZCAST_ETYPE,
-		    "topic %s exists with type %s (hash %016llx), you asked for %s (hash %016llx)",
-		    t->name, have, (unsigned long long)have_hash, type_name,
-		    (unsigned long long)type_hash);
+	if (strcmp(have, type_name) != 0 || memcmp(have_hash, type_hash, sizeof have_hash) != 0) {
+		char hs[ZCAST_TYPE_HASH_STR_SIZE], ws[ZCAST_TYPE_HASH_STR_SIZE];
+		zcast_type_hash_str(have_hash, hs);
+		zcast_type_hash_str(type_hash, ws);
+		return zc_err(ZCAST_ETYPE, "topic %s exists with type %s (%s), you asked for %s (%s)",
+			      t->name, have, hs, type_name, ws);
+	}
 	return 0;
 }
 

@@ -233,7 +233,7 @@ expect_rc 5 "$zcast" pub /cli/typed x --once
 grep -q 'has type demo/Point.*--force' <<<"$out" || fail "typed refusal message: $out"
 expect_rc 0 "$zcast" pub /cli/typed x --once --force
 "$zcast" list -w 0 | grep -q '^/cli/typed  *demo/Point' || fail "list shows no type"
-grep -Eq '^0{16,}$' <<<"$(info_field /cli/typed type_hash)" || fail "info type hash" # hex, any width
+grep -Eq '^RIHS01_0{64}$' <<<"$(info_field /cli/typed type_hash)" || fail "info type hash" # untyped hash: all zero
 kill $typed; wait $typed 2>/dev/null || true
 
 # ---- a stopped FULL subscriber refuses publishes: info names it, top counts it ----

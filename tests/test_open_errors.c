@@ -56,25 +56,34 @@ static void test_long_topic_name_works(void)
 	CHECK_EQ(zt_shm_count(), 0);
 }
 
+#define ZT_ZEROS10 "0000000000"
+#define ZT_ZEROS60 ZT_ZEROS10 ZT_ZEROS10 ZT_ZEROS10 ZT_ZEROS10 ZT_ZEROS10 ZT_ZEROS10
+#define ZT_ZEROS62 ZT_ZEROS60 "00"
+
 static void test_type_mismatch_names_both_types(void)
 {
 	zcast_pub_opts po;
 	zcast_pub_opts_init(&po);
 	po.type_name = "sensor_msgs/Image";
-	po.type_hash = 0x1111;
+	po.type_hash[0] = 0x11;
 	zcast_pub *p;
 	CHECK_EQ(zcast_pub_open("/typed", &po, &p), 0);
 	zcast_sub_opts so;
 	zcast_sub_opts_init(&so);
 	so.type_name = "sensor_msgs/PointCloud2";
-	so.type_hash = 0x2222;
+	so.type_hash[0] = 0x22;
 	zcast_sub *s;
 	CHECK_EQ(zcast_sub_open("/typed", &so, &s), ZCAST_ETYPE);
 	CHECK(strstr(zcast_last_error(), "sensor_msgs/Image") != NULL);
 	CHECK(strstr(zcast_last_error(), "sensor_msgs/PointCloud2") != NULL);
 	so.type_name = "sensor_msgs/Image"; /* same name, other hash: still a mismatch */
 	CHECK_EQ(zcast_sub_open("/typed", &so, &s), ZCAST_ETYPE);
-	so.type_hash = 0x1111;
+	so.type_hash[0] = 0x11, so.type_hash[31] = 0x01; /* differs in the last byte only */
+	CHECK_EQ(zcast_sub_open("/typed", &so, &s), ZCAST_ETYPE);
+	/* Both full 256-bit hashes are named, in the ROS 2 spelling. */
+	CHECK(strstr(zcast_last_error(), "RIHS01_11" ZT_ZEROS62) != NULL);
+	CHECK(strstr(zcast_last_error(), "RIHS01_11" ZT_ZEROS60 "01") != NULL);
+	so.type_hash[31] = 0;
 	CHECK_EQ(zcast_sub_open("/typed", &so, &s), 0);
 	zcast_sub_close(s);
 	/* Untyped openers (tools) match any type. */
@@ -83,6 +92,39 @@ static void test_type_mismatch_names_both_types(void)
 	CHECK_EQ(zcast_topic_stat_get(NULL, "/typed", &st), 0);
 	CHECK(strcmp(st.type_name, "sensor_msgs/Image") == 0);
 	CHECK_EQ(st.subscribers, 1);
+	zcast_sub_close(s);
+	zcast_pub_close(p);
+	CHECK_EQ(zt_shm_count(), 0);
+}
+
+struct pose_v1 {
+	double x, y;
+};
+struct pose_v2 {
+	double x, y, z;
+};
+
+/* ZCAST_TYPE: a plain struct's name, size and alignment are its identity. */
+static void test_plain_struct_types_are_checked(void)
+{
+	zcast_pub_opts po;
+	zcast_pub_opts_init(&po);
+	ZCAST_TYPE(&po, struct pose_v1);
+	CHECK(strcmp(po.type_name, "struct pose_v1") == 0);
+	zcast_pub *p;
+	CHECK_EQ(zcast_pub_open("/plain", &po, &p), 0);
+	zcast_sub_opts so;
+	zcast_sub_opts_init(&so);
+	ZCAST_TYPE(&so, struct pose_v2);
+	so.type_name = "struct pose_v1"; /* same name, other size: refused */
+	zcast_sub *s;
+	CHECK_EQ(zcast_sub_open("/plain", &so, &s), ZCAST_ETYPE);
+	ZCAST_TYPE(&so, struct pose_v1);
+	CHECK_EQ(zcast_sub_open("/plain", &so, &s), 0);
+	zcast_msg *m;
+	CHECK_EQ(zcast_loan(p, sizeof(struct pose_v1), &m), 0);
+	CHECK_EQ((uintptr_t)zcast_msg_data(m) % 64, 0); /* documented payload alignment */
+	zcast_msg_drop(m);
 	zcast_sub_close(s);
 	zcast_pub_close(p);
 	CHECK_EQ(zt_shm_count(), 0);
@@ -182,6 +224,7 @@ int main(void)
 	RUN(test_topic_and_domain_names);
 	RUN(test_long_topic_name_works);
 	RUN(test_type_mismatch_names_both_types);
+	RUN(test_plain_struct_types_are_checked);
 	RUN(test_limits_are_the_creators_and_checked);
 	RUN(test_bad_sizes_and_options);
 	RUN(test_full_shm_is_enomem_not_sigbus);

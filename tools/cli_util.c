@@ -69,7 +69,9 @@ int cli_fail(const struct cli *c, int err)
 
 void cli_type_hash(const zcast_topic_stat *st, char *out, size_t n)
 {
-	snprintf(out, n, "%016" PRIx64, st->type_hash);
+	char s[ZCAST_TYPE_HASH_STR_SIZE];
+	zcast_type_hash_str(st->type_hash, s);
+	snprintf(out, n, "%s", s);
 }
 
 void cli_proc_name(int32_t pid, char *out, size_t n)

@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "typed_print.h"
 
 struct echo {
 	const struct cli_printer *printer;
+	const zcast_cdr_type *typed; /* a type zcast ships: printed member by member (text output) */
 	struct cli_print_opts po;
 	bool json;
 	int64_t joined_ns;
@@ -37,6 +39,13 @@ static void print_msg(const struct echo *e, zcast_msg *m, int64_t taken_ns)
 		cli_fmt_ns((double)age, ag, sizeof ag);
 		printf("#%" PRIu64 "  %zu B  from %" PRIu64 "  latency %s  age %s%s ", in.sequence,
 		       n, in.publisher_id, lat, ag, history ? "  (history)" : "");
+		if (e->typed && !e->po.hex) {
+			printf("%s\n", e->typed->name);
+			fflush(stdout);
+			if (zt_print_typed(e->typed, m, stdout) == 0)
+				return;
+			printf("  (not a valid %s: %s)\n ", e->typed->name, zcast_last_error());
+		}
 		e->printer->text(stdout, p, n, &e->po);
 	}
 	fflush(stdout);
@@ -60,6 +69,7 @@ static int run(struct cli *c)
 	memset(&st, 0, sizeof st);
 	zcast_topic_stat_get(w.domain, topic, &st);
 	e.printer = cli_printer_for(st.type_name);
+	e.typed = zt_known_type(st.type_name, st.type_hash);
 	int64_t limit = timeout > 0 ? (int64_t)(timeout * 1e9) : -1, last = w.joined_ns;
 	long seen = 0;
 	r = CLI_OK;

@@ -79,6 +79,68 @@ enum zcast_policy {
 	ZCAST_POLICY_BALANCE_RR = 2, /**< one member of the group gets each message, round robin */
 };
 
+/** Type identity. A topic carries a type name and a 256-bit type hash. Every typed opener must give the same name and
+ * hash as the topic has, else ZCAST_ETYPE names both; an untyped opener (name NULL or "", hash all
+ * zero) matches any topic. Typed messages generated from ROS 2 .msg definitions carry their RIHS01
+ * hash (REP-2016, docs/TYPED.md); plain C structs use ZCAST_TYPE below. */
+#define ZCAST_TYPE_HASH_SIZE 32
+/** Room for "RIHS01_" + 64 hex digits + NUL. */
+#define ZCAST_TYPE_HASH_STR_SIZE 72
+
+/** Writes the hash as RIHS01_<64 lowercase hex digits> (the ROS 2 spelling) into out. */
+static inline void zcast_type_hash_str(const uint8_t hash[ZCAST_TYPE_HASH_SIZE],
+				       char out[ZCAST_TYPE_HASH_STR_SIZE])
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *prefix = "RIHS01_";
+	for (int i = 0; i < 7; i++)
+		out[i] = prefix[i];
+	for (int i = 0; i < ZCAST_TYPE_HASH_SIZE; i++) {
+		out[7 + 2 * i] = hex[hash[i] >> 4];
+		out[8 + 2 * i] = hex[hash[i] & 15];
+	}
+	out[7 + 2 * ZCAST_TYPE_HASH_SIZE] = 0;
+}
+
+/** Type identity of a plain C struct (no pointers inside: the bytes are the message). The hash is not
+ * cryptographic; it encodes what must agree for two programs to share the struct's bytes:
+ *   bytes 0..3   "ZCP1" (marks a plain-struct identity)
+ *   bytes 4..11  sizeof, little endian       bytes 12..15 alignment, little endian
+ *   bytes 16..31 two 64-bit FNV-1a hashes of the name (offset bases differ)
+ * Use it as ZCAST_TYPE(&opts, struct pose) on zcast_pub_opts or zcast_sub_opts: it sets type_name to
+ * the spelled type ("struct pose") and type_hash. A subscriber built with another definition of the
+ * struct (other size or alignment) then gets ZCAST_ETYPE instead of misread bytes; a change that keeps
+ * size and alignment is not detected: rename the struct (or use a generated type) when it changes.
+ * Payloads are 64-byte aligned in every process, so any C type can be used in place. */
+static inline void zcast_type_plain(const char *name, size_t size, size_t align,
+				    uint8_t hash[ZCAST_TYPE_HASH_SIZE])
+{
+	uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
+	for (const char *c = name; *c; c++) {
+		a = (a ^ (uint8_t)*c) * 0x100000001b3ull;
+		b = (b ^ (uint8_t)*c) * 0x100000001b3ull;
+	}
+	const uint64_t words[3] = {(uint64_t)size, (uint64_t)align, a};
+	hash[0] = 'Z', hash[1] = 'C', hash[2] = 'P', hash[3] = '1';
+	for (int i = 0; i < 8; i++) {
+		hash[4 + i] = (uint8_t)(words[0] >> (8 * i));
+		if (i < 4)
+			hash[12 + i] = (uint8_t)(words[1] >> (8 * i));
+		hash[16 + i] = (uint8_t)(words[2] >> (8 * i));
+		hash[24 + i] = (uint8_t)(b >> (8 * i));
+	}
+}
+/** alignof in C++ and C (used by ZCAST_TYPE). */
+#ifdef __cplusplus
+#define ZCAST_ALIGNOF_(T) alignof(T)
+#else
+#define ZCAST_ALIGNOF_(T) _Alignof(T)
+#endif
+/** Sets a plain C struct type T as the type of opts (zcast_pub_opts or zcast_sub_opts). */
+#define ZCAST_TYPE(opts, T)                                                                        \
+	((opts)->type_name = #T,                                                                   \
+	 zcast_type_plain(#T, sizeof(T), ZCAST_ALIGNOF_(T), (opts)->type_hash))
+
 /** Topic-wide limits. Used when this opener creates the control segment; a later opener that sets a
  * limit above the existing topic's gets ZCAST_ELIMIT. 0 means "the default / whatever exists". */
 typedef struct zcast_topic_opts {
@@ -94,8 +156,8 @@ typedef struct zcast_topic_opts {
 /** Publisher options: zcast_pub_opts_init() first, then change what you need. */
 typedef struct zcast_pub_opts {
 	const char *domain;        /**< NULL: $ZCAST_DOMAIN or "default" */
-	const char *type_name;     /**< NULL or "": untyped (matches any) */
-	uint64_t type_hash;        /**< checked together with type_name */
+	const char *type_name;     /**< NULL or "": untyped (matches any); at most 63 bytes */
+	uint8_t type_hash[ZCAST_TYPE_HASH_SIZE]; /**< checked with type_name; see ZCAST_TYPE */
 	size_t slot_size;          /**< payload capacity of each slot; default 64 KiB */
 	uint32_t slot_count;       /**< slots in this publisher's pool; default 32 */
 	uint32_t history_depth;    /**< messages kept for late joiners; default 0 */
@@ -107,7 +169,7 @@ typedef struct zcast_pub_opts {
 typedef struct zcast_sub_opts {
 	const char *domain;        /**< NULL: $ZCAST_DOMAIN or "default" */
 	const char *type_name;     /**< NULL or "": untyped (matches any) */
-	uint64_t type_hash;        /**< checked together with type_name */
+	uint8_t type_hash[ZCAST_TYPE_HASH_SIZE]; /**< checked with type_name; see ZCAST_TYPE */
 	int policy;                /**< enum zcast_policy; default FULL */
 	const char *group;         /**< worker group name for BALANCE_RR */
 	uint32_t queue_depth;      /**< default 16 */
@@ -231,7 +293,7 @@ ZCAST_API int zcast_msg_info_get(const zcast_msg *msg, zcast_msg_info *info);
 /** A topic's state as tools show it (zcast_topic_stat_get). */
 typedef struct zcast_topic_stat {
 	char type_name[64];        /**< "" for an untyped topic */
-	uint64_t type_hash;        /**< 0 for an untyped topic */
+	uint8_t type_hash[ZCAST_TYPE_HASH_SIZE]; /**< all zero for an untyped topic */
 	uint32_t publishers;       /**< active publishers */
 	uint32_t subscribers;      /**< active subscribers */
 	uint32_t max_publishers;   /**< the topic's limit */

@@ -1,0 +1,38 @@
+# zcast_generate_messages(<target> TYPES <pkg/Name>... [ROOTS <dir>...] [OUTPUT_DIR <dir>])
+#
+# Generates C headers for ROS 2 .msg types with zcast-msggen at build time and adds their directory
+# to <target>'s include path (docs/TYPED.md). ROOTS are message roots laid out as
+# <root>/<pkg>/msg/<Name>.msg; zcast's own definitions (std_msgs, sensor_msgs, ...) are always
+# searched after them. Headers are rebuilt when a .msg file under a root changes.
+#
+# Found by find_package(zcast) from an installed zcast, or included from zcast's own source tree.
+set(ZCAST_MSGGEN_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with Debian's python3-rosidl")
+# ZCAST_MSGGEN and ZCAST_MSG_DIR: set by zcastConfig.cmake (installed) or cmake/typed.cmake.
+
+function(zcast_generate_messages target)
+  cmake_parse_arguments(Z "" "OUTPUT_DIR" "TYPES;ROOTS" ${ARGN})
+  if(NOT Z_TYPES)
+    message(FATAL_ERROR "zcast_generate_messages(${target}): TYPES is empty")
+  endif()
+  if(NOT Z_OUTPUT_DIR)
+    set(Z_OUTPUT_DIR ${CMAKE_CURRENT_BINARY_DIR}/${target}_msgs)
+  endif()
+  set(args)
+  set(deps)
+  foreach(root ${Z_ROOTS} ${ZCAST_MSG_DIR})
+    get_filename_component(root ${root} ABSOLUTE)
+    list(APPEND args -I ${root})
+    file(GLOB_RECURSE msgs CONFIGURE_DEPENDS ${root}/*.msg)
+    list(APPEND deps ${msgs})
+  endforeach()
+  set(stamp ${Z_OUTPUT_DIR}/.stamp)
+  string(REPLACE ";" " " names "${Z_TYPES}")
+  add_custom_command(OUTPUT ${stamp}
+    COMMAND ${ZCAST_MSGGEN_PYTHON} ${ZCAST_MSGGEN} ${args} -o ${Z_OUTPUT_DIR} ${Z_TYPES}
+    COMMAND ${CMAKE_COMMAND} -E touch ${stamp}
+    DEPENDS ${deps} ${ZCAST_MSGGEN}
+    COMMENT "zcast-msggen: ${names}" VERBATIM)
+  add_custom_target(${target}_zcast_msgs DEPENDS ${stamp})
+  add_dependencies(${target} ${target}_zcast_msgs)
+  target_include_directories(${target} PRIVATE ${Z_OUTPUT_DIR})
+endfunction()

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The zcast tool on a typed topic: info shows the RIHS01 hash, echo prints the members of a type
+# zcast ships, and the untyped pub refuses to write raw text into it unless forced.
+set -euo pipefail
+zcast=$1 pub=$2
+export ZCAST_DOMAIN="tclityped-$$"
+cleanup() { kill $(jobs -p) 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.*; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$pub" &
+for _ in $(seq 100); do "$zcast" list -w 0 | grep -q '^/typed/cli ' && break; sleep 0.05; done
+"$zcast" info /typed/cli | grep -q 'sensor_msgs/msg/Image (hash RIHS01_d31d41a9a4c4bc8eae9be757b0beed306564f7526c88ea6a4588fb9582527d47)' \
+  || fail "info: type and hash: $("$zcast" info /typed/cli)"
+out=$(timeout 10 "$zcast" echo /typed/cli --count 1)
+for want in 'sensor_msgs/msg/Image' '  header.frame_id: "cam0"' '  encoding: "rgb8"' '  width: 4' \
+  '  data: [0, 1, 2, 3, 4, 5, 6, 7, ...] (24 values)'; do
+  grep -qF -- "$want" <<<"$out" || fail "echo: no '$want' in: $out"
+done
+err=$("$zcast" pub /typed/cli hello --count 1 2>&1) && fail "pub into a typed topic succeeded"
+grep -q 'has type sensor_msgs/msg/Image.*--force' <<<"$err" || fail "pub: $err"
+"$zcast" pub /typed/cli hello --count 1 --force || fail "pub --force"
+echo "cli typed: ok"

@@ -1,0 +1,177 @@
+/* Typed output of `zcast echo` (typed_print.h). */
+#include "typed_print.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include <builtin_interfaces/msg/Duration.h>
+#include <builtin_interfaces/msg/Time.h>
+#include <geometry_msgs/msg/Quaternion.h>
+#include <geometry_msgs/msg/Vector3.h>
+#include <sensor_msgs/msg/CompressedImage.h>
+#include <sensor_msgs/msg/Image.h>
+#include <sensor_msgs/msg/Imu.h>
+#include <sensor_msgs/msg/PointCloud2.h>
+#include <sensor_msgs/msg/PointField.h>
+#include <std_msgs/msg/Bool.h>
+#include <std_msgs/msg/ColorRGBA.h>
+#include <std_msgs/msg/Empty.h>
+#include <std_msgs/msg/Float64.h>
+#include <std_msgs/msg/Float64MultiArray.h>
+#include <std_msgs/msg/Header.h>
+#include <std_msgs/msg/Int32.h>
+#include <std_msgs/msg/MultiArrayDimension.h>
+#include <std_msgs/msg/MultiArrayLayout.h>
+#include <std_msgs/msg/String.h>
+#include <std_msgs/msg/UInt8MultiArray.h>
+
+#define SHOW_VALUES 8 /* values shown of an array or sequence */
+#define SHOW_CHARS 80 /* characters shown of a string */
+
+static const zcast_cdr_type *const known[] = {
+    &builtin_interfaces_msg_Duration_TYPE,
+    &builtin_interfaces_msg_Time_TYPE,
+    &geometry_msgs_msg_Quaternion_TYPE,
+    &geometry_msgs_msg_Vector3_TYPE,
+    &sensor_msgs_msg_CompressedImage_TYPE,
+    &sensor_msgs_msg_Image_TYPE,
+    &sensor_msgs_msg_Imu_TYPE,
+    &sensor_msgs_msg_PointCloud2_TYPE,
+    &sensor_msgs_msg_PointField_TYPE,
+    &std_msgs_msg_Bool_TYPE,
+    &std_msgs_msg_ColorRGBA_TYPE,
+    &std_msgs_msg_Empty_TYPE,
+    &std_msgs_msg_Float64_TYPE,
+    &std_msgs_msg_Float64MultiArray_TYPE,
+    &std_msgs_msg_Header_TYPE,
+    &std_msgs_msg_Int32_TYPE,
+    &std_msgs_msg_MultiArrayDimension_TYPE,
+    &std_msgs_msg_MultiArrayLayout_TYPE,
+    &std_msgs_msg_String_TYPE,
+    &std_msgs_msg_UInt8MultiArray_TYPE,
+};
+
+const zcast_cdr_type *zt_known_type(const char *name, const uint8_t *hash)
+{
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (!strcmp(known[i]->name, name) &&
+		    !memcmp(known[i]->hash, hash, ZCAST_TYPE_HASH_SIZE))
+			return known[i];
+	return NULL;
+}
+
+static void print_value(FILE *out, uint8_t kind, const uint8_t *p)
+{
+	union {
+		int8_t i8;
+		uint8_t u8;
+		int16_t i16;
+		uint16_t u16;
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+		float f32;
+		double f64;
+	} v;
+	memcpy(&v, p, zcast_cdr_kind_size(kind));
+	switch (kind) {
+	case ZCAST_CDR_BOOL:
+		fprintf(out, "%s", v.u8 ? "true" : "false");
+		break;
+	case ZCAST_CDR_INT8:
+		fprintf(out, "%d", v.i8);
+		break;
+	case ZCAST_CDR_INT16:
+		fprintf(out, "%d", v.i16);
+		break;
+	case ZCAST_CDR_UINT16:
+		fprintf(out, "%u", v.u16);
+		break;
+	case ZCAST_CDR_INT32:
+		fprintf(out, "%" PRId32, v.i32);
+		break;
+	case ZCAST_CDR_UINT32:
+		fprintf(out, "%" PRIu32, v.u32);
+		break;
+	case ZCAST_CDR_INT64:
+		fprintf(out, "%" PRId64, v.i64);
+		break;
+	case ZCAST_CDR_UINT64:
+		fprintf(out, "%" PRIu64, v.u64);
+		break;
+	case ZCAST_CDR_FLOAT32:
+		fprintf(out, "%g", (double)v.f32);
+		break;
+	case ZCAST_CDR_FLOAT64:
+		fprintf(out, "%g", v.f64);
+		break;
+	default:
+		fprintf(out, "%u", v.u8);
+		break; /* octet, char, uint8 */
+	}
+}
+
+static void print_string(FILE *out, const char *s, uint32_t n)
+{
+	fputc('"', out);
+	for (uint32_t i = 0; i < n && i < SHOW_CHARS; i++)
+		fputc(isprint((unsigned char)s[i]) ? s[i] : '.', out);
+	fprintf(out, n > SHOW_CHARS ? "...\" (%u bytes)" : "\"", n);
+}
+
+/* Members of t, numbered as the reader's flat slots (single nested messages expanded). */
+static void print_struct(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_type *t,
+			 const uint32_t *off, const uint32_t *len, uint32_t *k, const char *prefix)
+{
+	for (uint32_t i = 0; i < t->n_fields; i++) {
+		const zcast_cdr_field *f = &t->fields[i];
+		char path[256];
+		snprintf(path, sizeof path, "%s%s", prefix, f->name);
+		if (f->kind == ZCAST_CDR_STRUCT && f->shape == ZCAST_CDR_ONE) {
+			strncat(path, ".", sizeof path - strlen(path) - 1);
+			print_struct(out, r, f->type, off, len, k, path);
+			continue;
+		}
+		uint32_t o = off[*k], n = len[*k];
+		++*k;
+		fprintf(out, "%s: ", path);
+		if (f->kind == ZCAST_CDR_STRING && f->shape == ZCAST_CDR_ONE) {
+			print_string(out, (const char *)r->base + o, n);
+		} else if (f->kind == ZCAST_CDR_STRUCT) {
+			fprintf(out, "[%u %s]", n, f->type->name);
+		} else if (f->shape == ZCAST_CDR_ONE) {
+			print_value(out, f->kind, r->base + o);
+		} else {
+			fputc('[', out);
+			for (uint32_t j = 0; j < n && j < SHOW_VALUES; j++) {
+				const char *s;
+				uint32_t sl;
+				fprintf(out, j ? ", " : "");
+				if (f->kind != ZCAST_CDR_STRING)
+					print_value(out, f->kind,
+						    r->base + o +
+							(size_t)j * zcast_cdr_kind_size(f->kind));
+				else if (zcast_cdr_string_element(r, o, n, j, &s, &sl) == 0)
+					print_string(out, s, sl);
+			}
+			fprintf(out, n > SHOW_VALUES ? ", ...] (%u values)" : "]", n);
+		}
+		fputc('\n', out);
+	}
+}
+
+int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out)
+{
+	uint32_t *off = malloc(2 * sizeof *off * (t->n_flat ? t->n_flat : 1)),
+		 *len = off + t->n_flat;
+	zcast_cdr_reader r;
+	int e = off ? zcast_typed_read(t, m, &r, off, len) : ZCAST_ENOMEM;
+	if (e == 0) {
+		uint32_t k = 0;
+		print_struct(out, &r, t, off, len, &k, "  ");
+	}
+	free(off);
+	return e;
+}
