@@ -26,6 +26,7 @@
  * everyone is gone no segment of the domain may be left. ZCAST_CRASH_ONLY=<point> runs one point.
  */
 #include "zcast/waitset.h"
+#include "zt_dump.h"
 #include "zt_held.h"
 
 #define ZC_CRASH_POINT(name) name,
@@ -530,7 +531,18 @@ check:;
 	/* Newcomers join before anybody repaired: the first free records may be the dead member's,
 	 * whose index the lock word may still name. */
 	{
-		zcast_pub *np = pub_of(topic, 2, 0);
+		zcast_pub_opts po;
+		zcast_pub_opts_init(&po);
+		po.slot_size = SLOT;
+		po.slot_count = 2;
+		zcast_pub *np = NULL;
+		int r = zcast_pub_open(topic, &po, &np);
+		if (r != 0) {
+			fprintf(stderr, "%s: a publisher joining after the crash: %s (%s)\n",
+				crash_at, zcast_strerror(r), zcast_last_error());
+			zt_dump_topic(topic);
+			zt_fail();
+		}
 		zcast_sub *ns = sub_of(topic, ZCAST_POLICY_DROP_OLD, 2, 0);
 		zcast_sub_close(ns);
 		zcast_pub_close(np);
@@ -580,13 +592,14 @@ check:;
 	zcast_topic_stat stt = zt_stat(topic);
 	if (stt.slots_loaned != 0 || stt.slots_published != stt.history_len ||
 	    stt.slots_free + stt.slots_published != stt.slots_total) {
-		fprintf(stderr,
-			"%s: slots stranded after the survivors drained: %llu loaned, %llu "
-			"published but %u in "
-			"history, %llu free of %llu\n",
-			crash_at, (unsigned long long)stt.slots_loaned,
-			(unsigned long long)stt.slots_published, stt.history_len,
-			(unsigned long long)stt.slots_free, (unsigned long long)stt.slots_total);
+		fprintf(
+		    stderr,
+		    "%s: slots stranded after the survivors drained: %llu loaned, %llu published "
+		    "but %u in history, %llu free of %llu\n",
+		    crash_at, (unsigned long long)stt.slots_loaned,
+		    (unsigned long long)stt.slots_published, stt.history_len,
+		    (unsigned long long)stt.slots_free, (unsigned long long)stt.slots_total);
+		zt_dump_topic(topic);
 		zt_fail();
 	}
 	CHECK_EQ(stt.publishers, 1);
