@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all build deps demo test test-plain bench bench-quick install format clean model-long fuzz chaos-long
+.PHONY: all build deps demo docs test test-plain bench bench-quick install uninstall format clean model-long fuzz chaos-long
 
 all: build
 
@@ -13,8 +13,17 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCAST_WERROR=ON >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
-demo: build
+# Only the demo is built, quietly: the build log is shown only if the build fails.
+demo: deps
+	@{ cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCAST_WERROR=ON && \
+	   cmake --build $(BUILD) -j$(JOBS) --target zcast_demo; } >$(BUILD)-demo.log 2>&1 || \
+	 { tail -n 40 $(BUILD)-demo.log; echo "make demo: the build failed (whole log: $(BUILD)-demo.log)"; exit 1; }
 	@$(BUILD)/examples/zcast_demo 5
+
+# API reference from the header comments (doxygen; any warning fails): $(BUILD)/docs/html/index.html
+docs:
+	@scripts/deps.sh docs
+	@scripts/docs.sh $(BUILD)/docs
 
 test:
 	@scripts/deps.sh test
@@ -56,11 +65,17 @@ bench-quick: build
 	@cmake -S . -B $(BUILD) >/dev/null && cmake --build $(BUILD) -j$(JOBS) >/dev/null
 	@bench/run.sh --quick --build-dir $(BUILD)
 
+# make install [PREFIX=/usr/local] [DESTDIR=...]; make uninstall removes what the last install wrote
+# (the build's install_manifest.txt) and the directories of zcast's own that it leaves empty.
+PREFIX ?= /usr/local
 install: build
-	@cmake --install $(BUILD)
+	@DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+uninstall:
+	@DESTDIR=$(DESTDIR) scripts/uninstall.sh $(BUILD)/install_manifest.txt
 
 format:
-	@clang-format -i include/zcast/*.h src/*.c src/*.h tests/*.c tests/*.h examples/*.c
+	@clang-format -i include/zcast/*.h include/zcast/*.hpp src/*.c src/*.h tests/*.c tests/*.cpp tests/*.h examples/*.c examples/*.cpp
 
 clean:
 	@rm -rf build build-test build-asan build-tsan build-fuzz build-*.log

@@ -1,6 +1,6 @@
 /*
  * zcast.pml -- SPIN model of the zcast slot / ring / reclaim / wake-up protocol
- * (docs/MODEL.md explains the mapping to the C code; DESIGN.md 2.3-2.6).
+ * (docs/MODEL.md explains the mapping to the C code; docs/ARCHITECTURE.md).
  *
  * Processes: one publisher (two with -DNPUBR=2), subscriber 0 (FULL, member from the
  * start), subscriber 1 (DROP_OLD, joins at any moment and takes history), a killer
@@ -477,7 +477,7 @@ proctype Publisher(byte p)
 	} unless {
 		/* PUBCRASH: crash at any step outside the topic-lock critical
 		 * section (a crash inside it needs the intent-record recovery of
-		 * DESIGN 2.2, not modelled) */
+		 * the topic lock, not modelled) */
 		atomic { pkill[p] && lock != L_PUB0 + p -> pdead[p] = 1; pubs_done++ }
 	}
 #endif

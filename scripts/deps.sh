@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, only those missing (checked with dpkg-query).
-# Usage: scripts/deps.sh build|test|bench ...
+# Usage: scripts/deps.sh build|test|docs|bench ...
 set -euo pipefail
 declare -A groups=(
   [build]="gcc make cmake pkg-config"
-  [test]="gcc make cmake pkg-config clang libclang-rt-14-dev spin util-linux python3 python3-numpy python3-matplotlib"
+  [test]="gcc g++ make cmake pkg-config doxygen clang libclang-rt-14-dev spin util-linux python3 python3-numpy python3-matplotlib"
+  [docs]="doxygen"
   [bench]="gcc make cmake python3 python3-matplotlib python3-numpy iceoryx libiceoryx-binding-c-dev"
 )
 want=()

@@ -33,11 +33,11 @@ stage() { # name build-dir cmake-args... -- ctest-args...
 }
 T0=$SECONDS
 stage plain build-test -DZCAST_BUILD_BENCH=ON # + bench_smoke (driver and report.py)
-stage asan-ubsan build-asan -DZCAST_SANITIZE=address,undefined -DCMAKE_C_COMPILER=gcc -- -E '^spin_model$'
+stage asan-ubsan build-asan -DZCAST_SANITIZE=address,undefined -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -- -E '^spin_model$'
 # TSan maps fixed ranges that high mmap randomisation can collide with: run without randomisation.
 export TSAN_OPTIONS="halt_on_error=1"
 if setarch "$(uname -m)" -R true 2>/dev/null; then
-  stage tsan build-tsan -DZCAST_SANITIZE=thread -DCMAKE_C_COMPILER=clang -- -R '^(threads|notify|pubsub|waitset|graph|subfd|executor|chaos|crash_points|recovery)$'
+  stage tsan build-tsan -DZCAST_SANITIZE=thread -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -- -R '^(threads|notify|pubsub|waitset|graph|subfd|executor|chaos|crash_points|recovery|cpp|example_executor|example_epoll)$'
 fi
 echo "=== make test: $((SECONDS-T0)) s in all"
 echo "make test: $passed passed, $failed failed, $skipped skipped"

@@ -34,10 +34,14 @@ int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat
 	st->last_sequence = atomic_load(&h->last_seq);
 	uint64_t hs = atomic_load(&h->hist_start), he = atomic_load(&h->hist_end);
 	st->history_len = he >= hs && he - hs <= t.history_cap ? (uint32_t)(he - hs) : 0;
+	/* Live members only: a peer killed a moment ago is not counted before anyone reclaimed it.
+	 */
 	for (uint32_t i = 0; i < t.max_pubs; i++)
-		st->publishers += atomic_load(&t.pubs[i].state) == ZC_REC_ACTIVE;
+		st->publishers += atomic_load(&t.pubs[i].state) == ZC_REC_ACTIVE &&
+				  zc_member_alive(&t, zc_member_of_pub(&t, i));
 	for (uint32_t i = 0; i < t.max_subs; i++)
-		st->subscribers += atomic_load(&t.subs[i].state) == ZC_REC_ACTIVE;
+		st->subscribers += atomic_load(&t.subs[i].state) == ZC_REC_ACTIVE &&
+				   zc_member_alive(&t, zc_member_of_sub(&t, i));
 	for (uint32_t p = 0; p < t.max_pools; p++) {
 		struct zc_pool_map *m;
 		if (atomic_load(&t.pools[p].state) == ZC_POOL_UNUSED || zc_pool_get(&t, p, &m) != 0)
@@ -66,10 +70,23 @@ static int attach_tool(struct zc_topic *t, const char **domain, const char *topi
 	memset(t, 0, sizeof *t);
 	zcast_topic_opts o;
 	zcast_topic_opts_init(&o);
+	o.mode = 0666; /* tools accept group topics; owners are still checked */
 	r = zc_topic_attach(t, *domain, topic, &o, false);
 	if (r < 0)
 		zc_topic_detach(t);
+	t->keep = true; /* a tool never removes a topic by leaving it, remove only on request */
 	return r;
+}
+
+/* Members left after a reclaim, other than the caller. Under no lock: a tool's decision only. */
+static uint32_t live_members(struct zc_topic *t)
+{
+	uint32_t live = 0;
+	for (uint32_t i = 0; i < t->max_pubs; i++)
+		live += atomic_load(&t->pubs[i].state) != ZC_REC_FREE;
+	for (uint32_t i = 0; i < t->max_subs; i++)
+		live += atomic_load(&t->subs[i].state) != ZC_REC_FREE;
+	return live;
 }
 
 int zcast_topic_gc(const char *domain, const char *topic)
@@ -78,9 +95,14 @@ int zcast_topic_gc(const char *domain, const char *topic)
 	int r = attach_tool(&t, &domain, topic);
 	if (r < 0)
 		return r;
-	r = zc_topic_gc_once(&t);
+	r = zc_reclaim_locked(&t);
 	if (r >= 0)
 		r += t.reclaimed_at_attach;
+	/* A topic nobody uses any more goes, unless it keeps something for the next opener: its
+	 * history (Transient Local outlives its publisher) or `retain`. */
+	uint64_t hs = atomic_load(&t.hdr->hist_start), he = atomic_load(&t.hdr->hist_end);
+	if (r >= 0 && live_members(&t) == 0 && he == hs)
+		t.keep = false;
 	zc_topic_detach(&t);
 	return r;
 }
@@ -91,16 +113,13 @@ int zcast_topic_remove(const char *domain, const char *topic)
 	int r = attach_tool(&t, &domain, topic);
 	if (r < 0)
 		return r;
-	if ((r = zc_topic_gc_once(&t)) >= 0) {
-		uint32_t live = 0;
-		for (uint32_t i = 0; i < t.max_pubs; i++)
-			live += atomic_load(&t.pubs[i].state) != ZC_REC_FREE;
-		for (uint32_t i = 0; i < t.max_subs; i++)
-			live += atomic_load(&t.subs[i].state) != ZC_REC_FREE;
+	if ((r = zc_reclaim_locked(&t)) >= 0) {
+		uint32_t live = live_members(&t);
 		if (live) {
 			r = zc_err(ZCAST_EBUSY, "topic %s has %u live members", topic, live);
 		} else {
-			atomic_store(&t.hdr->retain, 0); /* the last one out (us) unlinks */
+			atomic_store(&t.hdr->retain, 0);
+			t.keep = false; /* the last one out (us) unlinks */
 			r = 0;
 		}
 	}

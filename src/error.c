@@ -22,6 +22,11 @@ int zc_errno(int code, const char *what)
 	return zc_err(code, "%s: %s", what, strerror(errno));
 }
 
+void zc_err_clear(void)
+{
+	last_error[0] = 0;
+}
+
 const char *zcast_last_error(void)
 {
 	return last_error;

@@ -210,10 +210,10 @@ static int start_pool(zcast_executor *ex)
 	ex->qhead = ex->qlen = ex->n_done = 0;
 	ex->quit = false;
 	for (uint32_t i = 0; i < ex->threads; i++) {
-		int r = pthread_create(&ex->th[i], NULL, worker_main, ex);
+		int r = zc_thread_start(worker_main, ex, &ex->th[i], false);
 		if (r != 0) {
 			ex->threads = i; /* join the ones that started */
-			return zc_err(ZCAST_ESYS, "executor thread: %s", strerror(r));
+			return r;
 		}
 	}
 	return 0;

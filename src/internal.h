@@ -10,7 +10,10 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
 #include "layout.h"
+#include "ring.h"
 #include "zcast/zcast.h"
 
 #define ZC_HIDDEN __attribute__((visibility("hidden")))
@@ -29,6 +32,9 @@ static inline void zc_cpu_relax(void)
 /* Records a detailed message for zcast_last_error() and returns `code`. */
 ZC_HIDDEN int zc_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 ZC_HIDDEN int zc_errno(int code, const char *what); /* appends strerror(errno) */
+/* Clears this thread's message: a call that fails softly (EAGAIN) leaves no stale text. */
+ZC_HIDDEN void zc_err_clear(void);
+#define ZCAST_EEXIST_ (-100) /* internal: O_EXCL found the file */
 
 /* ---- time (clock.c) ---- */
 ZC_HIDDEN int64_t zc_now_ns(void);
@@ -52,19 +58,32 @@ ZC_HIDDEN void zc_pool_shm_name(char *out, size_t n, const char *domain, uint64_
 				uint64_t pool_id);
 ZC_HIDDEN uint64_t zc_hash(const char *s);
 
-/* ---- segments and OFD locks (shm.c) ---- */
-/* Creates an exclusive new segment of `size` bytes, sized with posix_fallocate (ENOMEM if /dev/shm
- * is full). Returns fd or a negative code. */
+/* ---- segments, descriptors and OFD locks (shm.c) ---- */
+/* Opens (or with O_CREAT|O_EXCL creates) a /dev/shm segment and registers the descriptor for the
+ * fork rule before anyone can fork: a forked child closes it (a child must not keep a killed
+ * parent's OFD locks alive). Returns fd, or ZCAST_ENOENT / ZCAST_EEXIST_ / ZCAST_EPERM /
+ * ZCAST_ENOMEM (no memory, inodes or descriptors) / ZCAST_ESYS. Close with zc_fd_close. */
+ZC_HIDDEN int zc_fd_open(const char *name, int flags, unsigned mode);
+ZC_HIDDEN void zc_fd_close(int fd);
+/* Creates an exclusive new segment of `size` bytes with exactly `mode`, sized with posix_fallocate
+ * (ZCAST_ENOMEM naming the free space if /dev/shm cannot hold it). Returns fd, ZCAST_EAGAIN if it
+ * exists, or a negative code. */
 ZC_HIDDEN int zc_shm_create(const char *name, size_t size, unsigned mode);
+/* Decides whether an existing segment may be trusted (fstat): a regular file, owned by this uid,
+ * root, or — when `mode` (the caller's topic.mode) grants a group — by someone whose file carries a
+ * group of ours; and writable by nobody beyond what `mode` allows. ZCAST_EPERM naming owner and
+ * mode. */
+ZC_HIDDEN int zc_shm_check(int fd, const char *what, unsigned mode, struct stat *st);
+ZC_HIDDEN bool zc_in_group(gid_t gid);
 ZC_HIDDEN void *zc_map(int fd, size_t size, off_t off, bool writable, bool populate);
 /* OFD byte locks. Return 0, or ZCAST_EAGAIN when another open file description holds it. */
 ZC_HIDDEN int zc_ofd_lock(int fd, off_t byte, bool exclusive);
 ZC_HIDDEN int zc_ofd_unlock(int fd, off_t byte);
 /* True when some open file description other than fd's holds a lock on `byte`. */
 ZC_HIDDEN bool zc_ofd_held(int fd, off_t byte);
-/* Remembers fd so that a forked child closes it (DESIGN 2.6). */
-ZC_HIDDEN void zc_fd_register(int fd);
-ZC_HIDDEN void zc_fd_unregister(int fd);
+/* Creates a library thread with every signal blocked: a program that blocks signals for signalfd
+ * after its first zcast call must not lose them to a zcast thread. */
+ZC_HIDDEN int zc_thread_start(void *(*fn)(void *), void *arg, pthread_t *th, bool detached);
 
 /* ---- futex (futex.c) ---- */
 /* Waits while *w == val, until abs_deadline_ns (CLOCK_MONOTONIC; < 0 = forever). Shared futex. */
@@ -74,14 +93,17 @@ ZC_HIDDEN void zc_futex_wake(_Atomic uint32_t *w, int n);
 /* ---- pool mappings (pool.c) ---- */
 struct zc_pool_map {
 	_Atomic int refs;
-	uint32_t index; /* pool record index */
+	uint8_t
+	    *_Atomic payload_ro; /* subscribers: payload mapped read-only on first take, or NULL */
+	uint32_t index;		 /* pool record index */
 	uint64_t id;
 	bool writable;  /* payload mapped writable (the owning publisher) */
 	uint32_t slot_count, bitmap_words;
 	uint64_t slot_size, slot_stride, payload_off, size;
 	uint64_t dev, ino;
 	uint8_t *base;    /* header + slot headers, read-write */
-	uint8_t *payload; /* payload area; read-only unless writable */
+	uint8_t *payload; /* payload area (the owner's, writable); NULL until zc_pool_payload */
+	char shm_name[96];
 };
 
 static inline struct zc_slot_hdr *zc_slot(const struct zc_pool_map *m, uint32_t i)
@@ -104,9 +126,12 @@ ZC_HIDDEN int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map
 ZC_HIDDEN int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, uint32_t index,
 				 struct zc_pool_map **out);
 ZC_HIDDEN void zc_pool_put(struct zc_pool_map *m);
+/* The payload area of a mapped pool: subscribers map it read-only on first use, without prefaulting
+ * (outside the topic lock). NULL with zcast_last_error set when it cannot be mapped. */
+ZC_HIDDEN uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t);
 ZC_HIDDEN void zc_pool_unlink(struct zc_topic *t, uint64_t id);
 
-/* ---- holder bitmaps and slot reclaim (holders.c) ---- */
+/* ---- holder bits: clearing one, and freeing the slot once all are clear (drop.c) ---- */
 /* Clears `bit` of slot i; if the bitmap is then all zero, frees the slot (one CAS from
  * (PUBLISHED, gen)). Returns true when this call freed it. */
 ZC_HIDDEN bool zc_slot_release_bit(struct zc_pool_map *m, uint32_t i, uint32_t bit, uint64_t gen);
@@ -116,7 +141,7 @@ ZC_HIDDEN bool zc_slot_bits_zero(struct zc_pool_map *m, uint32_t i);
 /* Moves slot i from (from_state, gen) to (FREE, gen + 1) and wakes a waiting loaner. */
 ZC_HIDDEN bool zc_slot_free(struct zc_pool_map *m, uint32_t i, uint32_t from_state, uint64_t gen);
 
-/* ---- topic attachment (topic.c) ---- */
+/* ---- a topic handle (segment.c, members.c) ---- */
 enum zc_kind { ZC_KIND_PUB, ZC_KIND_SUB, ZC_KIND_TOOL };
 
 struct zc_topic {
@@ -126,13 +151,20 @@ struct zc_topic {
 	uint32_t member; /* member index: lock owner id and OFD byte - 1 */
 	bool is_member;
 	bool peek; /* mapped for reading by a tool: not a member, takes no lock */
+	bool keep; /* leaving never unlinks (tools: gc keeps an all-dead topic and its history) */
+	unsigned fork_gen;       /* zc_fork_generation when opened: differs in a forked child */
+	/* Serialises our own threads (say, the death watcher and the caller) on the topic lock: the
+	 * thread inside may then read a lock word naming our member index as a dead former owner's. */
+	pthread_mutex_t lock_mu;
 	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
+	unsigned mode; /* segment mode from the caller's options (never from shared memory) */
+	gid_t gid;     /* group of the control segment: pools get it too */
 	char domain[40];
 	char name[ZC_NAME_MAX + 8];
 	char shm_name[300];
 	/* Limits, read once at attach and validated: never re-read from shared memory. */
-	uint32_t max_pubs, max_subs, max_depth, history_cap, max_pools, max_groups, n_members,
-		bitmap_words;
+	uint32_t max_pubs, max_subs, max_depth, ring_cells, history_cap, max_pools, max_groups,
+	    n_members, bitmap_words;
 	uint64_t topic_hash;
 	struct zc_pub_rec *pubs;
 	struct zc_sub_rec *subs;
@@ -142,48 +174,113 @@ struct zc_topic {
 	_Atomic uint64_t *rings;
 	_Atomic uint64_t *history;
 	pthread_mutex_t maps_mu;
-	struct zc_pool_map **maps; /* max_pools entries, lazily filled */
+	struct zc_pool_map **maps;   /* max_pools entries, lazily filled */
+	uint64_t death_watch;	     /* registration with the death watcher (deaths.c), 0 = none */
+	_Atomic uint32_t graph_seen; /* graph word at the last peer rescan */
 };
 
-static inline _Atomic uint64_t *zc_ring(const struct zc_topic *t, uint32_t sub)
+/* Bumped by the atfork child handler. A handle opened before the fork is dead in the child: its
+ * mappings are MADV_DONTFORK (absent) and its descriptors closed, so it may only be let go of. */
+ZC_HIDDEN extern _Atomic unsigned zc_fork_generation;
+static inline bool zc_inherited(const struct zc_topic *t)
 {
-	return t->rings + (uint64_t)sub * t->max_depth;
+	return t->fork_gen != atomic_load_explicit(&zc_fork_generation, memory_order_relaxed);
 }
 
-/* Opens or creates the control segment and becomes a member (shared lock on byte 0). */
+/* Subscriber k's ring, seen with a depth the caller validated (1 .. ring_cells). */
+static inline struct zc_ring zc_sub_ring(const struct zc_topic *t, uint32_t k, uint32_t depth)
+{
+	return zc_ring_view(t->rings + (uint64_t)k * t->ring_cells, t->ring_cells, &t->subs[k],
+			    depth);
+}
+/* A depth read once from a subscriber record, or 0 when it is out of range. */
+static inline uint32_t zc_valid_depth(const struct zc_topic *t, uint32_t depth)
+{
+	return depth >= 1 && depth <= t->max_depth ? depth : 0;
+}
+
+/* segment.c: opens or creates the control segment and becomes a member (shared lock on byte 0). */
 ZC_HIDDEN int zc_topic_attach(struct zc_topic *t, const char *domain, const char *topic,
 			      const zcast_topic_opts *o, bool create);
 /* Maps a topic for tools without becoming a member (no lock taken, nothing unlinked). */
 ZC_HIDDEN int zc_topic_peek(struct zc_topic *t, const char *domain, const char *topic);
-/* Runs cleanup under the lock, as a temporary tool member if not a member. Returns dead count. */
-ZC_HIDDEN int zc_topic_gc_once(struct zc_topic *t);
-/* Claims a member record of `kind` (OFD byte lock, then CAS FREE -> CLAIMED). */
-ZC_HIDDEN int zc_topic_claim(struct zc_topic *t, enum zc_kind kind, uint32_t *index);
-/* Checks or sets the topic type; under the lock. */
-ZC_HIDDEN int zc_topic_check_type(struct zc_topic *t, const char *type_name, uint64_t type_hash);
 /* Leaves: drops the record's byte lock, the membership lock; the last member unlinks. */
 ZC_HIDDEN void zc_topic_detach(struct zc_topic *t);
+/* The segment mode asked for (topic.mode, default 0600), validated. */
+ZC_HIDDEN int zc_segment_mode(const zcast_topic_opts *o, unsigned *mode);
+ZC_HIDDEN void zc_segment_sweep_pools(const char *domain, uint64_t topic_hash);
+
+/* members.c: records, liveness, type. */
+/* Claims a member record of `kind` (OFD byte lock, then CAS FREE -> CLAIMED); on ELIMIT reclaims
+ * dead members once and retries. */
+ZC_HIDDEN int zc_topic_claim(struct zc_topic *t, enum zc_kind kind, uint32_t *index);
+ZC_HIDDEN int zc_member_claim(struct zc_topic *t, enum zc_kind kind, uint32_t *index);
+ZC_HIDDEN void zc_member_release_tool(struct zc_topic *t, uint32_t index);
+/* Checks or sets the topic type; under the lock. */
+ZC_HIDDEN int zc_topic_check_type(struct zc_topic *t, const char *type_name, uint64_t type_hash);
 ZC_HIDDEN uint32_t zc_member_of_pub(const struct zc_topic *t, uint32_t i);
 ZC_HIDDEN uint32_t zc_member_of_sub(const struct zc_topic *t, uint32_t i);
+ZC_HIDDEN bool zc_member_alive(struct zc_topic *t, uint32_t member);
+/* Under the lock: a member joined or left (graph events; sleepers re-scan their peers). */
+ZC_HIDDEN void zc_topic_graph_changed(struct zc_topic *t);
 
-/* The topic lock with recovery: 0 when held (repairs first if the last holder died). */
+/* repair.c: the topic lock with repair. 0 when held: if the last holder died, its intent was
+ * finished or rolled back and dead members reclaimed; a wake it owed was performed. */
 ZC_HIDDEN int zc_topic_lock(struct zc_topic *t);
 ZC_HIDDEN void zc_topic_unlock(struct zc_topic *t);
-/* Under the lock: a member joined or left (graph events). */
-ZC_HIDDEN void zc_topic_graph_changed(struct zc_topic *t);
-/* Under the lock: reclaims dead members. Returns how many. */
-ZC_HIDDEN int zc_topic_cleanup(struct zc_topic *t);
-/* Under the lock: clears subscriber i's bit everywhere and resets its ring. */
-ZC_HIDDEN void zc_sub_sweep(struct zc_topic *t, uint32_t i);
-/* Under the lock: drops history down to `depth` entries. */
+/* We hold byte 0 exclusively on a valid segment: every recorded member is dead. Repairs and keeps
+ * the topic (and its history). */
+ZC_HIDDEN void zc_repair_alone(struct zc_topic *t);
+
+/* reclaim.c (under the lock unless said otherwise). */
+/* Reclaims dead members (liveness probes), stale holder bits, orphaned loans and pools. Returns the
+ * number of dead members. */
+ZC_HIDDEN int zc_reclaim(struct zc_topic *t);
+/* Takes the lock (as a temporary tool member when t is not a member) and reclaims. */
+ZC_HIDDEN int zc_reclaim_locked(struct zc_topic *t);
+/* Frees what can be freed in pool p, clearing `stale` bits (NULL: none); unlinks an orphaned pool
+ * whose slots are all free. */
+ZC_HIDDEN void zc_reclaim_pool(struct zc_topic *t, uint32_t p, const uint64_t *stale);
+/* Clears subscriber k's bit everywhere and empties its ring. */
+ZC_HIDDEN void zc_reclaim_sub(struct zc_topic *t, uint32_t k);
+/* Clears `bit` on the slot a descriptor names, if the slot still carries that generation. */
+ZC_HIDDEN void zc_release_desc_bit(struct zc_topic *t, uint64_t desc, uint32_t bit);
+
+/* history.c (under the lock). */
+ZC_HIDDEN bool zc_history_contains(struct zc_topic *t, uint64_t desc);
+/* Drops history down to `depth` entries. */
 ZC_HIDDEN void zc_history_trim(struct zc_topic *t, uint32_t depth);
-ZC_HIDDEN bool zc_member_alive(struct zc_topic *t, uint32_t member);
+/* Appends a published descriptor, keeping at most `depth` entries. */
+ZC_HIDDEN void zc_history_append(struct zc_topic *t, uint64_t desc, uint32_t depth);
+/* Queues up to `want` of the newest entries, oldest first, to subscriber k's ring (late join). */
+ZC_HIDDEN void zc_history_deliver(struct zc_topic *t, uint32_t k, const struct zc_ring *ring,
+				  uint32_t want);
+
+/* wake.c: every word a wait sleeps on, and the owed wake. */
+/* Takes (queue room) and frees: publishers in zcast_publish_wait sleep on `space`. */
+ZC_HIDDEN void zc_wake_space(struct zc_topic_hdr *h);
+/* Every sleeping subscriber of the topic: the notify word and each sleeping RR member's word. */
+ZC_HIDDEN void zc_wake_all(struct zc_topic *t);
+/* Under the lock: marks a wake as owed; returns the token to clear it with. */
+ZC_HIDDEN uint64_t zc_wake_owe(struct zc_topic_hdr *h);
+/* After the wake: clears the mark if it is still ours. */
+ZC_HIDDEN void zc_wake_paid(struct zc_topic_hdr *h, uint64_t token);
+/* Performs a wake somebody owes (a crashed or preempted publisher's): all sleepers. */
+ZC_HIDDEN void zc_wake_owed(struct zc_topic *t);
+
+/* deaths.c: a per-process watcher thread that holds one pidfd per peer process and, when one dies,
+ * reclaims it on every topic it was a member of (which wakes whoever waited on it). */
+ZC_HIDDEN int zc_deaths_watch(struct zc_topic *t);
+/* Syncs the watch with the member records when the graph word moved (cheap when it did not). */
+ZC_HIDDEN void zc_deaths_rescan(struct zc_topic *t);
+ZC_HIDDEN void zc_deaths_unwatch(struct zc_topic *t);
 
 /* ---- topic lock primitive (lock.c) ---- */
 #define ZC_LOCK_OWNER_DEAD 1
 /* Returns 0, ZC_LOCK_OWNER_DEAD (now held, previous holder died: repair) or ZCAST_ETIMEDOUT. */
 ZC_HIDDEN int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns);
 ZC_HIDDEN void zc_lock_release(struct zc_topic *t);
+ZC_HIDDEN _Atomic uint32_t *zc_lock_futex(struct zc_topic_hdr *h);
 
 /* ---- handles ---- */
 enum { ZC_MSG_LOAN = 1, ZC_MSG_CONSUMED = 2, ZC_MSG_RECEIVED = 3 };
@@ -208,11 +305,19 @@ struct zcast_pub {
 	uint32_t pool_index;
 	uint64_t id;
 	uint32_t history_depth;
-	uint32_t cursor; /* next slot to try: private, the state word is the truth */
+	uint32_t cursor;      /* next slot to try: private, the state word is the truth */
+	int64_t reclaimed_ns; /* last reclaim an empty pool triggered (rate limit) */
 	struct zc_pool_map *pool;
-	uint32_t *targets; /* scratch, max_subs entries */
+	uint32_t *targets; /* scratch, max_subs entries: subscriber index ... */
+	uint32_t *depths;  /* ... and its depth, read once and validated */
 	uint32_t *rr_wake; /* scratch: RR members to wake after unlock */
-	uint8_t *drop_mark;
+};
+
+/* Hooks of the layer above the core (the pollable descriptor, subfd.c): the core calls them, never
+ * knows what they do. */
+struct zc_sub_hooks {
+	void (*drained)(zcast_sub *sub); /* a take found the queue empty */
+	void (*closing)(zcast_sub *sub); /* zcast_sub_close begins */
 };
 
 struct zcast_sub {
@@ -223,10 +328,12 @@ struct zcast_sub {
 	uint64_t id;
 	uint32_t depth, max_held, policy;
 	uint64_t spin_ns;
+	int64_t slice_ns; /* last-resort sleep slice (option), 0 = none */
 	_Atomic uint32_t held;
 	struct zc_sub_rec *rec;
-	_Atomic uint64_t *ring;
-	struct zc_subfd *_Atomic fdw; /* pollable descriptor (subfd.c), or NULL */
+	struct zc_ring ring;
+	const struct zc_sub_hooks *_Atomic hooks;
+	void *_Atomic hook_data; /* the layer above's per-subscriber state */
 	/* One-entry caches of take, claimed by exchange (concurrent takers never share an entry): the
 	 * pool map the last take used (zc_pool_get_hinted) and a released message struct. A take right
 	 * after a wake-up finds the topic's map lock and malloc cold: ~0.4 µs saved. */
@@ -237,26 +344,22 @@ struct zcast_sub {
 ZC_HIDDEN void zc_pub_unref(zcast_pub *pub);
 ZC_HIDDEN void zc_sub_unref(zcast_sub *sub);
 ZC_HIDDEN bool zc_sub_has_queued(zcast_sub *sub);
-/* Announces a sleeper on `sub` (DESIGN 2.5). Returns false when something is queued already (not
- * armed). Otherwise the caller sleeps on *word while it still holds *val (futex wait / waitv), then
- * calls zc_sub_disarm exactly once. */
+/* Queued, and below max_held: a take would succeed (what wait sets and executors wait for). */
+ZC_HIDDEN bool zc_sub_ready(zcast_sub *sub);
+/* Announces a sleeper on `sub`. Returns false when something is queued already (not armed).
+ * Otherwise the caller sleeps on *word while it still holds *val (futex wait / waitv), then calls
+ * zc_sub_disarm exactly once. */
 ZC_HIDDEN bool zc_sub_arm(zcast_sub *sub, _Atomic uint32_t **word, uint32_t *val);
 ZC_HIDDEN void zc_sub_disarm(zcast_sub *sub);
-/* A publisher wakes its sleepers after it unlocked the topic; killed in between, it leaves them
- * asleep beside queued messages, and no survivor is bound to notice soon. So a subscriber sleeps
- * at most this long at a time and then re-checks its queue: a lost wake-up costs at most this
- * delay, an idle subscriber one wake-up per slice. */
-#define ZC_SUB_SLEEP_SLICE_NS 1000000000LL
-/* The deadline of one sleep of a subscriber: `deadline` (absolute, < 0 = none), cut to one slice
- * after `now`. */
-static inline int64_t zc_sub_sleep_until(int64_t deadline, int64_t now)
+/* The deadline of one sleep of a subscriber: `deadline` (absolute, < 0 = none), cut to the
+ * subscriber's last-resort slice when it has one. */
+static inline int64_t zc_sub_sleep_until(const zcast_sub *sub, int64_t deadline, int64_t now)
 {
-	int64_t slice = now + ZC_SUB_SLEEP_SLICE_NS;
+	if (sub->slice_ns <= 0)
+		return deadline;
+	int64_t slice = now + sub->slice_ns;
 	return deadline < 0 || deadline > slice ? slice : deadline;
 }
-/* Pollable descriptor hooks (subfd.c): take found the queue empty / the handle closes. */
-ZC_HIDDEN void zc_subfd_rearm(zcast_sub *sub);
-ZC_HIDDEN void zc_subfd_detach(zcast_sub *sub);
 /* Releases a received message's hold (last local reference) and frees m, or keeps it as the
  * subscriber's spare for the next take. */
 ZC_HIDDEN void zc_sub_release(zcast_sub *sub, zcast_msg *m);

@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 2u
+#define ZC_LAYOUT_VERSION 3u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -33,7 +33,7 @@ enum { ZC_SLOT_FREE = 0, ZC_SLOT_LOANED = 1, ZC_SLOT_PUBLISHED = 2 };
 #define ZC_STATE_GEN(w) ((w) >> 2)
 
 /* ---- descriptor: what travels through a ring: pool (10) | slot (22) | generation low 32. ---- */
-#define ZC_DESC(pool, slot, gen) \
+#define ZC_DESC(pool, slot, gen)                                                                   \
 	(((uint64_t)(pool) << 54) | ((uint64_t)(slot) << 32) | ((uint64_t)(gen)&0xffffffffu))
 #define ZC_DESC_POOL(d) ((uint32_t)((d) >> 54))
 #define ZC_DESC_SLOT(d) ((uint32_t)(((d) >> 32) & 0x3fffffu))
@@ -44,10 +44,13 @@ enum { ZC_SLOT_FREE = 0, ZC_SLOT_LOANED = 1, ZC_SLOT_PUBLISHED = 2 };
 #define ZC_SUB_BIT(i) ((uint32_t)(i) + 1u)
 #define ZC_BITMAP_WORDS(max_subs) (((max_subs) + 1u + 63u) / 64u)
 
-/* ---- ring head word: consumer position (48 bits) | producer drop count (16 bits).
- * A pop increments the position only; a DROP_OLD drop increments both, so crash recovery can tell
- * whether the lock holder's drop happened (DESIGN 2.4). ---- */
-#define ZC_HEAD_POS(h) ((h)&0xffffffffffffull)
+/* ---- ring positions are 48 bits and wrap; a ring has a power-of-two number of cells, which
+ * divides 2^48, so `pos & mask` stays continuous across the wrap. The head word is consumer
+ * position (48 bits) | producer drop count (16 bits): a pop increments the position only, a
+ * DROP_OLD drop both, so crash recovery can tell whether the lock holder's drop happened. The tail
+ * word holds a 48-bit position. */
+#define ZC_POS_MASK 0xffffffffffffull
+#define ZC_HEAD_POS(h) ((h)&ZC_POS_MASK)
 #define ZC_HEAD_DROPS(h) ((uint32_t)((h) >> 48))
 #define ZC_HEAD_MAKE(pos, drops) (((uint64_t)(drops) << 48) | ((pos)&0xffffffffffffull))
 
@@ -59,27 +62,34 @@ enum { ZC_REC_FREE = 0, ZC_REC_CLAIMED = 1, ZC_REC_ACTIVE = 2, ZC_REC_DRAINING =
 enum { ZC_POOL_UNUSED = 0, ZC_POOL_ACTIVE = 1, ZC_POOL_ORPHAN = 2 };
 
 /* Intent of the lock holder, written before it mutates anything so that the next locker can
- * finish or roll back after a crash (DESIGN 2.2). Written only under the topic lock. */
+ * finish or roll back after a crash. Written only under the topic lock. */
 enum { ZC_OP_NONE = 0, ZC_OP_PUBLISH = 1 };
 #define ZC_NO_SUB 0xffffffffu
 struct zc_intent {
 	uint32_t op;
-	uint32_t drop_sub;     /* ring being drop-advanced, or ZC_NO_SUB */
-	uint64_t desc;         /* slot being published */
-	uint64_t drop_desc;    /* descriptor being dropped from drop_sub's ring */
-	uint64_t drop_head;    /* that ring's head word before the drop CAS */
-	uint64_t evict_desc;   /* history entry being evicted, or 0 with evict_pending = 0 */
+	uint32_t drop_sub;   /* ring being drop-advanced, or ZC_NO_SUB */
+	uint64_t desc;	     /* slot being published */
+	uint64_t drop_desc;  /* descriptor being dropped from drop_sub's ring */
+	uint64_t drop_head;  /* that ring's head word before the drop CAS */
+	uint64_t evict_desc; /* history entry being evicted, or 0 with evict_pending = 0 */
 	uint32_t evict_pending;
 	uint32_t pad;
-	uint64_t pad2[2];
+	uint64_t seq; /* sequence of the publish: a target's push_seq equal to it is this push */
+	uint64_t pad2;
 };
 
-/* Topic lock: a futex word owned by a member index (DESIGN 2.2). 0 = free, else
- * (member index + 1) | ZC_LOCK_WAITERS. The owner is probed by its OFD byte when a waiter waits long. */
+/* Topic lock: one 64-bit word, epoch (32) << 32 | waiters bit | (member index + 1), 0 in the low
+ * half when free. Waiters sleep on the low half (a futex word). Every acquisition bumps the epoch,
+ * so a takeover CAS that compares the whole word cannot succeed against a later, legitimate holder
+ * that reuses the same member record (no ABA). The owner is probed by its OFD byte when a waiter
+ * waits. */
 #define ZC_LOCK_WAITERS 0x80000000u
+#define ZC_LOCK_LOW(w) ((uint32_t)(w))
+#define ZC_LOCK_EPOCH(w) ((uint32_t)((w) >> 32))
+#define ZC_LOCK_MAKE(epoch, low) (((uint64_t)(epoch) << 32) | (uint64_t)(low))
 struct zc_lock {
-	_Atomic uint32_t word;
-	uint32_t pad[15];
+	_Atomic uint64_t word;
+	uint64_t pad[7];
 };
 
 struct zc_topic_hdr {
@@ -90,13 +100,14 @@ struct zc_topic_hdr {
 	uint64_t segment_size;
 	uint32_t max_pubs, max_subs, max_depth, history_cap;
 	uint32_t max_pools, max_groups, n_members, bitmap_words;
-	uint32_t mode;
+	uint32_t mode_unused; /* modes come from each opener's options and fstat, never from here */
 	_Atomic uint32_t retain; /* under lock */
 	uint64_t off_pubs, off_subs, off_tools, off_pools, off_groups, off_rings, off_history;
-	uint64_t topic_hash;     /* FNV-1a of the topic name: names the pools */
+	uint64_t topic_hash; /* FNV-1a of the topic name: names the pools */
 	char name[ZC_NAME_MAX + 8];
 
-	/* Type: set by the creator, or by the first typed opener of an untyped topic (under lock). */
+	/* Type: set by the creator, or by the first typed opener of an untyped topic (under lock).
+	 */
 	char type_name[ZC_TYPE_NAME_MAX];
 	uint64_t type_hash;
 	_Atomic uint32_t typed;
@@ -106,15 +117,23 @@ struct zc_topic_hdr {
 
 	/* Under the topic lock. */
 	alignas(ZC_CACHELINE) struct zc_intent intent;
-	_Atomic uint64_t next_id;   /* member and pool ids; never reused within the topic */
-	_Atomic uint64_t last_seq;  /* last published sequence number */
-	_Atomic uint64_t hist_start, hist_end; /* history window [start, end) of the history index */
-	_Atomic uint32_t hist_depth;           /* D = largest depth any publisher asked for */
+	_Atomic uint64_t next_id;  /* member and pool ids; never reused within the topic */
+	_Atomic uint64_t last_seq; /* last published sequence number */
+	_Atomic uint64_t hist_start,
+	    hist_end;		     /* history window [start, end) of the history index */
+	_Atomic uint32_t hist_depth; /* D = largest depth any publisher asked for */
 	uint32_t pad1;
-	_Atomic uint32_t sub_hi;               /* 1 + highest sub record index ever claimed */
-	_Atomic uint32_t pool_hi;              /* 1 + highest pool record index ever used */
+	_Atomic uint32_t sub_hi;  /* 1 + highest sub record index ever claimed */
+	_Atomic uint32_t pool_hi; /* 1 + highest pool record index ever used */
 
-	/* Wake-ups (DESIGN 2.5): subscribers sleep on `notify`; publishers waiting for room on `space`. */
+	/* A wake that the lock holder owes (nonzero token, set under the lock): cleared by CAS from
+	 * that token after the wake. Any later locker, reclaim or the death watcher that finds it
+	 * set performs the wake itself, so a publisher killed between unlock and wake strands
+	 * nobody. */
+	_Atomic uint64_t wake_owed;
+	_Atomic uint64_t wake_token; /* source of tokens (under the lock) */
+
+	/* Wake-ups: subscribers sleep on `notify`; publishers waiting for room on `space`. */
 	alignas(ZC_CACHELINE) _Atomic uint32_t notify;
 	alignas(ZC_CACHELINE) _Atomic uint32_t space;
 	_Atomic uint32_t space_waiters;
@@ -125,8 +144,8 @@ struct zc_topic_hdr {
 
 struct zc_pub_rec {
 	_Atomic uint32_t state; /* CAS by the claimer; FREE again under lock */
-	uint32_t pool;          /* pool record index; under lock */
-	uint64_t id;            /* member id */
+	uint32_t pool;		/* pool record index; under lock */
+	uint64_t id;		/* member id */
 	int32_t pid;
 	uint32_t history_depth;
 	uint64_t pad[5];
@@ -134,26 +153,31 @@ struct zc_pub_rec {
 
 struct zc_sub_rec {
 	_Atomic uint32_t state;
-	uint32_t policy;  /* written under lock at join */
-	uint32_t depth;   /* ring capacity in use, <= max_depth */
-	uint32_t group;   /* group record index, or ZC_NO_SUB */
+	uint32_t policy; /* written under lock at join */
+	uint32_t depth;	 /* ring capacity in use, <= max_depth */
+	uint32_t group;	 /* group record index, or ZC_NO_SUB */
 	uint64_t id;
 	int32_t pid;
 	_Atomic uint32_t sleeping; /* waiters blocked on `notify` (or on `wake` for RR) */
-	_Atomic uint32_t wake;     /* this subscriber's own futex word (RR members) */
+	_Atomic uint32_t wake;	   /* this subscriber's own futex word (RR members) */
 	uint32_t pad0;
 	uint64_t pad[11];
-	/* One line the subscriber writes, one the publishing lock holder writes: a counter of the one
-	 * side beside a word of the other would move the line between their cores on every message. */
-	alignas(ZC_CACHELINE) _Atomic uint64_t head; /* consumers (pop CAS) and lock holder (drop CAS) */
-	_Atomic uint32_t held;     /* messages taken and not released (subscriber): tools only */
+	/* One line the subscriber writes, one the publishing lock holder writes: a counter of the
+	 * one side beside a word of the other would move the line between their cores on every
+	 * message. */
+	alignas(ZC_CACHELINE) _Atomic uint64_t
+	    head;	       /* consumers (pop CAS) and lock holder (drop CAS) */
+	_Atomic uint32_t held; /* messages taken and not released (subscriber): tools only */
 	uint32_t pad1;
 	uint64_t pad2[6];
 	alignas(ZC_CACHELINE) _Atomic uint64_t tail; /* lock holder only */
-	_Atomic uint64_t delivered, dropped, rejected; /* lock holder (rejected: failed FULL publishes) */
-	uint64_t probed_head;      /* head at the last liveness probe on a full ring (lock holder) */
-	int64_t probed_ns;         /* time of that probe (lock holder) */
-	uint64_t pad3[2];
+	_Atomic uint64_t delivered, dropped,
+	    rejected;	      /* lock holder (rejected: failed FULL publishes) */
+	uint64_t probed_head; /* head at the last liveness probe on a full ring (lock holder) */
+	int64_t probed_ns;    /* time of that probe (lock holder) */
+	_Atomic uint64_t push_tail; /* lock holder: the tail before the push in progress ... */
+	_Atomic uint64_t push_seq;  /* ... by the publish with this sequence (written second):
+				     * repair tells "was it pushed" from these two and the tail */
 };
 
 struct zc_tool_rec {
@@ -164,8 +188,8 @@ struct zc_tool_rec {
 
 struct zc_pool_rec {
 	_Atomic uint32_t state; /* under lock */
-	uint32_t owner;         /* publisher record index */
-	uint64_t id;            /* pool id (= publisher's member id): names the segment */
+	uint32_t owner;		/* publisher record index */
+	uint64_t id;		/* pool id (= publisher's member id): names the segment */
 	uint64_t slot_size;
 	uint32_t slot_count;
 	uint32_t pad;
@@ -174,7 +198,7 @@ struct zc_pool_rec {
 
 struct zc_group_rec {
 	_Atomic uint32_t members; /* under lock */
-	uint32_t next;            /* round-robin cursor: sub index to try first */
+	uint32_t next;		  /* round-robin cursor: sub index to try first */
 	char name[ZC_GROUP_NAME_MAX];
 	uint64_t pad[3];
 };
@@ -184,19 +208,20 @@ struct zc_pool_hdr {
 	_Atomic uint64_t magic;
 	uint32_t layout_version;
 	uint32_t slot_count;
-	uint64_t slot_size;     /* payload capacity (rounded to 64) */
-	uint64_t slot_stride;   /* bytes between slot headers */
-	uint64_t payload_off;   /* page aligned */
+	uint64_t slot_size;   /* payload capacity (rounded to 64) */
+	uint64_t slot_stride; /* bytes between slot headers */
+	uint64_t payload_off; /* page aligned */
 	uint64_t segment_size;
 	uint64_t pool_id;
 	uint32_t bitmap_words;
 	uint32_t pad;
-	alignas(ZC_CACHELINE) _Atomic uint32_t freed; /* futex: bumped when a slot is freed and a loaner waits */
+	alignas(ZC_CACHELINE) _Atomic uint32_t
+	    freed; /* futex: bumped when a slot is freed and a loaner waits */
 	_Atomic uint32_t waiters;
 };
 
 struct zc_slot_hdr {
-	_Atomic uint64_t state;  /* CAS only, see ZC_STATE */
+	_Atomic uint64_t state; /* CAS only, see ZC_STATE */
 	/* Written by the publisher while the slot is LOANED; read-only once PUBLISHED. */
 	uint64_t seq;
 	int64_t time_ns;

@@ -1,4 +1,4 @@
-/* Message handles: the process-local half of ipc_shared_ptr (DESIGN 2.3). Copies share one block
+/* Message handles: the process-local half of ipc_shared_ptr. Copies share one block
  * and one atomic count; only the last drop touches shared memory. */
 #include <stdlib.h>
 

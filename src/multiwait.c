@@ -183,7 +183,7 @@ static bool ensure_helpers(struct zc_mwait *mw, uint32_t chunks)
 			return false;
 		hp->mw = mw;
 		hp->chunk = mw->n_helpers + 1;
-		if (pthread_create(&hp->th, NULL, helper_main, hp) != 0) {
+		if (zc_thread_start(helper_main, hp, &hp->th, false) != 0) {
 			free(hp);
 			return false;
 		}

@@ -1,4 +1,4 @@
-/* Topic and domain names (DESIGN 1) and the /dev/shm names derived from them. */
+/* Topic and domain names and the /dev/shm names derived from them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* Subscriber: join (with history), take by one CAS on the ring head, wait on the notify word,
- * release by clearing the holder bit (DESIGN 2.3–2.5). */
+/* Subscriber: join (with history), leave, wait on the notify word, release a hold. Take is take.c.
+ */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,7 @@ void zcast_sub_opts_init(zcast_sub_opts *o)
 
 static void sub_free(zcast_sub *s)
 {
+	zc_deaths_unwatch(&s->t);
 	zc_pool_put(atomic_exchange(&s->map_hint, NULL)); /* before detach unmaps the topic */
 	free(atomic_exchange(&s->spare, NULL));
 	zc_topic_detach(&s->t);
@@ -50,41 +51,22 @@ static int join_group(struct zc_topic *t, const char *name, uint32_t *out)
 	return 0;
 }
 
-/* Late join (DESIGN 2.3): under the lock, the last `want` history entries are queued oldest first.
- * Their history bit is set, so none can be reclaimed while we add our bit. */
-static void deliver_history(zcast_sub *s, uint32_t want)
+static int check_opts(const zcast_sub_opts *o)
 {
-	struct zc_topic *t = &s->t;
-	struct zc_topic_hdr *h = t->hdr;
-	uint64_t start = atomic_load(&h->hist_start), end = atomic_load(&h->hist_end);
-	if (end < start || end - start > t->history_cap)
-		return;
-	if (want > s->depth)
-		want = s->depth;
-	if (end - start > want)
-		start = end - want;
-	uint32_t bit = ZC_SUB_BIT(s->index);
-	for (uint64_t pos = start; pos < end; pos++) {
-		uint64_t d = atomic_load(&t->history[pos % t->history_cap]);
-		struct zc_pool_map *m;
-		if (zc_pool_get(t, ZC_DESC_POOL(d), &m) != 0)
-			continue;
-		uint32_t i = ZC_DESC_SLOT(d);
-		if (i < m->slot_count) {
-			struct zc_slot_hdr *sl = zc_slot(m, i);
-			uint64_t w = atomic_load(&sl->state);
-			if (ZC_STATE_ST(w) == ZC_SLOT_PUBLISHED && (uint32_t)ZC_STATE_GEN(w) == ZC_DESC_GEN(d) &&
-			    (atomic_load(&sl->bits[0]) & (1ull << ZC_HIST_BIT))) {
-				atomic_fetch_or(&sl->bits[bit / 64], 1ull << (bit % 64));
-				ZC_CRASH("join:history");
-				uint64_t tail = atomic_load(&s->rec->tail);
-				atomic_store(&s->ring[tail % s->depth], d);
-				atomic_store(&s->rec->tail, tail + 1);
-				atomic_fetch_add(&s->rec->delivered, 1);
-			}
-		}
-		zc_pool_put(m);
-	}
+	if (o->policy < ZCAST_POLICY_FULL || o->policy > ZCAST_POLICY_BALANCE_RR)
+		return zc_err(ZCAST_EINVAL, "unknown policy %d", o->policy);
+	bool rr = o->policy == ZCAST_POLICY_BALANCE_RR;
+	if (rr && (!o->group || zcast_domain_name_valid(o->group) != 0 ||
+		   strlen(o->group) >= ZC_GROUP_NAME_MAX))
+		return zc_err(ZCAST_EINVAL, "BALANCE_RR needs a group name [A-Za-z0-9_-]{1,31}");
+	if (!rr && o->group)
+		return zc_err(ZCAST_EINVAL, "a group name needs the BALANCE_RR policy");
+	if (o->queue_depth == 0 || o->queue_depth > ZC_MAX_DEPTH_LIMIT)
+		return zc_err(ZCAST_EINVAL, "queue_depth %u out of range (1 .. %u)", o->queue_depth,
+			      ZC_MAX_DEPTH_LIMIT);
+	if (o->sleep_slice_ns < 0)
+		return zc_err(ZCAST_EINVAL, "sleep_slice_ns must be >= 0");
+	return 0;
 }
 
 int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **out)
@@ -99,47 +81,39 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	*out = NULL;
 	const char *domain = zc_domain_or_default(opts->domain);
 	int r = zc_check_names(topic, domain);
-	if (r < 0)
+	if (r < 0 || (r = check_opts(opts)) < 0)
 		return r;
-	if (opts->policy < ZCAST_POLICY_FULL || opts->policy > ZCAST_POLICY_BALANCE_RR)
-		return zc_err(ZCAST_EINVAL, "unknown policy %d", opts->policy);
-	bool rr = opts->policy == ZCAST_POLICY_BALANCE_RR;
-	if (rr && (!opts->group || zcast_domain_name_valid(opts->group) != 0 ||
-		   strlen(opts->group) >= ZC_GROUP_NAME_MAX))
-		return zc_err(ZCAST_EINVAL, "BALANCE_RR needs a group name [A-Za-z0-9_-]{1,31}");
-	if (!rr && opts->group)
-		return zc_err(ZCAST_EINVAL, "a group name needs the BALANCE_RR policy");
-	if (opts->queue_depth == 0 || opts->queue_depth > ZC_MAX_DEPTH_LIMIT)
-		return zc_err(ZCAST_EINVAL, "queue_depth %u out of range (1 .. %u)", opts->queue_depth,
-			      ZC_MAX_DEPTH_LIMIT);
 	zcast_sub *s = calloc(1, sizeof *s);
 	if (!s)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	atomic_init(&s->refs, 1);
 	r = zc_topic_attach(&s->t, domain, topic, &opts->topic, true);
 	if (r < 0) {
+		zc_topic_detach(&s->t);
 		free(s);
 		return r;
 	}
 	struct zc_topic *t = &s->t;
 	if (opts->queue_depth > t->max_depth) {
-		r = zc_err(ZCAST_ELIMIT, "topic %s has max_queue_depth %u, you asked for queue_depth %u",
-			   topic, t->max_depth, opts->queue_depth);
+		r = zc_err(ZCAST_ELIMIT,
+			   "topic %s has max_queue_depth %u, you asked for queue_depth %u", topic,
+			   t->max_depth, opts->queue_depth);
 		goto fail;
 	}
 	if (opts->history > t->history_cap) {
-		r = zc_err(ZCAST_ELIMIT, "topic %s has history capacity %u, you asked for %u", topic,
-			   t->history_cap, opts->history);
+		r = zc_err(ZCAST_ELIMIT, "topic %s has history capacity %u, you asked for %u",
+			   topic, t->history_cap, opts->history);
 		goto fail;
 	}
 	if ((r = zc_topic_claim(t, ZC_KIND_SUB, &s->index)) < 0)
 		goto fail;
 	ZC_CRASH("join:after-claim");
 	s->rec = &t->subs[s->index];
-	s->ring = zc_ring(t, s->index);
 	s->depth = opts->queue_depth;
+	s->ring = zc_sub_ring(t, s->index, s->depth);
 	s->max_held = opts->max_held;
 	s->spin_ns = opts->spin_ns;
+	s->slice_ns = opts->sleep_slice_ns;
 	s->policy = (uint32_t)opts->policy;
 	if ((r = zc_topic_lock(t)) < 0)
 		goto fail_record;
@@ -148,19 +122,18 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 		goto fail_locked;
 	if (opts->topic.retain)
 		atomic_store(&h->retain, 1);
-	zc_topic_cleanup(t);
 	struct zc_sub_rec *rec = s->rec;
 	rec->group = ZC_NO_SUB;
-	if (rr && (r = join_group(t, opts->group, &rec->group)) < 0)
+	rec->policy = s->policy; /* before the group: a recount sees the member as what it is */
+	if (s->policy == ZCAST_POLICY_BALANCE_RR &&
+	    (r = join_group(t, opts->group, &rec->group)) < 0)
 		goto fail_locked;
 	s->id = atomic_fetch_add(&h->next_id, 1);
-	rec->policy = s->policy;
 	rec->depth = s->depth;
 	rec->id = s->id;
 	rec->pid = getpid();
 	rec->probed_head = UINT64_MAX;
-	atomic_store(&rec->head, 0);
-	atomic_store(&rec->tail, 0);
+	zc_ring_reset(&s->ring);
 	atomic_store(&rec->sleeping, 0);
 	atomic_store(&rec->held, 0);
 	atomic_store(&rec->delivered, 0);
@@ -169,10 +142,11 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	if (atomic_load(&h->sub_hi) <= s->index)
 		atomic_store(&h->sub_hi, s->index + 1);
 	if (opts->history)
-		deliver_history(s, opts->history);
+		zc_history_deliver(t, s->index, &s->ring, opts->history);
 	atomic_store_explicit(&rec->state, ZC_REC_ACTIVE, memory_order_release);
 	zc_topic_graph_changed(t);
 	zc_topic_unlock(t);
+	zc_deaths_watch(t); /* a publisher that dies owing us a wake is reclaimed promptly */
 	*out = s;
 	return 0;
 
@@ -189,14 +163,17 @@ static void sub_leave(zcast_sub *s)
 {
 	struct zc_topic *t = &s->t;
 	if (zc_topic_lock(t) == 0) {
-		zc_sub_sweep(t, s->index); /* nothing is held any more: clear our bit everywhere */
+		zc_reclaim_sub(t,
+			       s->index); /* nothing is held any more: clear our bit everywhere */
 		ZC_CRASH("leave:after-sweep");
 		struct zc_sub_rec *r = s->rec;
-		if (r->group < t->max_groups && atomic_load(&t->groups[r->group].members) > 0)
-			atomic_fetch_sub(&t->groups[r->group].members, 1);
+		uint32_t g = r->group;
+		if (g < t->max_groups && atomic_load(&t->groups[g].members) > 0)
+			atomic_fetch_sub(&t->groups[g].members, 1);
 		r->group = ZC_NO_SUB;
 		atomic_store(&r->state, ZC_REC_FREE);
-		zc_topic_cleanup(t); /* a leave reclaims dead members too (DESIGN 2.6) */
+		zc_topic_graph_changed(t);
+		zc_wake_space(t->hdr); /* freed slots and queue room: waiting publishers re-check */
 		zc_topic_unlock(t);
 	}
 	sub_free(s);
@@ -208,56 +185,30 @@ void zc_sub_unref(zcast_sub *s)
 		sub_leave(s);
 }
 
-/* Pops one descriptor: the head CAS decides who owns it. Returns 1 with *desc, 0 when empty. */
-static int pop(zcast_sub *s, uint64_t *desc)
-{
-	struct zc_sub_rec *r = s->rec;
-	for (;;) {
-		uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-		uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-		uint64_t pos = ZC_HEAD_POS(head);
-		if (pos == ZC_HEAD_POS(tail))
-			return 0;
-		if (ZC_HEAD_POS(tail - pos) > s->depth) {
-			/* DROP_OLD: the producer may have dropped and pushed since we read the head. */
-			if (atomic_load_explicit(&r->head, memory_order_acquire) != head)
-				continue;
-			return zc_err(ZCAST_ECORRUPT, "topic %s: ring of subscriber %u is corrupted",
-				      s->t.name, s->index);
-		}
-		uint64_t d = atomic_load_explicit(&s->ring[pos % s->depth], memory_order_relaxed);
-		if (atomic_compare_exchange_weak_explicit(&r->head, &head,
-							  ZC_HEAD_MAKE(pos + 1, ZC_HEAD_DROPS(head)),
-							  memory_order_acq_rel, memory_order_relaxed)) {
-			*desc = d;
-			return 1;
-		}
-	}
-}
-
 int zcast_sub_close(zcast_sub *s)
 {
 	if (!s)
 		return ZCAST_EINVAL;
 	struct zc_topic *t = &s->t;
-	zc_subfd_detach(s); /* the descriptor helper lets go of the handle first */
+	const struct zc_sub_hooks *hk = atomic_exchange(&s->hooks, NULL);
+	if (hk)
+		hk->closing(s); /* the layer above lets go of the handle first */
 	atomic_store(&s->closing, 1);
+	if (zc_inherited(t)) { /* a forked child lets go of its parent's handle: nothing shared */
+		sub_free(s);
+		return 0;
+	}
 	if (zc_topic_lock(t) == 0) {
 		/* No longer a target; queued messages are released now, held ones when dropped. */
 		atomic_store(&s->rec->state, ZC_REC_DRAINING);
-		zc_topic_graph_changed(t); /* no longer matched, even while it still holds messages */
+		zc_topic_graph_changed(
+		    t); /* no longer matched, even while it still holds messages */
 		ZC_CRASH("close:after-draining");
-		uint64_t d;
-		while (pop(s, &d) == 1) {
-			struct zc_pool_map *m;
-			if (zc_pool_get(t, ZC_DESC_POOL(d), &m) == 0) {
-				uint32_t i = ZC_DESC_SLOT(d);
-				uint64_t w = i < m->slot_count ? atomic_load(&zc_slot(m, i)->state) : 0;
-				if (i < m->slot_count && (uint32_t)ZC_STATE_GEN(w) == ZC_DESC_GEN(d))
-					zc_slot_release_bit(m, i, ZC_SUB_BIT(s->index), ZC_STATE_GEN(w));
-				zc_pool_put(m);
-			}
-		}
+		uint64_t head, d;
+		while (zc_ring_peek(&s->ring, &head, &d) == 1)
+			if (zc_ring_pop(&s->ring, head))
+				zc_release_desc_bit(t, d, ZC_SUB_BIT(s->index));
+		zc_wake_space(t->hdr); /* a publisher waiting for our room waits no more */
 		zc_topic_unlock(t);
 	}
 	zc_sub_unref(s);
@@ -269,85 +220,37 @@ uint64_t zcast_sub_id(const zcast_sub *s)
 	return s ? s->id : 0;
 }
 
-int zcast_take(zcast_sub *s, zcast_msg **out)
-{
-	if (!s || !out)
-		return zc_err(ZCAST_EINVAL, "NULL argument");
-	*out = NULL;
-	if (s->max_held && atomic_load_explicit(&s->held, memory_order_relaxed) >= s->max_held)
-		return zc_err(ZCAST_ELIMIT, "subscriber holds max_held=%u messages", s->max_held);
-	uint64_t d;
-	int r = pop(s, &d);
-	if (r == 0 && atomic_load_explicit(&s->fdw, memory_order_relaxed))
-		zc_subfd_rearm(s); /* drained: the descriptor is cleared and watched again */
-	if (r <= 0)
-		return r == 0 ? ZCAST_EAGAIN : r;
-	ZC_CRASH("take:after-pop");
-	struct zc_topic_hdr *h = s->t.hdr;
-	if (atomic_load_explicit(&h->space_waiters, memory_order_seq_cst)) {
-		atomic_fetch_add_explicit(&h->space, 1, memory_order_seq_cst);
-		zc_futex_wake(&h->space, INT_MAX);
-	}
-	/* Never trust the descriptor: pool, slot, generation, state and our bit must all agree. */
-	struct zc_pool_map *m;
-	if ((r = zc_pool_get_hinted(&s->t, &s->map_hint, ZC_DESC_POOL(d), &m)) < 0)
-		return r;
-	uint32_t i = ZC_DESC_SLOT(d), bit = ZC_SUB_BIT(s->index);
-	struct zc_slot_hdr *sl = i < m->slot_count ? zc_slot(m, i) : NULL;
-	uint64_t w = sl ? atomic_load_explicit(&sl->state, memory_order_acquire) : 0;
-	if (!sl || ZC_STATE_ST(w) != ZC_SLOT_PUBLISHED || (uint32_t)ZC_STATE_GEN(w) != ZC_DESC_GEN(d) ||
-	    !(atomic_load(&sl->bits[bit / 64]) & (1ull << (bit % 64))) || sl->size > m->slot_size) {
-		zc_pool_put(m);
-		return zc_err(ZCAST_ECORRUPT, "topic %s: queued descriptor %016llx is invalid",
-			      s->t.name, (unsigned long long)d);
-	}
-	zcast_msg *msg = atomic_exchange_explicit(&s->spare, NULL, memory_order_acquire);
-	if (!msg)
-		msg = malloc(sizeof *msg);
-	if (!msg) {
-		zc_slot_release_bit(m, i, bit, ZC_STATE_GEN(w));
-		zc_pool_put(m);
-		return zc_err(ZCAST_ENOMEM, "out of memory");
-	}
-	atomic_init(&msg->refs, 1);
-	atomic_init(&msg->kind, ZC_MSG_RECEIVED);
-	msg->slot = i;
-	msg->gen = ZC_STATE_GEN(w);
-	msg->data = m->payload + (uint64_t)i * m->slot_size;
-	msg->size = sl->size;
-	msg->map = m;
-	msg->pub = NULL;
-	msg->sub = s;
-	atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->held, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->rec->held, 1, memory_order_relaxed);
-	*out = msg;
-	return 0;
-}
-
 void zc_sub_release(zcast_sub *s, zcast_msg *m)
 {
+	if (zc_inherited(&s->t)) { /* the slot is the parent's to release, not ours to touch */
+		free(m);
+		return;
+	}
 	zc_slot_release_bit(m->map, m->slot, ZC_SUB_BIT(s->index), m->gen);
 	zc_pool_put(m->map);
-	zcast_msg *none = NULL; /* keep the struct for the next take (our reference keeps s alive) */
+	zcast_msg *none =
+	    NULL; /* keep the struct for the next take (our reference keeps s alive) */
 	if (!atomic_compare_exchange_strong_explicit(&s->spare, &none, m, memory_order_release,
 						     memory_order_relaxed))
 		free(m);
-	atomic_fetch_sub_explicit(&s->held, 1, memory_order_relaxed);
+	uint32_t held = atomic_fetch_sub_explicit(&s->held, 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&s->rec->held, 1, memory_order_relaxed);
-	struct zc_topic_hdr *h = s->t.hdr;
-	if (atomic_load_explicit(&h->space_waiters, memory_order_seq_cst)) {
-		atomic_fetch_add_explicit(&h->space, 1, memory_order_seq_cst);
-		zc_futex_wake(&h->space, INT_MAX);
+	zc_wake_space(s->t.hdr);
+	/* Below max_held again with messages queued: a wait set that slept because we were at the
+	 * limit is ready now. */
+	if (s->max_held && held == s->max_held && zc_sub_has_queued(s) &&
+	    atomic_load_explicit(&s->rec->sleeping, memory_order_seq_cst)) {
+		_Atomic uint32_t *w =
+		    s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
+		atomic_fetch_add_explicit(w, 1, memory_order_seq_cst);
+		zc_futex_wake(w, INT_MAX);
 	}
 	zc_sub_unref(s);
 }
 
 bool zc_sub_has_queued(zcast_sub *s)
 {
-	uint64_t head = atomic_load_explicit(&s->rec->head, memory_order_seq_cst);
-	uint64_t tail = atomic_load_explicit(&s->rec->tail, memory_order_seq_cst);
-	return ZC_HEAD_POS(head) != ZC_HEAD_POS(tail);
+	return zc_ring_used(&s->ring) != 0;
 }
 
 int zcast_sub_queued(zcast_sub *s)
@@ -355,8 +258,8 @@ int zcast_sub_queued(zcast_sub *s)
 	if (!s)
 		return ZCAST_EINVAL;
 	for (;;) {
-		uint64_t head = atomic_load(&s->rec->head), tail = atomic_load(&s->rec->tail);
-		uint64_t n = ZC_HEAD_POS(tail - ZC_HEAD_POS(head));
+		uint64_t head = atomic_load(&s->rec->head);
+		uint64_t n = zc_ring_used(&s->ring);
 		if (n <= s->depth)
 			return (int)n;
 		if (atomic_load(&s->rec->head) == head) /* else a DROP_OLD drop raced us: re-read */
@@ -364,14 +267,22 @@ int zcast_sub_queued(zcast_sub *s)
 	}
 }
 
+bool zc_sub_ready(zcast_sub *s)
+{
+	return zc_sub_has_queued(s) &&
+	       !(s->max_held &&
+		 atomic_load_explicit(&s->held, memory_order_relaxed) >= s->max_held);
+}
+
 bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
 {
 	/* Read the word, announce, re-check; the caller then sleeps on the value read first: a
-	 * publish after the re-check changes the word, so the sleep returns at once (no lost wake-up). */
+	 * publish after the re-check changes the word, so the sleep returns at once (no lost
+	 * wake-up). */
 	*word = s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
 	*val = atomic_load_explicit(*word, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
-	if (!zc_sub_has_queued(s))
+	if (!zc_sub_ready(s))
 		return true;
 	zc_sub_disarm(s);
 	return false;
@@ -386,6 +297,8 @@ int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 {
 	if (!s)
 		return ZCAST_EINVAL;
+	if (zc_inherited(&s->t))
+		return zc_err(ZCAST_ESTALE, "subscriber of %s was opened before fork()", s->t.name);
 	if (zc_sub_has_queued(s))
 		return 0;
 	int64_t now = zc_now_ns();
@@ -399,11 +312,16 @@ int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		}
 	}
 	for (;;) {
-		_Atomic uint32_t *word;
-		uint32_t v;
-		if (!zc_sub_arm(s, &word, &v))
+		zc_deaths_rescan(&s->t); /* a publisher that dies owing us a wake is seen */
+		_Atomic uint32_t *word =
+		    s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
+		uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
+		atomic_fetch_add_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+		if (zc_sub_has_queued(s)) {
+			zc_sub_disarm(s);
 			return 0;
-		zc_futex_wait(word, v, zc_sub_sleep_until(deadline, zc_now_ns())); /* 0, timeout or EAGAIN */
+		}
+		zc_futex_wait(word, v, zc_sub_sleep_until(s, deadline, zc_now_ns()));
 		zc_sub_disarm(s);
 		if (zc_sub_has_queued(s))
 			return 0;

@@ -89,6 +89,21 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
+/* A forked child has no helper thread; the mutex may be held by a thread that is not there. */
+static void child_reset(void)
+{
+	pthread_mutex_init(&R.mu, NULL);
+	pthread_cond_init(&R.done, NULL);
+	R.started = false;
+	R.ops = NULL;
+	R.n_ops = R.cap_ops = 0;
+}
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void install_atfork(void)
+{
+	pthread_atfork(NULL, NULL, child_reset);
+}
+
 /* Under R.mu. */
 static int start_helper(void)
 {
@@ -104,19 +119,19 @@ static int start_helper(void)
 	if (r < 0)
 		return r;
 	pthread_t th;
-	pthread_attr_t a;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	r = pthread_create(&th, &a, helper_main, NULL);
-	pthread_attr_destroy(&a);
-	if (r != 0)
-		return zc_err(ZCAST_ESYS, "descriptor helper thread: %s", strerror(r));
+	if ((r = zc_thread_start(helper_main, NULL, &th, true)) < 0)
+		return r;
 	R.started = true;
 	R.owner = getpid();
 	return 0;
 }
 
 /* Under R.mu. Returns the request number. */
+static void rearm(zcast_sub *sub);
+static void detach(zcast_sub *sub);
+/* The core calls these through the subscriber's hooks: it knows nothing of descriptors. */
+static const struct zc_sub_hooks hooks = {.drained = rearm, .closing = detach};
+
 static uint64_t push(int type, struct zc_subfd *f)
 {
 	if (R.n_ops == R.cap_ops) {
@@ -135,7 +150,7 @@ int zcast_sub_fd(zcast_sub *sub, int *fd)
 {
 	if (!sub || !fd)
 		return zc_err(ZCAST_EINVAL, "NULL argument");
-	struct zc_subfd *f = atomic_load(&sub->fdw);
+	struct zc_subfd *f = ((struct zc_subfd *)atomic_load(&sub->hook_data));
 	if (f) {
 		*fd = f->efd;
 		return 0;
@@ -151,20 +166,23 @@ int zcast_sub_fd(zcast_sub *sub, int *fd)
 		free(f);
 		return zc_errno(ZCAST_ESYS, "eventfd");
 	}
+	pthread_once(&atfork_once, install_atfork);
 	pthread_mutex_lock(&R.mu);
 	int r = start_helper();
-	struct zc_subfd *none = NULL;
-	if (r == 0 && !atomic_compare_exchange_strong(&sub->fdw, &none, f))
+	void *none = NULL;
+	if (r == 0 && !atomic_compare_exchange_strong(&sub->hook_data, &none, f))
 		r = 1; /* another thread made one first */
-	if (r == 0)
+	if (r == 0) {
+		atomic_store(&sub->hooks, &hooks);
 		push(OP_ADD, f);
+	}
 	pthread_mutex_unlock(&R.mu);
 	if (r != 0) {
 		close(f->efd);
 		free(f);
 		if (r < 0)
 			return r;
-		*fd = atomic_load(&sub->fdw)->efd;
+		*fd = ((struct zc_subfd *)atomic_load(&sub->hook_data))->efd;
 		return 0;
 	}
 	zcast_guard_trigger(R.ctl);
@@ -172,9 +190,10 @@ int zcast_sub_fd(zcast_sub *sub, int *fd)
 	return 0;
 }
 
-void zc_subfd_rearm(zcast_sub *sub)
+static void rearm(zcast_sub *sub)
 {
-	struct zc_subfd *f = atomic_load_explicit(&sub->fdw, memory_order_acquire);
+	struct zc_subfd *f =
+	    (struct zc_subfd *)atomic_load_explicit(&sub->hook_data, memory_order_acquire);
 	int zero = 0;
 	if (!f || !atomic_compare_exchange_strong(&f->watching, &zero, 1))
 		return; /* watched already: nothing to do, no syscall */
@@ -187,11 +206,16 @@ void zc_subfd_rearm(zcast_sub *sub)
 	zcast_guard_trigger(R.ctl);
 }
 
-void zc_subfd_detach(zcast_sub *sub)
+static void detach(zcast_sub *sub)
 {
-	struct zc_subfd *f = atomic_exchange(&sub->fdw, NULL);
+	struct zc_subfd *f = atomic_exchange(&sub->hook_data, NULL);
 	if (!f)
 		return;
+	if (R.owner != getpid()) { /* a forked child: the helper that knew f is the parent's */
+		close(f->efd);
+		free(f);
+		return;
+	}
 	pthread_mutex_lock(&R.mu);
 	uint64_t req = push(OP_DEL, f);
 	pthread_mutex_unlock(&R.mu);

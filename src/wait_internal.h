@@ -56,10 +56,5 @@ ZC_HIDDEN int zc_futex_wait_private(_Atomic uint32_t *w, uint32_t val, int64_t a
 /* ---- graph (graph.c) ---- */
 /* The topic's graph word and a count of ACTIVE records of `kind` (pub or sub records). */
 ZC_HIDDEN int zc_graph_count(struct zc_topic *t, enum zc_kind kind);
-/* Tells the per-process peer watcher which processes are members of t now (one pidfd each); a
- * pidfd that becomes readable runs dead-member cleanup on the topic, which bumps `graph`. */
-ZC_HIDDEN int zc_peers_watch(struct zc_topic *t, uint64_t *watch_id);
-ZC_HIDDEN void zc_peers_rescan(struct zc_topic *t, uint64_t watch_id);
-ZC_HIDDEN void zc_peers_unwatch(uint64_t watch_id);
 
 #endif

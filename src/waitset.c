@@ -1,7 +1,7 @@
 /* Wait sets: wait for many subscribers, guards, timers and graph words in one call
  * (docs/WAITSETS.md).
  *
- * One wait: scan for ready entries; if none, arm every enabled entry with the handshake of DESIGN 2.5
+ * One wait: scan for ready entries; if none, arm every enabled entry with the wake-up handshake
  * (read the word, announce, re-check, sleep on the value read first), sleep on the distinct words
  * (zc_mwait: futex_waitv, helpers beyond 128 words, or the fallback), disarm, scan again.
  * Subscribers of one topic share its notify word, even through different handles (mappings): words
@@ -23,7 +23,6 @@ struct ws_entry {
 	struct zc_topic *topic;  /* SUB, GRAPH */
 	uint64_t ino;            /* control segment inode: identifies shared words across mappings */
 	uint32_t graph_seen;     /* GRAPH: value last reported */
-	uint64_t watch_id;       /* GRAPH: peer watch */
 	int64_t period, next;    /* TIMER */
 };
 
@@ -54,9 +53,6 @@ void zcast_waitset_destroy(zcast_waitset *ws)
 {
 	if (!ws)
 		return;
-	for (int i = 0; i < ws->n; i++)
-		if (ws->e[i].kind == ZCAST_WS_GRAPH)
-			zc_peers_unwatch(ws->e[i].watch_id);
 	zc_mwait_fini(&ws->mw);
 	free(ws->e);
 	free(ws->words);
@@ -162,7 +158,7 @@ int zcast_waitset_add_timer(zcast_waitset *ws, int64_t period_ns, void *user, in
 
 static int add_graph(zcast_waitset *ws, struct zc_topic *t, void *user, int *id)
 {
-	uint64_t ino, watch;
+	uint64_t ino;
 	int r = topic_ino(t, &ino);
 	if (r < 0 || (r = new_entry(ws, ZCAST_WS_GRAPH, user, id)) < 0)
 		return r;
@@ -171,12 +167,7 @@ static int add_graph(zcast_waitset *ws, struct zc_topic *t, void *user, int *id)
 	e->ino = ino;
 	/* Reported relative to now: the caller reads the counts once after adding. */
 	e->graph_seen = atomic_load(&t->hdr->graph);
-	if ((r = zc_peers_watch(t, &watch)) < 0) {
-		e->kind = 0;
-		return r;
-	}
-	e->watch_id = watch;
-	zc_peers_rescan(t, watch);
+	zc_deaths_rescan(t); /* the handle's death watch reports crashed peers (a graph change) */
 	return 0;
 }
 
@@ -208,8 +199,6 @@ int zcast_waitset_remove(zcast_waitset *ws, int id)
 	struct ws_entry *e = entry(ws, id);
 	if (!e)
 		return ZCAST_EINVAL;
-	if (e->kind == ZCAST_WS_GRAPH)
-		zc_peers_unwatch(e->watch_id);
 	e->kind = 0;
 	while (ws->n > 0 && !ws->e[ws->n - 1].kind)
 		ws->n--;
@@ -240,7 +229,7 @@ static int collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max)
 		bool ready = false;
 		switch (e->kind) {
 		case ZCAST_WS_SUB:
-			ready = zc_sub_has_queued(e->sub);
+			ready = zc_sub_ready(e->sub); /* at max_held it waits for a release */
 			break;
 		case ZCAST_WS_GUARD:
 			ready = atomic_load(&e->guard->pending) &&
@@ -258,7 +247,7 @@ static int collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max)
 			if (g != e->graph_seen) {
 				e->graph_seen = g;
 				ready = true;
-				zc_peers_rescan(e->topic, e->watch_id); /* new peers get a pidfd */
+				zc_deaths_rescan(e->topic); /* new peers get a pidfd */
 			}
 			break;
 		}
@@ -323,7 +312,6 @@ static void disarm(zcast_waitset *ws)
 static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 {
 	uint32_t n = 0;
-	bool subs = false;
 	memset(ws->hash, 0xff, ws->cap_hash * sizeof *ws->hash);
 	for (int i = 0; i < ws->n; i++) {
 		struct ws_entry *e = &ws->e[i];
@@ -333,10 +321,13 @@ static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 		uint32_t v;
 		switch (e->kind) {
 		case ZCAST_WS_SUB:
+			zc_deaths_rescan(
+			    &e->sub->t); /* a publisher dying owing us a wake is seen */
 			if (!zc_sub_arm(e->sub, &w, &v))
 				goto ready;
+			*until =
+			    zc_sub_sleep_until(e->sub, *until, zc_now_ns()); /* optional slice */
 			e->armed = true;
-			subs = true;
 			if (e->sub->policy == ZCAST_POLICY_BALANCE_RR)
 				add_word(ws, &n, e->ino, KEY_RR + (uint64_t)e->sub->index, w, v, 0);
 			else
@@ -367,8 +358,6 @@ static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 		}
 	}
 	*n_words = n;
-	if (subs)
-		*until = zc_sub_sleep_until(*until, zc_now_ns()); /* bounds a lost wake-up */
 	return true;
 ready:
 	disarm(ws);

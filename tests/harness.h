@@ -178,6 +178,15 @@ static inline void zt_sleep_ms(int ms)
 }
 
 /* True when thread `tid` of process `pid` sleeps in the kernel on a futex. */
+/* Waits up to 10 s for `cond` (re-evaluated every millisecond): reclaim of a killed member is
+ * asynchronous (the death watcher), so a test waits for its effect instead of racing it. */
+#define ZT_EVENTUALLY(cond)                                                                        \
+	do {                                                                                       \
+		for (int zt_i_ = 0; zt_i_ < 10000 && !(cond); zt_i_++)                             \
+			zt_sleep_ms(1);                                                            \
+		CHECK(cond);                                                                       \
+	} while (0)
+
 static inline int zt_futex_asleep(pid_t pid, pid_t tid)
 {
 	char path[80], buf[64] = {0};

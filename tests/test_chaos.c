@@ -1,4 +1,4 @@
-/* Chaos (DESIGN 4): publishers and subscribers of every policy on five topics, one random member
+/* Chaos: publishers and subscribers of every policy on five topics, one random member
  * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 1000, 20000
  * with ZCAST_LONG=1). Topics 0-2 use 20 ms timeouts; on topics 3 and 4 every member blocks without
  * a timeout (zcast_loan_wait / zcast_publish_wait / zcast_wait with -1, a wait set, an executor),
@@ -20,7 +20,8 @@
 #define SLOT 512
 #define N_TOPICS 5
 #define HOLD 3
-#define STUCK_S 15 /* a member without progress this long is hung (slow sanitizer runs included) */
+#define STUCK_S 15 /* a member without progress this long is hung (slow sanitizer runs included)   \
+		    */
 
 enum role { PUB, PUB_BLOCK, SUB_TIMED, SUB_BLOCK, SUB_WAITSET, SUB_EXEC, N_ROLES };
 static const char *const role_names[N_ROLES] = {

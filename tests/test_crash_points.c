@@ -1,4 +1,4 @@
-/* Fault injection (DESIGN 4): for every crash point of src/crash_points.def, a child runs a
+/* Fault injection: for every crash point of src/crash_points.def, a child runs a
  * workload that reaches it with ZCAST_CRASH_AT set and dies there by SIGKILL. An unreached (or
  * misspelled) point fails the test.
  *
@@ -140,6 +140,7 @@ struct work {
 
 static int workload_main(void *a_)
 {
+	unsetenv("ZCAST_NO_DEATH_WATCH"); /* the crash points of reclaim must be reached here */
 	struct work *w = a_;
 	setenv("ZCAST_CRASH_AT", w->crash_at, 1);
 	if (w->creator_only) { /* the first opener: create:before-magic */
@@ -175,7 +176,7 @@ static int workload_main(void *a_)
 	CHECK_EQ(zcast_loan(p, 64, &m), 0); /* free:after-cas when dropped unpublished */
 	zcast_msg_drop(m);
 	zcast_pub *q =
-	    pub_of(w->topic, 2, 0); /* leaves with every slot free: gc:before-pool-unlink */
+	    pub_of(w->topic, 4, 0); /* leaves with every slot free: gc:before-pool-unlink */
 	CHECK_EQ(zcast_loan(q, 64, &m), 0);
 	zcast_msg_drop(m);
 	zcast_pub_close(q);
@@ -534,7 +535,7 @@ check:;
 		zcast_pub_opts po;
 		zcast_pub_opts_init(&po);
 		po.slot_size = SLOT;
-		po.slot_count = 2;
+		po.slot_count = 4; /* more than the topic's history depth (3) */
 		zcast_pub *np = NULL;
 		int r = zcast_pub_open(topic, &po, &np);
 		if (r != 0) {
@@ -633,6 +634,9 @@ check:;
 int main(void)
 {
 	zt_setup("crashpts", 280);
+	/* Our survivors must not reclaim the workload's victim before the workload does (its crash
+	 * points of reclaim would go unreached): this process runs without the death watcher. */
+	setenv("ZCAST_NO_DEATH_WATCH", "1", 1);
 	sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);
 	/* Without fault injection (not a test build) nothing can be shown: skip. */

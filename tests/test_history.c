@@ -287,6 +287,7 @@ static void test_history_survives_killed_publisher(void)
 	kill_child(spawn_killable(&a));
 	zcast_sub *s = pu_sub("/histkill", ZCAST_POLICY_FULL, NULL, 8, 10);
 	take_expect(s, 16, 20);
+	ZT_EVENTUALLY(pu_tstat("/histkill").slots_loaned == 0); /* the death watcher reclaimed it */
 	zcast_topic_stat ts = pu_tstat("/histkill");
 	CHECK_EQ(ts.publishers, 0);
 	CHECK_EQ(ts.slots_loaned, 0); /* the dead publisher's loan came back */

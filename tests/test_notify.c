@@ -1,4 +1,4 @@
-/* Wake-ups (DESIGN 2.5): a publish makes no wake syscall when no target sleeps, and one FUTEX_WAKE
+/* Wake-ups: a publish makes no wake syscall when no target sleeps, and one FUTEX_WAKE
  * for all sleeping broadcast subscribers. Counted by interposing syscall(): the library's futex
  * calls resolve to this executable's definition. */
 #include <dlfcn.h>

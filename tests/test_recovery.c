@@ -1,6 +1,6 @@
-/* Crash recovery without fault injection: liveness across fork, dead-member cleanup and its triggers,
- * corrupted lock words, stale segments (dead members, other layout, corruption) and permissions
- * (DESIGN 2.1, 2.2, 2.6, 2.7). */
+/* Crash recovery without fault injection: liveness across fork, dead-member cleanup and its
+ * triggers, corrupted lock words, stale segments (dead members, other layout, corruption) and
+ * permissions. */
 #include <grp.h>
 #include <pwd.h>
 #include <stddef.h>
@@ -34,7 +34,8 @@ static zcast_sub *open_sub(const char *topic, int policy, uint32_t depth, uint32
 	return s;
 }
 
-/* ---- a child that joins as subscriber, takes `hold` messages, forks a grandchild, and waits ---- */
+/* ---- a child that joins as subscriber, takes `hold` messages, forks a grandchild, and waits ----
+ */
 struct holder_arg {
 	const char *topic;
 	int policy, depth, hold, fork_child, ready_fd;
@@ -98,8 +99,9 @@ static void test_killed_member_with_living_child_is_dead(void)
 	CHECK(!a.fork_child || (*g > 0 && kill(*g, 0) == 0)); /* the grandchild is alive */
 	CHECK_EQ(zt_stat("/live").slots_published, 5);
 	kill_and_reap(pid);
-	/* The grandchild inherited the record's OFD lock but closed it at fork: the holder is dead. */
-	CHECK_EQ(zcast_topic_gc(NULL, "/live"), 1);
+	/* The grandchild inherited the record's OFD lock but closed it at fork: the holder is dead
+	 * (reclaimed by our death watcher, or by this gc, whichever comes first). */
+	ZT_EVENTUALLY(zcast_topic_gc(NULL, "/live") >= 0 && zt_stat("/live").subscribers == 0);
 	zcast_topic_stat st = zt_stat("/live");
 	CHECK_EQ(st.subscribers, 0);
 	CHECK_EQ(st.slots_free, st.slots_total); /* held and queued messages came back */
@@ -113,49 +115,27 @@ static void test_killed_member_with_living_child_is_dead(void)
 	munmap(g, 4096);
 }
 
-/* A dead subscriber is reclaimed when someone joins, leaves, meets its full queue or an empty pool. */
+/* A dead subscriber is not counted, and is reclaimed without anyone asking: the death watcher of a
+ * process that shares the topic sees it die (full rings and empty pools still reclaim too). */
 static void test_dead_subscriber_cleanup_triggers(void)
 {
 	int pfd[2];
-	for (int trigger = 0; trigger < 4; trigger++) {
-		zcast_pub *p = open_pub("/trig", 4, 0);
-		zcast_sub *keep = open_sub("/trig", ZCAST_POLICY_DROP_OLD, 2, 0);
-		/* Trigger 2 needs the dead member's FULL ring to be full: depth 2, nothing taken. */
-		struct holder_arg a = {"/trig", ZCAST_POLICY_FULL, trigger == 2 ? 2 : 8,
-				       trigger == 2 ? 0 : 3, 0, -1, NULL};
-		pid_t pid = start_holder(&a, pfd);
-		for (uint64_t i = 0; i < (trigger == 2 ? 2u : 4u); i++)
-			zt_publish(p, i, 64);
-		zt_await(pfd[0]);
-		kill_and_reap(pid);
-		CHECK_EQ(zt_stat("/trig").subscribers, 2); /* nobody noticed yet */
-		if (trigger == 0) { /* join */
-			zcast_sub *s = open_sub("/trig", ZCAST_POLICY_FULL, 4, 0);
-			CHECK_EQ(zt_stat("/trig").subscribers, 2);
-			zcast_sub_close(s);
-		} else if (trigger == 1) { /* leave of another member */
-			zcast_sub_close(keep);
-			keep = NULL;
-			CHECK_EQ(zt_stat("/trig").subscribers, 0);
-		} else if (trigger == 2) { /* publish meets the dead member's full queue */
-			zt_publish(p, 10, 64);
-			CHECK_EQ(zt_stat("/trig").subscribers, 1);
-		} else { /* loan meets an empty pool: 3 held by the dead member, 1 queued... */
-			zcast_msg *m;
-			CHECK_EQ(zcast_loan(p, 64, &m), 0); /* pool of 4: the dead holder's 3 came back */
-			zcast_msg_drop(m);
-			CHECK_EQ(zt_stat("/trig").subscribers, 1);
-		}
-		if (trigger != 1) {
-			CHECK_EQ(zt_drain(keep), 2);
-			zcast_sub_close(keep);
-		}
-		CHECK_EQ(zt_stat("/trig").slots_free, 4);
-		close(pfd[0]);
-		close(pfd[1]);
-		zcast_pub_close(p);
-		CHECK_EQ(zt_shm_count(), 0);
-	}
+	zcast_pub *p = open_pub("/trig", 4, 0);
+	zcast_sub *keep = open_sub("/trig", ZCAST_POLICY_DROP_OLD, 2, 0);
+	struct holder_arg a = {"/trig", ZCAST_POLICY_FULL, 8, 3, 0, -1, NULL};
+	pid_t pid = start_holder(&a, pfd);
+	for (uint64_t i = 0; i < 4; i++)
+		zt_publish(p, i, 64);
+	zt_await(pfd[0]);
+	kill_and_reap(pid);
+	CHECK_EQ(zt_stat("/trig").subscribers, 1); /* a dead member is not counted */
+	CHECK_EQ(zt_drain(keep), 2);
+	ZT_EVENTUALLY(zt_stat("/trig").slots_free == 4); /* its 3 held and 1 queued came back */
+	zcast_sub_close(keep);
+	close(pfd[0]);
+	close(pfd[1]);
+	zcast_pub_close(p);
+	CHECK_EQ(zt_shm_count(), 0);
 }
 
 struct dead_pub_arg {
@@ -217,7 +197,9 @@ static void test_dead_publisher_loans_return_and_history_stays(void)
 	pid = zt_fork(dead_pub_main, &a);
 	zt_await(pfd[0]);
 	kill_and_reap(pid);
-	CHECK_EQ(zcast_topic_gc(NULL, "/dpub2"), 1);
+	/* Reclaimed by our death watcher or by this gc, whichever comes first. */
+	ZT_EVENTUALLY(zcast_topic_gc(NULL, "/dpub2") >= 0 && zt_stat("/dpub2").publishers == 0 &&
+		      zt_stat("/dpub2").slots_loaned == 0);
 	CHECK_EQ(zt_pool_count(), 1);
 	zcast_msg *m[3];
 	for (int i = 0; i < 3; i++)
@@ -241,9 +223,15 @@ static void test_corrupted_lock_word_never_hangs(void)
 	size_t hsize;
 	struct zc_topic_hdr *h = zt_map_topic("/lock", &hsize);
 	uint32_t n_members = h->n_members;
-	/* Owners that are garbage or have no live process: taken over at once. Pub record 1 is free. */
-	uint32_t garbage[] = {0xffffffffu, 0x7fffffffu, ZC_LOCK_WAITERS, n_members + 1,
-			      (n_members + 1) | ZC_LOCK_WAITERS, 2u, 2u | ZC_LOCK_WAITERS,
+	/* Owners that are garbage or have no live process: taken over at once. Pub record 1 is
+	 * free. */
+	uint32_t garbage[] = {0xffffffffu,
+			      0x7fffffffu,
+			      ZC_LOCK_WAITERS,
+			      n_members + 1,
+			      (n_members + 1) | ZC_LOCK_WAITERS,
+			      2u,
+			      2u | ZC_LOCK_WAITERS,
 			      n_members /* the last tool record: free */};
 	for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
 		atomic_store(&h->lock.word, garbage[i]);
@@ -253,7 +241,7 @@ static void test_corrupted_lock_word_never_hangs(void)
 		zt_fill(zcast_msg_data(m), 64, i, 1);
 		CHECK_EQ(zcast_publish(p, m), 0);
 		CHECK(zt_now_ns() - t0 < 1000000000ll);
-		CHECK_EQ(atomic_load(&h->lock.word), 0);
+		CHECK_EQ(ZC_LOCK_LOW(atomic_load(&h->lock.word)), 0);
 	}
 	CHECK(zt_drain(s) > 0);
 	/* Owner = a live member that does not hold it (our subscriber, or ourselves): a clean
@@ -438,20 +426,24 @@ static int unprivileged_main(void *a_)
 		return 77;
 	zcast_sub_opts o;
 	zcast_sub_opts_init(&o);
+	o.topic.mode =
+	    0660; /* joining a group topic says so: a 0600 opener refuses group-writable files */
 	zcast_sub *s = NULL;
 	int r = zcast_sub_open(a->topic, &o, &s);
 	if (r != a->expect_sub) {
 		fprintf(stderr, "sub_open as %d: %d (%s)\n", (int)a->uid, r, zcast_last_error());
 		return 1;
 	}
-	if (r == ZCAST_EPERM && !strstr(zcast_last_error(), "permission denied"))
+	if (r == ZCAST_EPERM && !strstr(zcast_last_error(), "permission denied") &&
+	    !strstr(zcast_last_error(), "topic.mode"))
 		return 1;
 	if (s) {
 		/* Group members read what the owner publishes (pool opened with the group bits). */
 		while (zcast_wait(s, 5000000000ll) != 0) {
 		}
 		zcast_msg *m;
-		if (zcast_take(s, &m) != 0 || !zt_verify(zcast_msg_data(m), zcast_msg_size(m), NULL, NULL))
+		if (zcast_take(s, &m) != 0 ||
+		    !zt_verify(zcast_msg_data(m), zcast_msg_size(m), NULL, NULL))
 			return 1;
 		zcast_msg_drop(m);
 		zcast_sub_close(s);

@@ -1,4 +1,4 @@
-/* Concurrent scribbler (hostile shared memory while calls run; DESIGN 2.7): publishers, subscribers
+/* Concurrent scribbler (hostile shared memory while calls run): publishers, subscribers
  * of every policy (joining and leaving all the time) and a gc/stat tool work on one topic in their
  * own processes, while a scribbler process rewrites fields of the control segment and the pools at
  * random — header limits and offsets, history window, intent, lock word, member / pool / group
@@ -276,7 +276,7 @@ static const struct kind kinds[] = {
     K(R_HDR, struct zc_topic_hdr, off_subs, 0),
     K(R_HDR, struct zc_topic_hdr, off_rings, 0),
     K(R_HDR, struct zc_topic_hdr, off_pools, 0),
-    K(R_HDR, struct zc_topic_hdr, mode, 0),
+    K(R_HDR, struct zc_topic_hdr, mode_unused, 0),
     K(R_HDR, struct zc_topic_hdr, hist_start, 0),
     K(R_HDR, struct zc_topic_hdr, hist_end, 0),
     K(R_HDR, struct zc_topic_hdr, hist_depth, 0),

@@ -1,4 +1,6 @@
-/* zcast — zero-copy publish/subscribe between processes on one Linux host.
+/** @file zcast.h
+ * @brief zcast — zero-copy publish/subscribe between processes on one Linux host: topics,
+ * publishers, subscribers, messages, tools API.
  *
  * Conventions
  *  - Every function that can fail returns 0 (or a count) on success and a negative ZCAST_E* code on
@@ -7,7 +9,7 @@
  *  - Options are plain structs: call the matching *_init() first, then change what you need.
  *  - Ownership is stated above each function that takes or gives a message handle.
  *
- * Thread safety (DESIGN 2.8)
+ * Thread safety
  *  - zcast_pub: one thread at a time (loan, publish, close). Loans may be filled and dropped from any
  *    thread.
  *  - zcast_sub: zcast_take / zcast_wait / zcast_sub_stat may run concurrently from several threads;
@@ -28,198 +30,231 @@
 extern "C" {
 #endif
 
+/** Marks the exported functions (the library is built with hidden visibility). */
 #if defined(__GNUC__)
 #define ZCAST_API __attribute__((visibility("default")))
 #else
 #define ZCAST_API
 #endif
 
-#define ZCAST_VERSION_MAJOR 0
-#define ZCAST_VERSION_MINOR 1
-#define ZCAST_VERSION_PATCH 0
+#define ZCAST_VERSION_MAJOR 0 /**< Version of these headers: major (the library's soname). */
+#define ZCAST_VERSION_MINOR 1 /**< Version of these headers: minor. */
+#define ZCAST_VERSION_PATCH 0 /**< Version of these headers: patch. */
 
+/** Results: 0 for success, a negative code for failure (zcast_strerror names it). */
 enum zcast_error {
-	ZCAST_OK = 0,
-	ZCAST_EINVAL = -1,     /* bad argument: name, size, option */
-	ZCAST_ENOMEM = -2,     /* out of memory, or /dev/shm full */
-	ZCAST_EAGAIN = -3,     /* nothing to take / a FULL queue has no room; try again */
-	ZCAST_ENOSLOT = -4,    /* the publisher's pool has no free slot */
-	ZCAST_ETIMEDOUT = -5,  /* a bounded wait ran out */
-	ZCAST_ETYPE = -6,      /* topic exists with another type */
-	ZCAST_ELIMIT = -7,     /* a topic limit (subscribers, publishers, depth, ...) is exceeded */
-	ZCAST_ECORRUPT = -8,   /* shared memory failed a consistency check */
-	ZCAST_ESTALE = -9,     /* handle no longer valid (e.g. a loan after publish) */
-	ZCAST_EPERM = -10,     /* permission denied on a segment */
-	ZCAST_ENOENT = -11,    /* no such topic */
-	ZCAST_ELAYOUT = -12,   /* segment used by a live process with another layout version */
-	ZCAST_ESYS = -13,      /* unexpected system call failure (see zcast_last_error) */
-	ZCAST_EBUSY = -14,     /* resource in use (e.g. remove of a topic with live members) */
+	ZCAST_OK = 0,          /**< success */
+	ZCAST_EINVAL = -1,     /**< bad argument: name, size, option */
+	ZCAST_ENOMEM = -2,     /**< out of memory, or /dev/shm full */
+	ZCAST_EAGAIN = -3,     /**< nothing to take / a FULL queue has no room; try again */
+	ZCAST_ENOSLOT = -4,    /**< the publisher's pool has no free slot */
+	ZCAST_ETIMEDOUT = -5,  /**< a bounded wait ran out */
+	ZCAST_ETYPE = -6,      /**< topic exists with another type */
+	ZCAST_ELIMIT = -7,     /**< a topic limit (subscribers, publishers, depth, ...) is exceeded */
+	ZCAST_ECORRUPT = -8,   /**< shared memory failed a consistency check */
+	ZCAST_ESTALE = -9,     /**< handle no longer valid (e.g. a loan after publish) */
+	ZCAST_EPERM = -10,     /**< permission denied on a segment */
+	ZCAST_ENOENT = -11,    /**< no such topic */
+	ZCAST_ELAYOUT = -12,   /**< segment used by a live process with another layout version */
+	ZCAST_ESYS = -13,      /**< unexpected system call failure (see zcast_last_error) */
+	ZCAST_EBUSY = -14,     /**< resource in use (e.g. remove of a topic with live members) */
 };
 
-/* Name of an error code, as a short sentence. Never NULL. */
+/** Name of an error code, as a short sentence. Never NULL. */
 ZCAST_API const char *zcast_strerror(int err);
-/* Detailed message of this thread's last failed call ("" if none). Valid until the next call. */
+/** Detailed message of this thread's last failed call ("" if none). Valid until the next call. */
 ZCAST_API const char *zcast_last_error(void);
 
+/** A publisher handle (opaque; zcast_pub_open / zcast_pub_close). */
 typedef struct zcast_pub zcast_pub;
+/** A subscriber handle (opaque; zcast_sub_open / zcast_sub_close). */
 typedef struct zcast_sub zcast_sub;
+/** A message handle: a loan being written, or a received message (opaque, counted). */
 typedef struct zcast_msg zcast_msg;
 
+/** How a subscriber receives messages (zcast_sub_opts::policy; docs/POLICIES.md). */
 enum zcast_policy {
-	ZCAST_POLICY_FULL = 0,       /* backpressure: a publish fails (EAGAIN) rather than lose a message */
-	ZCAST_POLICY_DROP_OLD = 1,   /* latest wins: the oldest queued message is dropped */
-	ZCAST_POLICY_BALANCE_RR = 2, /* one member of the group gets each message, round robin */
+	ZCAST_POLICY_FULL = 0,       /**< backpressure: a publish fails (EAGAIN) rather than lose a message */
+	ZCAST_POLICY_DROP_OLD = 1,   /**< latest wins: the oldest queued message is dropped */
+	ZCAST_POLICY_BALANCE_RR = 2, /**< one member of the group gets each message, round robin */
 };
 
-/* Topic-wide limits. Used when this opener creates the control segment; a later opener that sets a
+/** Topic-wide limits. Used when this opener creates the control segment; a later opener that sets a
  * limit above the existing topic's gets ZCAST_ELIMIT. 0 means "the default / whatever exists". */
 typedef struct zcast_topic_opts {
-	uint32_t max_publishers;  /* default 16 */
-	uint32_t max_subscribers; /* default 64, at most 1024 */
-	uint32_t max_queue_depth; /* largest per-subscriber queue; default 256 */
-	uint32_t history_capacity; /* largest history depth; default 64 */
-	int retain;               /* keep topic and history after the last member leaves */
-	uint32_t mode;            /* permission bits of the segments; default 0600 */
-	uint32_t reserved[8];
+	uint32_t max_publishers;  /**< default 16 */
+	uint32_t max_subscribers; /**< default 64, at most 1024 */
+	uint32_t max_queue_depth; /**< largest per-subscriber queue; default 256 */
+	uint32_t history_capacity; /**< largest history depth; default 64 */
+	int retain;               /**< keep topic and history after the last member leaves */
+	uint32_t mode;            /**< permission bits of the segments; default 0600 */
+	uint32_t reserved[8];       /**< zero (room to grow without breaking the ABI) */
 } zcast_topic_opts;
 
+/** Publisher options: zcast_pub_opts_init() first, then change what you need. */
 typedef struct zcast_pub_opts {
-	const char *domain;        /* NULL: $ZCAST_DOMAIN or "default" */
-	const char *type_name;     /* NULL or "": untyped (matches any) */
-	uint64_t type_hash;        /* checked together with type_name */
-	size_t slot_size;          /* payload capacity of each slot; default 64 KiB */
-	uint32_t slot_count;       /* slots in this publisher's pool; default 32 */
-	uint32_t history_depth;    /* messages kept for late joiners; default 0 */
-	zcast_topic_opts topic;
-	uint32_t reserved[8];
+	const char *domain;        /**< NULL: $ZCAST_DOMAIN or "default" */
+	const char *type_name;     /**< NULL or "": untyped (matches any) */
+	uint64_t type_hash;        /**< checked together with type_name */
+	size_t slot_size;          /**< payload capacity of each slot; default 64 KiB */
+	uint32_t slot_count;       /**< slots in this publisher's pool; default 32 */
+	uint32_t history_depth;    /**< messages kept for late joiners; default 0 */
+	zcast_topic_opts topic;    /**< topic limits, used if this opener creates the topic */
+	uint32_t reserved[8];      /**< zero */
 } zcast_pub_opts;
 
+/** Subscriber options: zcast_sub_opts_init() first, then change what you need. */
 typedef struct zcast_sub_opts {
-	const char *domain;
-	const char *type_name;
-	uint64_t type_hash;
-	int policy;                /* enum zcast_policy; default FULL */
-	const char *group;         /* worker group name for BALANCE_RR */
-	uint32_t queue_depth;      /* default 16 */
-	uint32_t history;          /* history messages wanted on join; default 0 */
-	uint32_t max_held;         /* messages held at once; default 0 = unlimited */
-	uint64_t spin_ns;          /* zcast_wait spins this long before sleeping; default 0 */
-	zcast_topic_opts topic;
-	uint32_t reserved[8];
+	const char *domain;        /**< NULL: $ZCAST_DOMAIN or "default" */
+	const char *type_name;     /**< NULL or "": untyped (matches any) */
+	uint64_t type_hash;        /**< checked together with type_name */
+	int policy;                /**< enum zcast_policy; default FULL */
+	const char *group;         /**< worker group name for BALANCE_RR */
+	uint32_t queue_depth;      /**< default 16 */
+	uint32_t history;          /**< history messages wanted on join; default 0 */
+	uint32_t max_held;         /**< messages held at once; default 0 = unlimited */
+	uint64_t spin_ns;          /**< zcast_wait spins this long before sleeping; default 0 */
+	zcast_topic_opts topic;    /**< topic limits, used if this opener creates the topic */
+	/** Last resort only: sleep at most this long at a time, then re-check the queue. Default 0:
+	 * none — every event that can end a wait wakes it (a publish, and the owed wake of a publisher
+	 * killed between publish and wake-up, performed by the next locker or the death watcher). */
+	int64_t sleep_slice_ns;
+	uint32_t reserved[6];      /**< zero */
 } zcast_sub_opts;
 
+/** Fills *o with the defaults (all limits 0: "the default / whatever exists"; mode 0600). */
 ZCAST_API void zcast_topic_opts_init(zcast_topic_opts *o);
+/** Fills *o with the defaults (untyped, 64 KiB slots, 32 slots, no history). */
 ZCAST_API void zcast_pub_opts_init(zcast_pub_opts *o);
+/** Fills *o with the defaults (untyped, FULL, queue depth 16, no history). */
 ZCAST_API void zcast_sub_opts_init(zcast_sub_opts *o);
 
-/* Checks a topic name (^(/[A-Za-z_][A-Za-z0-9_]*)+$, at most 200 bytes) / domain name
- * ([A-Za-z0-9_-]{1,32}). Returns 0 or ZCAST_EINVAL. */
+/** Checks a topic name (^(/[A-Za-z_][A-Za-z0-9_]*)+$, at most 200 bytes). Returns 0 or ZCAST_EINVAL. */
 ZCAST_API int zcast_topic_name_valid(const char *topic);
+/** Checks a domain name ([A-Za-z0-9_-]{1,32}). Returns 0 or ZCAST_EINVAL. */
 ZCAST_API int zcast_domain_name_valid(const char *domain);
 
 /* ---- publisher ---- */
 
-/* Joins `topic` as a publisher and creates its pool. On success *out owns the publisher. */
+/** Joins `topic` as a publisher and creates its pool. On success *out owns the publisher. */
 ZCAST_API int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **out);
-/* Leaves the topic. Loans still held by the caller stay writable until dropped but can no longer be
+/** Leaves the topic. Loans still held by the caller stay writable until dropped but can no longer be
  * published (ZCAST_ESTALE); published messages stay with their holders (and history). Returns 0 or
  * an error (the handle is released either way; do not use it again). */
 ZCAST_API int zcast_pub_close(zcast_pub *pub);
 
-/* Takes a free slot of at least `size` bytes (size <= slot_size). On success *out is a loan the caller
- * owns: publish it or drop it. ZCAST_ENOSLOT when every slot is loaned, queued or held. */
+/** Takes a free slot of at least `size` bytes (size <= slot_size). On success *out is a loan the caller
+ * owns: publish it or drop it. ZCAST_ENOSLOT when every slot is loaned, queued or held; ZCAST_ESTALE
+ * after zcast_pub_close. */
 ZCAST_API int zcast_loan(zcast_pub *pub, size_t size, zcast_msg **out);
-/* As zcast_loan, but waits up to timeout_ns (CLOCK_MONOTONIC) for a slot: ZCAST_ETIMEDOUT then. */
+/** As zcast_loan, but waits up to timeout_ns (CLOCK_MONOTONIC) for a slot: ZCAST_ETIMEDOUT then. */
 ZCAST_API int zcast_loan_wait(zcast_pub *pub, size_t size, int64_t timeout_ns, zcast_msg **out);
 
-/* Delivers a loan to every target. On success the caller's reference is consumed and every other
+/** Delivers a loan to every target. On success the caller's reference is consumed and every other
  * handle to the loan becomes invalid (ZCAST_ESTALE; abort in debug builds). On failure the loan stays
  * with the caller, unchanged: ZCAST_EAGAIN when a FULL (or every RR member's) queue has no room. */
 ZCAST_API int zcast_publish(zcast_pub *pub, zcast_msg *msg);
-/* As zcast_publish, but waits up to timeout_ns for room (woken by takes, not polled). */
+/** As zcast_publish, but waits up to timeout_ns for room (woken by takes, not polled). */
 ZCAST_API int zcast_publish_wait(zcast_pub *pub, zcast_msg *msg, int64_t timeout_ns);
 
-/* The member id of this publisher (never reused within the topic). */
+/** The member id of this publisher (never reused within the topic). */
 ZCAST_API uint64_t zcast_pub_id(const zcast_pub *pub);
 
 /* ---- subscriber ---- */
 
+/** Joins `topic` as a subscriber (opts may be NULL for the defaults). On success *out owns the
+ * subscriber. With opts->history > 0, that many history messages are queued at once, oldest first. */
 ZCAST_API int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **out);
-/* Leaves the topic: queued messages are released now; messages the caller still holds stay valid and
+/** Leaves the topic: queued messages are released now; messages the caller still holds stay valid and
  * the membership ends when the last of them is dropped. */
 ZCAST_API int zcast_sub_close(zcast_sub *sub);
 
-/* Non-blocking. On success *out is a message the caller owns (drop it when done).
+/** Non-blocking. On success *out is a message the caller owns (drop it when done).
  * ZCAST_EAGAIN when nothing is queued; ZCAST_ELIMIT when max_held messages are held. */
 ZCAST_API int zcast_take(zcast_sub *sub, zcast_msg **out);
-/* Blocks until a message is queued or timeout_ns passes (<0: forever). Returns 0 when something is
- * queued, ZCAST_ETIMEDOUT otherwise. Spins `spin_ns` first if the option is set. Sleeps at most 1 s
- * at a time and re-checks the queue, so a publisher killed between publish and wake-up delays its
- * message by at most that (docs/CRASH_SAFETY.md). */
+/** Blocks until a message is queued or timeout_ns passes (<0: forever). Returns 0 when something is
+ * queued, ZCAST_ETIMEDOUT otherwise. Spins `spin_ns` first if the option is set. A publisher killed
+ * between publish and wake-up leaves the wake owed: the next locker of the topic, or this process's
+ * death watcher when it sees the publisher die, performs it (docs/CRASH_SAFETY.md). */
 ZCAST_API int zcast_wait(zcast_sub *sub, int64_t timeout_ns);
-/* Messages currently queued for this subscriber. */
+/** Messages currently queued for this subscriber. */
 ZCAST_API int zcast_sub_queued(zcast_sub *sub);
 
+/** A subscriber's counters (zcast_sub_stat_get). */
 typedef struct zcast_sub_stat {
-	uint64_t delivered; /* messages queued to this subscriber */
-	uint64_t dropped;   /* DROP_OLD: dropped unread */
-	uint64_t rejected;  /* publishes refused because this queue was full (FULL / RR) */
-	uint32_t queued;    /* queued now */
-	uint32_t held;      /* taken and not yet released */
-	uint64_t member_id;
+	uint64_t delivered; /**< messages queued to this subscriber */
+	uint64_t dropped;   /**< DROP_OLD: dropped unread */
+	uint64_t rejected;  /**< publishes refused because this queue was full (FULL / RR) */
+	uint32_t queued;    /**< queued now */
+	uint32_t held;      /**< taken and not yet released */
+	uint64_t member_id; /**< this subscriber's member id */
 } zcast_sub_stat;
+/** Fills *st with the subscriber's counters. */
 ZCAST_API int zcast_sub_stat_get(zcast_sub *sub, zcast_sub_stat *st);
+/** The member id of this subscriber (never reused within the topic). */
 ZCAST_API uint64_t zcast_sub_id(const zcast_sub *sub);
 
 /* ---- messages (ipc_shared_ptr) ---- */
 
-/* Payload pointer (in shared memory), or NULL if the handle is stale. Received messages are mapped
- * read-only: do not write through the pointer. */
+/** Payload pointer (in shared memory, 64-byte aligned), or NULL if the handle is stale. Received
+ * messages are mapped read-only: do not write through the pointer. */
 ZCAST_API void *zcast_msg_data(zcast_msg *msg);
+/** Payload size in bytes: the published size, or for a loan the size it will be published with. */
 ZCAST_API size_t zcast_msg_size(const zcast_msg *msg);
-/* Loans only: sets the size that will be published (<= the slot's capacity). */
+/** Loans only: sets the size that will be published (<= the slot's capacity). */
 ZCAST_API int zcast_msg_resize(zcast_msg *msg, size_t size);
-/* Slot capacity of the message's pool. */
+/** Slot capacity of the message's pool. */
 ZCAST_API size_t zcast_msg_capacity(const zcast_msg *msg);
-/* A new reference to the same message (same process-local count). No shared memory is touched. */
+/** A new reference to the same message (same process-local count). No shared memory is touched. */
 ZCAST_API zcast_msg *zcast_msg_ref(zcast_msg *msg);
-/* Drops one reference. The last drop of a received message releases the subscriber's hold (and the
+/** Drops one reference. The last drop of a received message releases the subscriber's hold (and the
  * slot, if nobody else holds it); the last drop of an unpublished loan returns the slot to the pool. */
 ZCAST_API void zcast_msg_drop(zcast_msg *msg);
 
+/** Where a message came from and where it lives (zcast_msg_info_get). */
 typedef struct zcast_msg_info {
-	uint64_t sequence;       /* per topic, from 1 */
-	int64_t publish_time_ns; /* CLOCK_MONOTONIC at publish */
-	uint64_t publisher_id;   /* member id of the publisher */
-	uint32_t slot;           /* slot index in the pool */
-	uint32_t generation;     /* slot generation (low 32 bits) */
-	/* Where the payload lives: identical in every process for one message (zero-copy proof). */
+	uint64_t sequence;       /**< per topic, from 1 */
+	int64_t publish_time_ns; /**< CLOCK_MONOTONIC at publish */
+	uint64_t publisher_id;   /**< member id of the publisher */
+	uint32_t slot;           /**< slot index in the pool */
+	uint32_t generation;     /**< slot generation (low 32 bits) */
+	/** Where the payload lives: identical in every process for one message (zero-copy proof). */
 	uint64_t pool_dev;
-	uint64_t pool_ino;
-	uint64_t pool_offset;
+	uint64_t pool_ino;       /**< inode of the pool file (with pool_dev: which file) */
+	uint64_t pool_offset;    /**< offset of the payload in the pool file */
 } zcast_msg_info;
-/* Fills *info. For an unpublished loan only the location fields and publisher_id are set. */
+/** Fills *info. For an unpublished loan only the location fields and publisher_id are set. */
 ZCAST_API int zcast_msg_info_get(const zcast_msg *msg, zcast_msg_info *info);
 
 /* ---- topics (tools) ---- */
 
+/** A topic's state as tools show it (zcast_topic_stat_get). */
 typedef struct zcast_topic_stat {
-	char type_name[64];
-	uint64_t type_hash;
-	uint32_t publishers, subscribers;
-	uint32_t max_publishers, max_subscribers, max_queue_depth, history_capacity;
-	uint32_t history_len;
-	int retain;
-	uint64_t last_sequence;
-	uint32_t pools;
-	uint64_t slots_total, slots_free, slots_loaned, slots_published;
+	char type_name[64];        /**< "" for an untyped topic */
+	uint64_t type_hash;        /**< 0 for an untyped topic */
+	uint32_t publishers;       /**< active publishers */
+	uint32_t subscribers;      /**< active subscribers */
+	uint32_t max_publishers;   /**< the topic's limit */
+	uint32_t max_subscribers;  /**< the topic's limit */
+	uint32_t max_queue_depth;  /**< the topic's limit */
+	uint32_t history_capacity; /**< the topic's limit */
+	uint32_t history_len;      /**< messages kept as history now */
+	int retain;                /**< the topic outlives its members */
+	uint64_t last_sequence;    /**< sequence number of the last publish (0: none yet) */
+	uint32_t pools;            /**< pool segments (publishers', and orphans still held) */
+	uint64_t slots_total;      /**< slots of all pools */
+	uint64_t slots_free;       /**< free slots */
+	uint64_t slots_loaned;     /**< slots loaned to publishers */
+	uint64_t slots_published;  /**< slots queued, held or kept as history */
 } zcast_topic_stat;
+/** Fills *st for `topic` of `domain` (NULL: $ZCAST_DOMAIN or "default") without joining it.
+ * ZCAST_ENOENT if there is no such topic. */
 ZCAST_API int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat *st);
-/* Runs dead-member cleanup on the topic. Returns the number of dead members reclaimed, or an error. */
+/** Runs dead-member cleanup on the topic. Returns the number of dead members reclaimed, or an error. */
 ZCAST_API int zcast_topic_gc(const char *domain, const char *topic);
-/* Removes a topic (including a retained one). ZCAST_EBUSY if live members remain. */
+/** Removes a topic (including a retained one). ZCAST_EBUSY if live members remain. */
 ZCAST_API int zcast_topic_remove(const char *domain, const char *topic);
-/* Calls fn for each topic of the domain; stops early when fn returns non-zero. Returns the count. */
+/** Calls fn for each topic of the domain; stops early when fn returns non-zero. Returns the count. */
 ZCAST_API int zcast_topic_list(const char *domain, int (*fn)(const char *topic, void *ctx), void *ctx);
 
 #ifdef __cplusplus

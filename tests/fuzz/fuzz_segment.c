@@ -1,4 +1,4 @@
-/* Hostile-memory fuzz target (DESIGN 2.7): builds a live topic in this process (a publisher with
+/* Hostile-memory fuzz target: builds a live topic in this process (a publisher with
  * history, a FULL and a DROP_OLD subscriber, queued and held messages), writes the input's bytes
  * over the control segment (header, lock, intent, records, rings, history) and the pool's slot
  * headers, then calls open/take/drop/stat/gc/publish/close. Every call must return success or a

@@ -1,10 +1,10 @@
-/* Holder bitmaps and reclaim (DESIGN 2.3).
+/* Dropping a hold: clearing one holder bit, and freeing the slot once every bit is clear.
  *
  * Invariant: bits are added only to a slot that is exclusively loaned (at publish) or, under the
  * topic lock, to a slot whose history bit is set (late join). Hence once every word reads zero, and
- * the history word was read first, nobody can add a bit again: the slot may be freed, by exactly one
- * CAS (PUBLISHED, gen) -> (FREE, gen + 1). Clear-then-scan is sequentially consistent so that of two
- * releasers clearing the last two bits, at least one sees zero. */
+ * the history word was read first, nobody can add a bit again: the slot may be freed, by exactly
+ * one CAS (PUBLISHED, gen) -> (FREE, gen + 1). Clear-then-scan is sequentially consistent so that
+ * of two releasers clearing the last two bits, at least one sees zero. */
 #include "internal.h"
 
 bool zc_slot_bits_zero(struct zc_pool_map *m, uint32_t i)
@@ -21,8 +21,9 @@ bool zc_slot_free(struct zc_pool_map *m, uint32_t i, uint32_t from_state, uint64
 {
 	struct zc_slot_hdr *s = zc_slot(m, i);
 	uint64_t expect = ZC_STATE(from_state, gen);
-	if (!atomic_compare_exchange_strong_explicit(&s->state, &expect, ZC_STATE(ZC_SLOT_FREE, gen + 1),
-						      memory_order_acq_rel, memory_order_relaxed))
+	if (!atomic_compare_exchange_strong_explicit(&s->state, &expect,
+						     ZC_STATE(ZC_SLOT_FREE, gen + 1),
+						     memory_order_acq_rel, memory_order_relaxed))
 		return false;
 	ZC_CRASH("free:after-cas");
 	struct zc_pool_hdr *h = zc_pool_hdr(m);

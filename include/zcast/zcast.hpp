@@ -1,0 +1,589 @@
+/** @file zcast.hpp
+ * @brief Header-only C++17 layer over the C API: RAII handles, lambdas, wait sets (docs/CPP.md).
+ *
+ * Ownership is in the types: a zcast::loan is move-only and zcast::publisher::publish consumes it;
+ * a zcast::message is a counted reference like std::shared_ptr (copies share the message, the last
+ * one releases it). Errors that mean "something is wrong" (bad name, type mismatch, corrupted
+ * segment, out of memory) throw zcast::error; outcomes that are part of normal flow (nothing to
+ * take, no free slot, a full queue, a timeout) are return values (std::optional, bool). The thread
+ * rules of the C handles apply unchanged (zcast.h).
+ */
+#ifndef ZCAST_ZCAST_HPP
+#define ZCAST_ZCAST_HPP
+
+#include <zcast/executor.h>
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+/** The C++ layer. */
+namespace zcast
+{
+
+/** A failed call: code() is the ZCAST_E* value, what() the library's detailed message. */
+class error : public std::runtime_error
+{
+public:
+	/** Builds the error from a ZCAST_E* code and the calling thread's zcast_last_error(). */
+	explicit error(int code)
+	    : std::runtime_error(std::string(zcast_strerror(code)) + ": " + zcast_last_error()),
+	      code_(code)
+	{
+	}
+	/** The ZCAST_E* code. */
+	int code() const noexcept
+	{
+		return code_;
+	}
+
+private:
+	int code_;
+};
+
+namespace detail
+{
+/** Throws zcast::error for a negative result, returns it otherwise. */
+inline int check(int r)
+{
+	if (r < 0)
+		throw error(r);
+	return r;
+}
+/** A duration as the C API's nanoseconds; a negative duration means "forever". */
+template <class Rep, class Period> int64_t ns(std::chrono::duration<Rep, Period> d)
+{
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
+/** Owns one C handle and closes it with Close: move-only, like std::unique_ptr. */
+template <class T, auto Close> class handle
+{
+public:
+	handle() = default;
+	handle(handle &&o) noexcept : h_(std::exchange(o.h_, nullptr))
+	{
+	}
+	/* Swaps: the handle held before is closed when `o` is destroyed. */
+	handle &operator=(handle &&o) noexcept
+	{
+		std::swap(h_, o.h_);
+		return *this;
+	}
+	handle(const handle &) = delete;
+	handle &operator=(const handle &) = delete;
+	~handle()
+	{
+		if (h_)
+			Close(h_);
+	}
+	/** The C handle, still owned by this object (for calls the C++ layer does not wrap). */
+	T *get() const noexcept
+	{
+		return h_;
+	}
+
+protected:
+	T *h_ = nullptr;
+};
+} // namespace detail
+
+/** Publisher options with the library's defaults (zcast_pub_opts_init). */
+inline zcast_pub_opts pub_options()
+{
+	zcast_pub_opts o;
+	zcast_pub_opts_init(&o);
+	return o;
+}
+/** Subscriber options with the library's defaults (zcast_sub_opts_init). */
+inline zcast_sub_opts sub_options()
+{
+	zcast_sub_opts o;
+	zcast_sub_opts_init(&o);
+	return o;
+}
+
+/** Payloads start 64-byte aligned; a type viewed in place must not ask for more, nor hold pointers.
+ */
+template <class T>
+constexpr bool payload_type_ok = std::is_trivially_copyable_v<T> && alignof(T) <= 64;
+
+/** A slot being written: move-only. Publish it with publisher::publish; destroying an unpublished
+ * loan returns the slot to the pool. */
+class loan
+{
+public:
+	loan() = default;
+	/** Takes ownership of a C loan (one reference). */
+	explicit loan(zcast_msg *m) noexcept : m_(m)
+	{
+	}
+	/** Moves the loan; `o` becomes empty. */
+	loan(loan &&o) noexcept : m_(std::exchange(o.m_, nullptr))
+	{
+	}
+	/** Drops the loan held (if any) and takes `o`'s; `o` becomes empty. */
+	loan &operator=(loan &&o) noexcept
+	{
+		if (this != &o) {
+			reset();
+			m_ = std::exchange(o.m_, nullptr);
+		}
+		return *this;
+	}
+	loan(const loan &) = delete;
+	loan &operator=(const loan &) = delete;
+	~loan()
+	{
+		reset();
+	}
+
+	/** False once published, moved from or reset. */
+	explicit operator bool() const noexcept
+	{
+		return m_ != nullptr;
+	}
+	/** The payload, in shared memory: write it in place. */
+	void *data() const noexcept
+	{
+		return zcast_msg_data(m_);
+	}
+	/** The payload viewed as a T constructed in place (trivially copyable, alignment at most
+	 * 64). */
+	template <class T> T *as() const
+	{
+		static_assert(payload_type_ok<T>,
+			      "payload types must be trivially copyable, alignment <= 64");
+		if (capacity() < sizeof(T))
+			throw error(ZCAST_EINVAL);
+		return static_cast<T *>(data());
+	}
+	/** The size that will be published. */
+	size_t size() const noexcept
+	{
+		return zcast_msg_size(m_);
+	}
+	/** The slot's capacity. */
+	size_t capacity() const noexcept
+	{
+		return zcast_msg_capacity(m_);
+	}
+	/** Sets the size that will be published (at most capacity()). */
+	void resize(size_t n)
+	{
+		detail::check(zcast_msg_resize(m_, n));
+	}
+	/** Drops the loan now (the slot returns to the pool). */
+	void reset() noexcept
+	{
+		if (m_)
+			zcast_msg_drop(std::exchange(m_, nullptr));
+	}
+	/** The C handle, still owned by this object. */
+	zcast_msg *get() const noexcept
+	{
+		return m_;
+	}
+	/** Gives up ownership of the C handle (the caller then publishes or drops it). */
+	zcast_msg *release() noexcept
+	{
+		return std::exchange(m_, nullptr);
+	}
+
+private:
+	zcast_msg *m_ = nullptr;
+};
+
+/** A received message: a counted, read-only reference. Copies share the message (zcast_msg_ref);
+ * the last one destroyed ends this process's hold, and the slot is freed once nobody holds it. */
+class message
+{
+public:
+	message() = default;
+	/** Takes ownership of one reference of a C message. */
+	explicit message(zcast_msg *m) noexcept : m_(m)
+	{
+	}
+	/** A new reference to a message borrowed from elsewhere (an executor callback's argument).
+	 */
+	static message share(zcast_msg *m) noexcept
+	{
+		return message(zcast_msg_ref(m));
+	}
+	/** Another reference to the same message (no shared memory is touched). */
+	message(const message &o) noexcept : m_(o.m_ ? zcast_msg_ref(o.m_) : nullptr)
+	{
+	}
+	/** Moves the reference; `o` becomes empty. */
+	message(message &&o) noexcept : m_(std::exchange(o.m_, nullptr))
+	{
+	}
+	/** Copy or move assignment; the reference held before is dropped. */
+	message &operator=(message o) noexcept
+	{
+		std::swap(m_, o.m_);
+		return *this;
+	}
+	~message()
+	{
+		if (m_)
+			zcast_msg_drop(m_);
+	}
+
+	/** False for an empty (default-constructed or moved-from) message. */
+	explicit operator bool() const noexcept
+	{
+		return m_ != nullptr;
+	}
+	/** The payload, in shared memory, mapped read-only. */
+	const void *data() const noexcept
+	{
+		return zcast_msg_data(m_);
+	}
+	/** The payload viewed as a const T; throws zcast::error (ZCAST_EINVAL) if the message is
+	 * smaller. */
+	template <class T> const T *as() const
+	{
+		static_assert(payload_type_ok<T>,
+			      "payload types must be trivially copyable, alignment <= 64");
+		if (size() < sizeof(T))
+			throw error(ZCAST_EINVAL);
+		return static_cast<const T *>(data());
+	}
+	/** Published size in bytes. */
+	size_t size() const noexcept
+	{
+		return zcast_msg_size(m_);
+	}
+	/** Sequence number, publish time, publisher and location (zcast_msg_info_get). */
+	zcast_msg_info info() const
+	{
+		zcast_msg_info i;
+		detail::check(zcast_msg_info_get(m_, &i));
+		return i;
+	}
+	/** The C handle, still owned by this object. */
+	zcast_msg *get() const noexcept
+	{
+		return m_;
+	}
+
+private:
+	zcast_msg *m_ = nullptr;
+};
+
+/** A publisher of one topic: move-only, the destructor leaves the topic; get() gives the C
+ * handle. One thread at a time. */
+class publisher : public detail::handle<zcast_pub, zcast_pub_close>
+{
+public:
+	/** Joins `topic` as a publisher; throws zcast::error (invalid name, type mismatch,
+	 * limits...). */
+	explicit publisher(const std::string &topic, const zcast_pub_opts &opts = pub_options())
+	{
+		detail::check(zcast_pub_open(topic.c_str(), &opts, &h_));
+	}
+	/** A slot of at least `size` bytes, or std::nullopt when none is free within `timeout`
+	 * (default: do not wait). Throws for other errors (e.g. size above the slot size). */
+	template <class Rep = int64_t, class Period = std::nano>
+	std::optional<loan> try_loan(size_t size, std::chrono::duration<Rep, Period> timeout = {})
+	{
+		zcast_msg *m;
+		int64_t t = detail::ns(timeout);
+		int r = t == 0 ? zcast_loan(h_, size, &m) : zcast_loan_wait(h_, size, t, &m);
+		if (r == ZCAST_ENOSLOT || r == ZCAST_ETIMEDOUT)
+			return std::nullopt;
+		detail::check(r);
+		return loan(m);
+	}
+
+	/** Publishes `l`. On success the loan is consumed (`l` becomes empty) and true is returned.
+	 * When a FULL queue (or every member of a worker group) has no room within `timeout`
+	 * (default: do not wait), false is returned and `l` still holds the loan, unchanged: retry
+	 * or drop it. Throws for other errors (then `l` also keeps the loan). */
+	template <class Rep = int64_t, class Period = std::nano>
+	bool publish(loan &&l, std::chrono::duration<Rep, Period> timeout = {})
+	{
+		if (!l)
+			throw error(ZCAST_ESTALE);
+		int64_t t = detail::ns(timeout);
+		int r = t == 0 ? zcast_publish(h_, l.get()) : zcast_publish_wait(h_, l.get(), t);
+		if (r == ZCAST_EAGAIN || r == ZCAST_ETIMEDOUT)
+			return false;
+		detail::check(r);
+		l.release(); /* the topic owns it now */
+		return true;
+	}
+
+	/** Active subscribers of the topic (zcast_pub_matched). */
+	int matched() const
+	{
+		return detail::check(zcast_pub_matched(h_));
+	}
+	/** The member id (never reused within the topic). */
+	uint64_t id() const noexcept
+	{
+		return zcast_pub_id(h_);
+	}
+};
+
+/** A subscriber of one topic (RAII: the destructor leaves the topic; messages still held stay
+ * valid). */
+class subscriber : public detail::handle<zcast_sub, zcast_sub_close>
+{
+public:
+	/** Joins `topic` as a subscriber; throws zcast::error on failure. */
+	explicit subscriber(const std::string &topic, const zcast_sub_opts &opts = sub_options())
+	{
+		detail::check(zcast_sub_open(topic.c_str(), &opts, &h_));
+	}
+
+	/** The next queued message, or std::nullopt when nothing is queued (or max_held are held).
+	 */
+	std::optional<message> take()
+	{
+		zcast_msg *m;
+		int r = zcast_take(h_, &m);
+		if (r == ZCAST_EAGAIN || r == ZCAST_ELIMIT)
+			return std::nullopt;
+		detail::check(r);
+		return message(m);
+	}
+	/** Waits until a message is queued: true, or false after `timeout` (negative: forever). */
+	template <class Rep, class Period> bool wait(std::chrono::duration<Rep, Period> timeout)
+	{
+		int r = zcast_wait(h_, detail::ns(timeout));
+		if (r == ZCAST_ETIMEDOUT)
+			return false;
+		detail::check(r);
+		return true;
+	}
+	/** Messages queued now. */
+	int queued() const
+	{
+		return detail::check(zcast_sub_queued(h_));
+	}
+	/** Counters: delivered, dropped, rejected, queued, held. */
+	zcast_sub_stat stat() const
+	{
+		zcast_sub_stat st;
+		detail::check(zcast_sub_stat_get(h_, &st));
+		return st;
+	}
+	/** Active publishers of the topic (zcast_sub_matched). */
+	int matched() const
+	{
+		return detail::check(zcast_sub_matched(h_));
+	}
+	/** A descriptor readable while messages are queued, owned by the subscriber (zcast_sub_fd).
+	 */
+	int fd() const
+	{
+		int fd;
+		detail::check(zcast_sub_fd(h_, &fd));
+		return fd;
+	}
+	/** The member id. */
+	uint64_t id() const noexcept
+	{
+		return zcast_sub_id(h_);
+	}
+};
+
+/** A trigger that wakes the wait sets it is attached to; trigger() is async-signal-safe.
+ * Remove it from every wait set (or destroy those) before the guard is destroyed. */
+class guard : public detail::handle<zcast_guard, zcast_guard_destroy>
+{
+public:
+	/** Creates the guard; throws zcast::error on failure. */
+	guard()
+	{
+		detail::check(zcast_guard_create(&h_));
+	}
+	/** Marks the guard pending and wakes its sleeping wait sets. */
+	void trigger() noexcept
+	{
+		zcast_guard_trigger(h_);
+	}
+};
+
+/** Waits for many subscribers, guards and timers in one call (waitset.h). One thread at a time;
+ * attached objects are borrowed and must outlive the wait set or be removed first. */
+class waitset : public detail::handle<zcast_waitset, zcast_waitset_destroy>
+{
+public:
+	/** Creates an empty wait set; throws zcast::error on failure. */
+	waitset()
+	{
+		detail::check(zcast_waitset_create(&h_));
+	}
+
+	/** Attaches a subscriber (ready while messages are queued); returns the entry id. */
+	int add(subscriber &s, void *user = nullptr)
+	{
+		int id;
+		detail::check(zcast_waitset_add_sub(h_, s.get(), user, &id));
+		return id;
+	}
+	/** Attaches a guard (ready once per trigger); returns the entry id. */
+	int add(guard &g, void *user = nullptr)
+	{
+		int id;
+		detail::check(zcast_waitset_add_guard(h_, g.get(), user, &id));
+		return id;
+	}
+	/** Adds a periodic timer (never early; missed expiries are reported once); returns the id.
+	 */
+	template <class Rep, class Period>
+	int add_timer(std::chrono::duration<Rep, Period> period, void *user = nullptr)
+	{
+		int id;
+		detail::check(zcast_waitset_add_timer(h_, detail::ns(period), user, &id));
+		return id;
+	}
+	/** Detaches an entry. */
+	void remove(int id)
+	{
+		detail::check(zcast_waitset_remove(h_, id));
+	}
+	/** Disables or re-enables an entry. */
+	void enable(int id, bool on)
+	{
+		detail::check(zcast_waitset_enable(h_, id, on));
+	}
+	/** Ready entries (at most `max`), or an empty vector after `timeout` (negative: forever).
+	 */
+	template <class Rep, class Period>
+	std::vector<zcast_ws_event> wait(std::chrono::duration<Rep, Period> timeout, int max = 16)
+	{
+		std::vector<zcast_ws_event> ev(static_cast<size_t>(max));
+		int n = zcast_waitset_wait(h_, detail::ns(timeout), ev.data(), max);
+		if (n == ZCAST_ETIMEDOUT)
+			n = 0;
+		ev.resize(static_cast<size_t>(detail::check(n)));
+		return ev;
+	}
+};
+
+/** Callbacks (any callable: lambdas, std::function) per subscription and timer, run by one thread
+ * or a pool (executor.h). An exception thrown by a callback stops the executor and is rethrown by
+ * spin(); the callbacks of one subscription never run concurrently. */
+class executor
+{
+public:
+	/** Creates an executor with `threads` callback threads (0 or 1: the thread that spins). */
+	explicit executor(uint32_t threads = 1)
+	{
+		zcast_executor_opts o;
+		zcast_executor_opts_init(&o);
+		o.threads = threads;
+		detail::check(zcast_executor_create(&o, &e_));
+	}
+	executor(const executor &) = delete;
+	executor &operator=(const executor &) = delete;
+	~executor()
+	{
+		zcast_executor_destroy(e_);
+	}
+
+	/** Calls `fn(const zcast::message &)` for each message of `s` (borrowed: keep `s` alive
+	 * while the executor exists). Copy the message to keep it after the callback returns. */
+	template <class F> void add(subscriber &s, F fn)
+	{
+		auto &e = entries_.emplace_back(
+		    entry{this, std::function<void(const message &)>(std::move(fn)), {}});
+		detail::check(zcast_executor_add_sub(e_, s.get(), &on_message, &e, 0));
+	}
+	/** Calls `fn()` every `period` (never early). */
+	template <class Rep, class Period, class F>
+	void add_timer(std::chrono::duration<Rep, Period> period, F fn)
+	{
+		auto &e =
+		    entries_.emplace_back(entry{this, {}, std::function<void()>(std::move(fn))});
+		detail::check(zcast_executor_add_timer(e_, detail::ns(period), &on_timer, &e));
+	}
+	/** Runs callbacks until stop(); rethrows the first exception a callback threw. */
+	void spin()
+	{
+		detail::check(zcast_executor_spin(e_));
+		std::exception_ptr ex;
+		{
+			std::lock_guard<std::mutex> lk(mu_);
+			ex = std::exchange(failure_, nullptr);
+		}
+		if (ex) {
+			zcast_executor_reset(e_);
+			std::rethrow_exception(ex);
+		}
+	}
+	/** Asks spin() to return; callable from callbacks, other threads and signal handlers. */
+	void stop() noexcept
+	{
+		zcast_executor_stop(e_);
+	}
+	/** Clears a stop request so that spin() can run again. */
+	void reset()
+	{
+		detail::check(zcast_executor_reset(e_));
+	}
+	/** SIGINT and SIGTERM stop this executor until it is destroyed. */
+	void stop_on_signals()
+	{
+		detail::check(zcast_executor_stop_on_signals(e_));
+	}
+	/** The C handle, still owned by this object. */
+	zcast_executor *get() const noexcept
+	{
+		return e_;
+	}
+
+private:
+	struct entry {
+		executor *self;
+		std::function<void(const message &)> on_msg;
+		std::function<void()> on_tick;
+	};
+	/** Exceptions must not cross the C library's frames: keep the first one, stop, rethrow in
+	 * spin. */
+	void fail() noexcept
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		if (!failure_)
+			failure_ = std::current_exception();
+		zcast_executor_stop(e_);
+	}
+	static void on_message(zcast_sub *, zcast_msg *m, void *ctx) noexcept
+	{
+		auto *e = static_cast<entry *>(ctx);
+		try {
+			e->on_msg(message::share(m));
+		} catch (...) {
+			e->self->fail();
+		}
+	}
+	static void on_timer(void *ctx) noexcept
+	{
+		auto *e = static_cast<entry *>(ctx);
+		try {
+			e->on_tick();
+		} catch (...) {
+			e->self->fail();
+		}
+	}
+
+	zcast_executor *e_ = nullptr;
+	std::list<entry> entries_; /* stable addresses: the C side keeps pointers to them */
+	std::mutex mu_;
+	std::exception_ptr failure_;
+};
+
+} // namespace zcast
+#endif

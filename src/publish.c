@@ -1,0 +1,319 @@
+/* Publish: under the topic lock, choose the targets, set their holder bits, push one descriptor per
+ * target, append to history; wake the sleepers after unlocking (the wake is owed until done).
+ *
+ * Subscriber records are written by their owners and by anyone who scribbles: each record's state,
+ * policy, group and depth are read once here, checked, and only the copies are used, so a hostile
+ * value can make its own subscriber miss messages but never move a store outside its ring. */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define REPROBE_NS 10000000 /* a ring stuck at one head is probed again after 10 ms */
+
+/* A full ring: is its owner dead? Probed once per head position, and again only if the head stays
+ * put for REPROBE_NS: an overloaded topic does not probe on every rejected publish, and an owner
+ * that dies after a probe is still found. */
+static bool full_ring_owner_dead(struct zc_topic *t, uint32_t k)
+{
+	struct zc_sub_rec *r = &t->subs[k];
+	uint64_t head = atomic_load(&r->head);
+	int64_t now = zc_now_ns();
+	if (r->probed_head == head && now - r->probed_ns < REPROBE_NS)
+		return false;
+	r->probed_head = head;
+	r->probed_ns = now;
+	return !zc_member_alive(t, zc_member_of_sub(t, k));
+}
+
+struct candidate {
+	uint32_t k, group, depth;
+};
+
+/* A full queue refuses this publish: count it (once per attempt) and look for a dead owner. */
+static void refused(struct zc_topic *t, uint32_t k, bool count, bool *probe_dead)
+{
+	if (count)
+		atomic_fetch_add_explicit(&t->subs[k].rejected, 1, memory_order_relaxed);
+	if (full_ring_owner_dead(t, k))
+		*probe_dead = true;
+}
+
+/* One member of group g with room, round robin from the group's cursor; UINT32_MAX if none. Sets
+ * *any when the group has a member at all. */
+static uint32_t choose_member(struct zc_topic *t, const struct candidate *c, uint32_t n, uint32_t g,
+			      uint32_t *depth, bool *any)
+{
+	uint32_t next = t->groups[g].next, best = UINT32_MAX, first = UINT32_MAX;
+	for (uint32_t j = 0; j < n; j++) {
+		if (c[j].group != g)
+			continue;
+		*any = true;
+		struct zc_ring ring = zc_sub_ring(t, c[j].k, c[j].depth);
+		if (zc_ring_used(&ring) >= c[j].depth)
+			continue;
+		if (c[j].k >= next && (best == UINT32_MAX || c[j].k < c[best].k))
+			best = j;
+		if (first == UINT32_MAX || c[j].k < c[first].k)
+			first = j;
+	}
+	if (best == UINT32_MAX)
+		best = first; /* wrap around */
+	if (best == UINT32_MAX)
+		return UINT32_MAX;
+	*depth = c[best].depth;
+	return c[best].k;
+}
+
+/* Chooses targets (p->targets, p->depths); returns their count, or ZCAST_EAGAIN. Under the lock. */
+static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
+{
+	struct zc_topic *t = &p->t;
+	uint32_t hi = atomic_load(&t->hdr->sub_hi);
+	if (hi > t->max_subs)
+		hi = t->max_subs;
+	struct candidate *rr = (struct candidate *)p->rr_wake; /* scratch, max_subs entries */
+	uint32_t n = 0, n_rr = 0;
+	bool fail = false;
+	for (uint32_t k = 0; k < hi; k++) {
+		struct zc_sub_rec *r = &t->subs[k];
+		if (atomic_load_explicit(&r->state, memory_order_acquire) != ZC_REC_ACTIVE)
+			continue;
+		uint32_t policy = r->policy, group = r->group;
+		uint32_t depth = zc_valid_depth(t, r->depth);
+		if (!depth)
+			continue; /* scribbled on: not a target */
+		if (policy == ZCAST_POLICY_BALANCE_RR) {
+			if (group < t->max_groups)
+				rr[n_rr++] = (struct candidate){k, group, depth};
+			continue;
+		}
+		struct zc_ring ring = zc_sub_ring(t, k, depth);
+		if (policy != ZCAST_POLICY_DROP_OLD && zc_ring_used(&ring) >= depth) {
+			refused(t, k, count, probe_dead);
+			fail = true;
+			continue;
+		}
+		p->targets[n] = k;
+		p->depths[n++] = depth | (policy == ZCAST_POLICY_DROP_OLD ? 0x80000000u : 0);
+	}
+	for (uint32_t g = 0; g < t->max_groups && n_rr; g++) {
+		if (atomic_load(&t->groups[g].members) == 0)
+			continue;
+		bool any = false;
+		uint32_t depth = 0, k = choose_member(t, rr, n_rr, g, &depth, &any);
+		if (k != UINT32_MAX) {
+			t->groups[g].next = k + 1; /* round robin: the next member is tried first */
+			p->targets[n] = k;
+			p->depths[n++] = depth | 0x40000000u;
+		} else if (any) {
+			for (uint32_t j = 0; j < n_rr; j++)
+				if (rr[j].group == g)
+					refused(t, rr[j].k, count, probe_dead);
+			fail = true;
+		}
+	}
+	return fail ? ZCAST_EAGAIN : (int)n;
+}
+
+#define DEPTH_OF(x) ((x)&0x3fffffffu)
+#define IS_DROP_OLD(x) (((x)&0x80000000u) != 0)
+#define IS_RR(x) (((x)&0x40000000u) != 0)
+
+/* Makes room in a DROP_OLD ring by dropping its oldest entry, with its intent recorded first. */
+static void drop_oldest(struct zc_topic *t, uint32_t k, const struct zc_ring *ring)
+{
+	struct zc_intent *in = &t->hdr->intent;
+	uint64_t head, old;
+	while (zc_ring_used(ring) >= ring->depth && zc_ring_peek(ring, &head, &old) == 1) {
+		in->drop_desc = old;
+		in->drop_head = head;
+		in->drop_sub = k;
+		if (!zc_ring_drop(ring, head)) {
+			in->drop_sub = ZC_NO_SUB; /* the consumer took it meanwhile: look again */
+			continue;
+		}
+		ZC_CRASH("publish:after-drop-cas");
+		atomic_fetch_add_explicit(&t->subs[k].dropped, 1, memory_order_relaxed);
+		zc_release_desc_bit(t, old, ZC_SUB_BIT(k));
+		in->drop_sub = ZC_NO_SUB;
+		return;
+	}
+}
+
+static int publish_locked(zcast_pub *p, zcast_msg *msg, bool *wake_topic, uint32_t *n_rr)
+{
+	struct zc_topic *t = &p->t;
+	struct zc_topic_hdr *h = t->hdr;
+	bool probe_dead = false;
+	int n = select_targets(p, true, &probe_dead);
+	if (n == ZCAST_EAGAIN && probe_dead) {
+		zc_reclaim(t);
+		probe_dead = false;
+		n = select_targets(p, false, &probe_dead);
+	}
+	if (n < 0)
+		return n;
+
+	struct zc_pool_map *m = p->pool;
+	struct zc_slot_hdr *s = zc_slot(m, msg->slot);
+	uint64_t desc = ZC_DESC(p->pool_index, msg->slot, msg->gen);
+	uint64_t seq = atomic_load(&h->last_seq) + 1;
+	uint32_t hist_depth = atomic_load(&h->hist_depth);
+	if (hist_depth > t->history_cap)
+		hist_depth = t->history_cap;
+
+	/* Intent first: a crash from here on is finished or rolled back by the next locker. */
+	h->intent.desc = desc;
+	h->intent.seq = seq;
+	atomic_store_explicit((_Atomic uint32_t *)&h->intent.op, ZC_OP_PUBLISH,
+			      memory_order_release);
+	ZC_CRASH("publish:after-intent");
+	atomic_store(&h->last_seq, seq);
+	s->seq = seq;
+	s->time_ns = zc_now_ns();
+	s->size = msg->size;
+	s->publisher_id = p->id;
+	/* Holder bits before the descriptor is visible: a queued message is already a reference. */
+	for (int j = 0; j < n; j++) {
+		uint32_t bit = ZC_SUB_BIT(p->targets[j]);
+		atomic_fetch_or_explicit(&s->bits[bit / 64], 1ull << (bit % 64),
+					 memory_order_relaxed);
+	}
+	if (hist_depth)
+		atomic_fetch_or_explicit(&s->bits[0], 1ull << ZC_HIST_BIT, memory_order_relaxed);
+	ZC_CRASH("publish:after-bits");
+	atomic_store_explicit(&s->state, ZC_STATE(ZC_SLOT_PUBLISHED, msg->gen),
+			      memory_order_release);
+	ZC_CRASH("publish:after-state");
+
+	for (int j = 0; j < n; j++) {
+		uint32_t k = p->targets[j], d = p->depths[j];
+		struct zc_sub_rec *r = &t->subs[k];
+		struct zc_ring ring = zc_sub_ring(t, k, DEPTH_OF(d));
+		if (IS_DROP_OLD(d))
+			drop_oldest(t, k, &ring);
+		/* Repair tells "was it pushed" from these: tail before the push, then our sequence.
+		 */
+		uint64_t tail = zc_ring_tail(&ring);
+		atomic_store_explicit(&r->push_tail, tail, memory_order_release);
+		atomic_store_explicit(&r->push_seq, seq, memory_order_release);
+		zc_ring_push_at(&ring, tail, desc);
+		ZC_CRASH("publish:after-push");
+		atomic_fetch_add_explicit(&r->delivered, 1, memory_order_relaxed);
+		if (atomic_load_explicit(&r->sleeping, memory_order_seq_cst)) {
+			if (IS_RR(d)) {
+				atomic_fetch_add(&r->wake, 1);
+				p->rr_wake[(*n_rr)++] =
+				    k; /* woken after unlock: one message, one worker */
+			} else {
+				*wake_topic = true;
+			}
+		}
+	}
+	if (hist_depth)
+		zc_history_append(t, desc, hist_depth);
+	if (n == 0 && !hist_depth)
+		zc_slot_try_free(m, msg->slot, msg->gen); /* nobody listens: the slot comes back */
+	atomic_store_explicit((_Atomic uint32_t *)&h->intent.op, ZC_OP_NONE, memory_order_release);
+	return 0;
+}
+
+static int publish_once(zcast_pub *p, zcast_msg *msg)
+{
+	struct zc_topic_hdr *h = p->t.hdr;
+	bool wake_topic = false;
+	uint32_t n_rr = 0;
+	zc_deaths_rescan(&p->t); /* new peers get a pidfd: their deaths are reclaimed promptly */
+	int r = zc_topic_lock(&p->t);
+	if (r < 0)
+		return r;
+	r = publish_locked(p, msg, &wake_topic, &n_rr);
+	uint64_t owed = r == 0 && (wake_topic || n_rr) ? zc_wake_owe(h) : 0;
+	if (wake_topic) /* bumped under the lock: a sleeper that read the word before sleeps no more
+			 */
+		atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);
+	zc_topic_unlock(&p->t);
+	ZC_CRASH("publish:before-wake"); /* the wake is owed: the next locker or reclaim pays it */
+	for (uint32_t i = 0; i < n_rr; i++)
+		zc_futex_wake(&p->t.subs[p->rr_wake[i]].wake, 1);
+	if (wake_topic)
+		zc_futex_wake(&h->notify,
+			      INT_MAX); /* one wake for every sleeping broadcast subscriber */
+	if (owed)
+		zc_wake_paid(h, owed);
+	return r;
+}
+
+/* The subscriber whose full queue refused the last attempt, for the error message. */
+static int refused_error(zcast_pub *p)
+{
+	struct zc_topic *t = &p->t;
+	uint32_t hi = atomic_load(&t->hdr->sub_hi);
+	for (uint32_t k = 0; k < hi && k < t->max_subs; k++) {
+		struct zc_sub_rec *r = &t->subs[k];
+		uint32_t depth = zc_valid_depth(t, r->depth), policy = r->policy;
+		if (atomic_load(&r->state) != ZC_REC_ACTIVE || !depth ||
+		    policy == ZCAST_POLICY_DROP_OLD)
+			continue;
+		struct zc_ring ring = zc_sub_ring(t, k, depth);
+		if (zc_ring_used(&ring) >= depth)
+			return zc_err(ZCAST_EAGAIN,
+				      "topic %s: the queue of subscriber %llu (pid %d, %s) is full "
+				      "(%u of %u)",
+				      t->name, (unsigned long long)r->id, (int)r->pid,
+				      policy == ZCAST_POLICY_FULL ? "FULL" : "BALANCE_RR group",
+				      depth, depth);
+	}
+	return zc_err(ZCAST_EAGAIN, "topic %s: a subscriber queue is full", t->name);
+}
+
+static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
+{
+	if (!p || !msg)
+		return zc_err(ZCAST_EINVAL, "NULL argument");
+	if (atomic_load(&msg->kind) != ZC_MSG_LOAN || msg->pub != p) {
+#ifdef ZCAST_DEBUG_CHECKS
+		abort();
+#endif
+		return zc_err(ZCAST_ESTALE, "message is not an unpublished loan of this publisher");
+	}
+	if (atomic_load(&p->closed))
+		return zc_err(ZCAST_ESTALE,
+			      "publisher of %s is closed: the loan can only be dropped", p->t.name);
+	struct zc_topic_hdr *h = p->t.hdr;
+	int r = publish_once(p, msg);
+	while (r == ZCAST_EAGAIN && deadline != 0) {
+		/* Announce, read the word, retry, then sleep: a take, close or reclaim after the
+		 * retry changes the word. */
+		atomic_fetch_add_explicit(&h->space_waiters, 1, memory_order_seq_cst);
+		uint32_t v = atomic_load_explicit(&h->space, memory_order_seq_cst);
+		r = publish_once(p, msg);
+		int w = r == ZCAST_EAGAIN ? zc_futex_wait(&h->space, v, deadline) : 0;
+		atomic_fetch_sub_explicit(&h->space_waiters, 1, memory_order_seq_cst);
+		if (r == ZCAST_EAGAIN && (w == ZCAST_ETIMEDOUT || zc_now_ns() >= deadline))
+			return zc_err(ZCAST_ETIMEDOUT, "topic %s: no queue room in time",
+				      p->t.name);
+		if (r == ZCAST_EAGAIN)
+			r = publish_once(p, msg);
+	}
+	if (r == ZCAST_EAGAIN)
+		return refused_error(p);
+	if (r == 0) {
+		/* Ownership passed to the topic: every other local handle is now stale. */
+		atomic_store(&msg->kind, ZC_MSG_CONSUMED);
+		zcast_msg_drop(msg);
+	}
+	return r;
+}
+
+int zcast_publish(zcast_pub *p, zcast_msg *msg)
+{
+	return publish_impl(p, msg, 0);
+}
+
+int zcast_publish_wait(zcast_pub *p, zcast_msg *msg, int64_t timeout_ns)
+{
+	int64_t deadline = timeout_ns < 0 ? INT64_MAX : zc_now_ns() + timeout_ns;
+	return publish_impl(p, msg, deadline ? deadline : 1);
+}

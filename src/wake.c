@@ -1,0 +1,61 @@
+/* Wake-ups: who sleeps on which word, and the wake that is owed.
+ *
+ * Subscribers sleep on the topic's `notify` word (RR members on their record's `wake` word),
+ * publishers waiting for queue room on `space`, loaners on their pool's `freed` word. A sleeper
+ * announces itself before its last check, so a waker pays a syscall only when someone sleeps.
+ *
+ * A publisher wakes after it unlocked (the wake must not lengthen the lock). Under the lock it
+ * marks the wake as owed with a token; after waking it clears the mark by CAS from that token.
+ * Whoever finds a mark set later — the next locker, reclaim, the death watcher — performs the wake
+ * itself: a publisher killed between unlock and wake leaves nobody asleep beside a queued message.
+ * A spurious wake is harmless; a lost one is not. */
+#include <limits.h>
+
+#include "internal.h"
+
+void zc_wake_space(struct zc_topic_hdr *h)
+{
+	if (atomic_load_explicit(&h->space_waiters, memory_order_seq_cst)) {
+		atomic_fetch_add_explicit(&h->space, 1, memory_order_seq_cst);
+		zc_futex_wake(&h->space, INT_MAX);
+	}
+}
+
+void zc_wake_all(struct zc_topic *t)
+{
+	struct zc_topic_hdr *h = t->hdr;
+	atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);
+	zc_futex_wake(&h->notify, INT_MAX);
+	uint32_t hi = atomic_load(&h->sub_hi);
+	for (uint32_t k = 0; k < hi && k < t->max_subs; k++) {
+		struct zc_sub_rec *r = &t->subs[k];
+		if (r->policy == ZCAST_POLICY_BALANCE_RR && atomic_load(&r->sleeping)) {
+			atomic_fetch_add(&r->wake, 1);
+			zc_futex_wake(&r->wake, INT_MAX);
+		}
+	}
+}
+
+uint64_t zc_wake_owe(struct zc_topic_hdr *h)
+{
+	uint64_t token = atomic_fetch_add(&h->wake_token, 1) + 1;
+	if (token == 0) /* 0 means "nothing owed" */
+		token = atomic_fetch_add(&h->wake_token, 1) + 1;
+	atomic_store_explicit(&h->wake_owed, token, memory_order_seq_cst);
+	return token;
+}
+
+void zc_wake_paid(struct zc_topic_hdr *h, uint64_t token)
+{
+	/* A CAS, not a store: a later publisher's mark must survive our clearing. */
+	atomic_compare_exchange_strong(&h->wake_owed, &token, 0);
+}
+
+void zc_wake_owed(struct zc_topic *t)
+{
+	uint64_t token = atomic_load_explicit(&t->hdr->wake_owed, memory_order_seq_cst);
+	if (!token)
+		return;
+	zc_wake_all(t);
+	zc_wake_paid(t->hdr, token);
+}
