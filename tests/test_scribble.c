@@ -14,6 +14,7 @@
  * written). Runs ZCAST_SCRIBBLE_SECONDS (default 20, 300 with ZCAST_LONG=1); ZCAST_SEED repeats a
  * run's scribbling; ZCAST_SCRIBBLE_ONLY=<part of a field name> narrows it down to those fields. A
  * failure names the field last written. */
+#include <execinfo.h>
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -210,8 +211,26 @@ static void run_tool(void)
 	}
 }
 
+/* A worker that crashes prints where (library offsets: addr2line -e build-test/libzcast.so), then
+ * dies by the same signal. */
+static void on_crash(int sig)
+{
+	void *frames[32];
+	static const char msg[] = "worker crashed, stack:\n";
+	if (write(2, msg, sizeof msg - 1) < 0) {
+	}
+	backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static int worker_main(int role)
 {
+	void *warm[1];
+	backtrace(warm, 1); /* loads libgcc now, not inside the handler */
+	int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], on_crash);
 	switch (role) {
 	case PUB:
 		run_pub(0);
