@@ -1,15 +1,15 @@
-/* Chaos: publishers and subscribers of every policy on four topics, one random member
+/* Chaos: publishers and subscribers of every policy on five topics, one random member
  * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 1000, 20000
- * with ZCAST_LONG=1). Topics 0-2 use 20 ms timeouts; on topics 3 and 4 every member blocks without a
- * timeout (zcast_loan_wait / zcast_publish_wait / zcast_wait with -1, a wait set, an executor), so a
- * wake-up that a crash, a close or a cleanup owes and never delivers shows as a hang.
- * Every holder checks each message at take and again just before releasing it against the slot's
- * shared state, read raw (tests/zt_held.h): state PUBLISHED with the handle's generation, its own
- * holder bit set, header and checksummed payload unchanged — a premature reuse fails (the test
- * build poisons slots at loan). Watchdog: after every round each member must make progress within
- * 10 s (else the test fails naming the call it is stuck in); a member that dies by itself (crash,
- * failed CHECK) fails the test at once. At the end the blocking subscribers and then the blocking
- * publisher are stopped by SIGTERM and must exit 0 within 10 s (their peers closed: whatever they
+ * with ZCAST_LONG=1). Topics 0-2 use 20 ms timeouts; on topics 3 and 4 every member blocks without
+ * a timeout (zcast_loan_wait / zcast_publish_wait / zcast_wait with -1, a wait set, an executor),
+ * so a wake-up that a crash, a close or a cleanup owes and never delivers shows as a hang. Every
+ * holder checks each message at take and again just before releasing it against the slot's shared
+ * state, read raw (tests/zt_held.h): state PUBLISHED with the handle's generation, its own holder
+ * bit set, header and checksummed payload unchanged — a premature reuse fails (the test build
+ * poisons slots at loan). Watchdog: after every round each member must make progress within 15 s
+ * (else the test fails naming the call it is stuck in); a member that dies by itself (crash, failed
+ * CHECK) fails the test at once. At the end the blocking subscribers and then the blocking
+ * publisher are stopped by SIGTERM and must exit 0 within 15 s (their peers closed: whatever they
  * wait for must wake them), the others are killed together and must die by that SIGKILL; with
  * everyone gone, no slot may be loaned or leaked and no segment may remain. Reports how many kills
  * landed inside a zcast call. */
@@ -20,39 +20,51 @@
 #define SLOT 512
 #define N_TOPICS 5
 #define HOLD 3
-#define STUCK_S 10 /* a member without progress this long is hung */
+#define STUCK_S 15 /* a member without progress this long is hung (slow sanitizer runs included)   \
+		    */
 
 enum role { PUB, PUB_BLOCK, SUB_TIMED, SUB_BLOCK, SUB_WAITSET, SUB_EXEC, N_ROLES };
-static const char *const role_names[N_ROLES] = {"publisher (20 ms waits)", "publisher (infinite waits)",
-						 "subscriber (20 ms waits)", "subscriber (zcast_wait -1)",
-						 "subscriber (wait set, -1)", "subscriber (executor)"};
-enum phase { P_IDLE, P_OPEN, P_LOAN, P_PUBLISH, P_DROP_LOAN, P_WAIT, P_TAKE, P_RELEASE, P_CLOSE, P_N };
-static const char *const phase_names[P_N] = {"user code", "open",    "loan",    "publish", "drop loan",
-					     "wait",      "take",    "release", "close"};
+static const char *const role_names[N_ROLES] = {
+    "publisher (20 ms waits)",	  "publisher (infinite waits)", "subscriber (20 ms waits)",
+    "subscriber (zcast_wait -1)", "subscriber (wait set, -1)",	"subscriber (executor)"};
+enum phase {
+	P_IDLE,
+	P_OPEN,
+	P_LOAN,
+	P_PUBLISH,
+	P_DROP_LOAN,
+	P_WAIT,
+	P_TAKE,
+	P_RELEASE,
+	P_CLOSE,
+	P_N
+};
+static const char *const phase_names[P_N] = {"user code", "open", "loan",    "publish", "drop loan",
+					     "wait",	  "take", "release", "close"};
 
 static const struct {
 	int topic, role, policy;
 } members[] = {
-	{0, PUB, 0},
-	{0, PUB, 0},
-	{0, SUB_TIMED, ZCAST_POLICY_FULL},
-	{0, SUB_TIMED, ZCAST_POLICY_DROP_OLD},
-	{0, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
-	{0, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
-	{1, PUB, 0},
-	{1, SUB_TIMED, ZCAST_POLICY_FULL},
-	{1, SUB_TIMED, ZCAST_POLICY_DROP_OLD},
-	{2, PUB, 0},
-	{2, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
-	{2, SUB_TIMED, ZCAST_POLICY_FULL},
-	{3, PUB_BLOCK, 0},
-	{3, SUB_BLOCK, ZCAST_POLICY_FULL},
-	{3, SUB_WAITSET, ZCAST_POLICY_FULL},
-	{3, SUB_EXEC, ZCAST_POLICY_FULL},
-	{3, SUB_BLOCK, ZCAST_POLICY_DROP_OLD},
-	/* Only one subscriber: nobody else's take wakes the publisher when this one dies or leaves. */
-	{4, PUB_BLOCK, 0},
-	{4, SUB_BLOCK, ZCAST_POLICY_FULL},
+    {0, PUB, 0},
+    {0, PUB, 0},
+    {0, SUB_TIMED, ZCAST_POLICY_FULL},
+    {0, SUB_TIMED, ZCAST_POLICY_DROP_OLD},
+    {0, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
+    {0, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
+    {1, PUB, 0},
+    {1, SUB_TIMED, ZCAST_POLICY_FULL},
+    {1, SUB_TIMED, ZCAST_POLICY_DROP_OLD},
+    {2, PUB, 0},
+    {2, SUB_TIMED, ZCAST_POLICY_BALANCE_RR},
+    {2, SUB_TIMED, ZCAST_POLICY_FULL},
+    {3, PUB_BLOCK, 0},
+    {3, SUB_BLOCK, ZCAST_POLICY_FULL},
+    {3, SUB_WAITSET, ZCAST_POLICY_FULL},
+    {3, SUB_EXEC, ZCAST_POLICY_FULL},
+    {3, SUB_BLOCK, ZCAST_POLICY_DROP_OLD},
+    /* Only one subscriber: nobody else's take wakes the publisher when this one dies or leaves. */
+    {4, PUB_BLOCK, 0},
+    {4, SUB_BLOCK, ZCAST_POLICY_FULL},
 };
 #define N_MEMBERS ((int)(sizeof members / sizeof members[0]))
 
@@ -127,7 +139,8 @@ static void run_pub(const char *topic, uint32_t hist, int64_t timeout_ns)
 			PHASE(P_IDLE);
 			if (r != 0) {
 				if (timeout_ns < 0 || r != ZCAST_ETIMEDOUT)
-					fail_child("zcast_loan_wait failed: %lld (%llu)", (uint64_t)(int64_t)r, 0);
+					fail_child("zcast_loan_wait failed: %lld (%llu)",
+						   (uint64_t)(int64_t)r, 0);
 				continue;
 			}
 			size_t len = 32 + (size_t)(rand() % (SLOT - 32));
@@ -140,7 +153,8 @@ static void run_pub(const char *topic, uint32_t hist, int64_t timeout_ns)
 				atomic_fetch_add(&sh->m[me].progress, 1);
 			} else {
 				if (timeout_ns < 0 || r != ZCAST_ETIMEDOUT)
-					fail_child("zcast_publish_wait failed: %lld (%llu)", (uint64_t)(int64_t)r, 0);
+					fail_child("zcast_publish_wait failed: %lld (%llu)",
+						   (uint64_t)(int64_t)r, 0);
 				PHASE(P_DROP_LOAN);
 				zcast_msg_drop(m);
 				PHASE(P_IDLE);
@@ -194,21 +208,24 @@ static void on_message(struct sub_ctx *c, zcast_msg *m)
 	zcast_msg_info info;
 	uint64_t seq = 0, pub = 0;
 	h->m = m;
-	if (zcast_msg_info_get(m, &info) != 0 || !zt_verify(zcast_msg_data(m), zcast_msg_size(m), &seq, &pub)) {
+	if (zcast_msg_info_get(m, &info) != 0 ||
+	    !zt_verify(zcast_msg_data(m), zcast_msg_size(m), &seq, &pub)) {
 		fail_child("corrupt message at take: size %llu (%llu)", zcast_msg_size(m), 0);
 		info.sequence = 0;
 	} else {
 		if (info.sequence <= c->last_topic_seq)
-			fail_child("topic sequence went back: %llu after %llu", info.sequence, c->last_topic_seq);
+			fail_child("topic sequence went back: %llu after %llu", info.sequence,
+				   c->last_topic_seq);
 		c->last_topic_seq = info.sequence;
 		uint32_t k = (uint32_t)(pub % 16);
 		if (c->last_pub[k] == pub && seq <= c->last_seq[k])
-			fail_child("publisher sequence went back: %llu after %llu", seq, c->last_seq[k]);
+			fail_child("publisher sequence went back: %llu after %llu", seq,
+				   c->last_seq[k]);
 		c->last_pub[k] = pub;
 		c->last_seq[k] = seq;
 	}
 	h->x = (struct zt_expect){c->index, info.sequence, seq};
-	verify_held(h); /* at take: the slot must already be ours */
+	verify_held(h);	       /* at take: the slot must already be ours */
 	if (c->n_held == HOLD) /* release the oldest, keep the others a while */
 		release_oldest(c);
 	atomic_fetch_add(&sh->m[me].progress, 1);
@@ -258,7 +275,8 @@ static void receive(struct sub_ctx *c, zcast_sub *s, int role)
 		PHASE(P_WAIT);
 		CHECK_EQ(zcast_executor_spin(c->ex), 0);
 		PHASE(P_IDLE);
-		zcast_executor_destroy(c->ex); /* our SIGTERM handler is back; stop_req tells a SIGTERM */
+		zcast_executor_destroy(
+		    c->ex); /* our SIGTERM handler is back; stop_req tells a SIGTERM */
 		return;
 	}
 	zcast_waitset *ws = NULL;
@@ -281,7 +299,8 @@ static void receive(struct sub_ctx *c, zcast_sub *s, int role)
 		PHASE(P_IDLE);
 		if (r != 0) {
 			if (role != SUB_TIMED || r != ZCAST_ETIMEDOUT)
-				fail_child("an infinite wait returned %lld (%llu)", (uint64_t)(int64_t)r, 0);
+				fail_child("an infinite wait returned %lld (%llu)",
+					   (uint64_t)(int64_t)r, 0);
 			continue;
 		}
 		take_all(c, s);
@@ -312,7 +331,8 @@ static void run_sub(const char *topic, int policy, int role)
 		struct sub_ctx c = {.topic = topic};
 		int index = zt_sub_index(topic, zcast_sub_id(s));
 		if (index < 0)
-			fail_child("own subscriber record (id %llu) not found (%llu)", zcast_sub_id(s), 0);
+			fail_child("own subscriber record (id %llu) not found (%llu)",
+				   zcast_sub_id(s), 0);
 		c.index = (uint32_t)index;
 		receive(&c, s, role);
 		while (c.n_held > 0)
@@ -389,8 +409,9 @@ static void check_alive(const pid_t *pids)
 			char what[80];
 			describe_status(what, sizeof what, st);
 			check_errors();
-			fprintf(stderr, "member %d (topic %d, %s) %s on its own, in %s\n", i, members[i].topic,
-				role_names[members[i].role], what, phase_names[atomic_load(&sh->m[i].phase)]);
+			fprintf(stderr, "member %d (topic %d, %s) %s on its own, in %s\n", i,
+				members[i].topic, role_names[members[i].role], what,
+				phase_names[atomic_load(&sh->m[i].phase)]);
 			zt_children[i] = 0;
 			zt_fail();
 		}
@@ -407,7 +428,9 @@ static void dump_topic_of(int i, pid_t pid)
 	if (access("/usr/bin/gdb", X_OK) == 0) {
 		char cmd[160];
 		snprintf(cmd, sizeof cmd,
-			 "timeout 30 gdb -p %d -batch -ex 'thread apply all bt' 2>/dev/null | grep '^#' >&2", (int)pid);
+			 "timeout 30 gdb -p %d -batch -ex 'thread apply all bt' 2>/dev/null | grep "
+			 "'^#' >&2",
+			 (int)pid);
 		fflush(NULL);
 		if (system(cmd) != 0)
 			fprintf(stderr, "  (no stack of member %d)\n", i);
@@ -421,15 +444,18 @@ static void check_no_leak(const char *topic)
 	if (st.slots_loaned == 0 && st.slots_published == st.history_len &&
 	    st.slots_free + st.slots_published == st.slots_total)
 		return;
-	fprintf(stderr, "%s: slots stranded with every member gone: %llu loaned, %llu published but %u in history\n",
-		topic, (unsigned long long)st.slots_loaned, (unsigned long long)st.slots_published, st.history_len);
+	fprintf(stderr,
+		"%s: slots stranded with every member gone: %llu loaned, %llu published but %u in "
+		"history\n",
+		topic, (unsigned long long)st.slots_loaned, (unsigned long long)st.slots_published,
+		st.history_len);
 	zt_dump_topic(topic);
 	zt_fail();
 }
 
 /* Watchdog: every member alive since `snap` was taken must make progress within STUCK_S seconds.
- * Publishers keep publishing and subscribers keep being fed, so a member stuck in a call is one that
- * a peer should have woken. */
+ * Publishers keep publishing and subscribers keep being fed, so a member stuck in a call is one
+ * that a peer should have woken. */
 static void check_progress(const uint64_t *snap, int skip, const pid_t *pids)
 {
 	int64_t deadline = zt_now_ns() + STUCK_S * 1000000000ll;
@@ -440,7 +466,8 @@ static void check_progress(const uint64_t *snap, int skip, const pid_t *pids)
 			if (zt_now_ns() > deadline) {
 				check_errors();
 				fprintf(stderr,
-					"member %d (topic %d, %s) made no progress in %d s, blocked in %s: a peer "
+					"member %d (topic %d, %s) made no progress in %d s, "
+					"blocked in %s: a peer "
 					"should have woken it\n",
 					i, members[i].topic, role_names[members[i].role], STUCK_S,
 					phase_names[atomic_load(&sh->m[i].phase)]);
@@ -469,7 +496,8 @@ static void stop_members(pid_t *pids, int (*want)(int))
 			if (zt_now_ns() > deadline) {
 				check_errors();
 				fprintf(stderr,
-					"member %d (topic %d, %s) did not exit within %d s of SIGTERM, blocked in %s: "
+					"member %d (topic %d, %s) did not exit within %d s of "
+					"SIGTERM, blocked in %s: "
 					"its peers closed, whatever it waits for must wake it\n",
 					i, members[i].topic, role_names[members[i].role], STUCK_S,
 					phase_names[atomic_load(&sh->m[i].phase)]);
@@ -483,8 +511,8 @@ static void stop_members(pid_t *pids, int (*want)(int))
 			char what[80];
 			describe_status(what, sizeof what, st);
 			check_errors();
-			fprintf(stderr, "member %d (topic %d, %s) %s after SIGTERM\n", i, members[i].topic,
-				role_names[members[i].role], what);
+			fprintf(stderr, "member %d (topic %d, %s) %s after SIGTERM\n", i,
+				members[i].topic, role_names[members[i].role], what);
 			zt_fail();
 		}
 		pids[i] = 0;
@@ -493,7 +521,8 @@ static void stop_members(pid_t *pids, int (*want)(int))
 
 static int is_blocking_sub(int i)
 {
-	return members[i].role == SUB_BLOCK || members[i].role == SUB_WAITSET || members[i].role == SUB_EXEC;
+	return members[i].role == SUB_BLOCK || members[i].role == SUB_WAITSET ||
+	       members[i].role == SUB_EXEC;
 }
 
 static int is_blocking_pub(int i)
@@ -506,7 +535,8 @@ int main(void)
 	const char *env = getenv("ZCAST_CHAOS_KILLS");
 	int kills = env ? atoi(env) : getenv("ZCAST_LONG") ? 20000 : 1000;
 	zt_setup("chaos", kills > 1000 ? 3600 : 280);
-	unsigned seed = getenv("ZCAST_SEED") ? (unsigned)atoi(getenv("ZCAST_SEED")) : (unsigned)getpid();
+	unsigned seed =
+	    getenv("ZCAST_SEED") ? (unsigned)atoi(getenv("ZCAST_SEED")) : (unsigned)getpid();
 	srand(seed);
 	printf("# seed %u, %d kills\n", seed, kills);
 	sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -539,7 +569,8 @@ int main(void)
 		int v = rand() % N_MEMBERS;
 		kill(pids[v], SIGKILL);
 		int st = zt_wait(pids[v]);
-		CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL); /* it was alive and not stuck in exit */
+		CHECK(WIFSIGNALED(st) &&
+		      WTERMSIG(st) == SIGKILL); /* it was alive and not stuck in exit */
 		int ph = atomic_load(&sh->m[v].phase);
 		by_phase[ph >= 0 && ph < P_N ? ph : 0]++;
 		check_errors();
@@ -552,13 +583,14 @@ int main(void)
 	uint64_t total = 0;
 	for (int i = 0; i < N_MEMBERS; i++)
 		total += atomic_load(&sh->m[i].progress);
-	/* The blocking subscribers, then the blocking publisher, leave by SIGTERM: each must be woken
-	 * (by the next publish, its guard, the executor's stop, room left by the closed subscribers). */
+	/* The blocking subscribers, then the blocking publisher, leave by SIGTERM: each must be
+	 * woken (by the next publish, its guard, the executor's stop, room left by the closed
+	 * subscribers). */
 	stop_members(pids, is_blocking_sub);
 	stop_members(pids, is_blocking_pub);
 	check_errors();
-	/* Everyone else dies at once, by this SIGKILL and nothing earlier: gc reclaims them all, nothing
-	 * stays loaned or leaks. */
+	/* Everyone else dies at once, by this SIGKILL and nothing earlier: gc reclaims them all,
+	 * nothing stays loaned or leaks. */
 	for (int i = 0; i < N_MEMBERS; i++)
 		if (pids[i] > 0)
 			kill(pids[i], SIGKILL);
@@ -586,7 +618,8 @@ int main(void)
 		CHECK_EQ(st.publishers, 0);
 		CHECK_EQ(st.subscribers, 1);
 		if (t != 0)
-			CHECK_EQ(st.pools, 0); /* no history: every pool of a dead publisher is gone */
+			CHECK_EQ(st.pools,
+				 0); /* no history: every pool of a dead publisher is gone */
 		pools += (int)st.pools;
 	}
 	CHECK_EQ(zt_pool_count(), pools); /* no pool file without its record */
@@ -594,9 +627,10 @@ int main(void)
 		zcast_sub_close(observer[t]); /* the last one out removes the topic and its pools */
 	CHECK_EQ(zt_shm_count(), 0);
 	int inside = kills - by_phase[P_IDLE], mutating = inside - by_phase[P_WAIT];
-	printf("# %d kills survived in %.1f s, %llu messages published+verified by survivors\n", kills,
-	       secs, (unsigned long long)total);
-	printf("# kills inside a zcast call: %d (%.0f%%), inside a call other than wait: %d (%.0f%%)\n",
+	printf("# %d kills survived in %.1f s, %llu messages published+verified by survivors\n",
+	       kills, secs, (unsigned long long)total);
+	printf("# kills inside a zcast call: %d (%.0f%%), inside a call other than wait: %d "
+	       "(%.0f%%)\n",
 	       inside, 100.0 * inside / kills, mutating, 100.0 * mutating / kills);
 	printf("#");
 	for (int p = 0; p < P_N; p++)

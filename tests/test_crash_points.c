@@ -1,11 +1,12 @@
-/* Fault injection: for every crash point of src/crash_points.def, a child runs a workload
- * that reaches it with ZCAST_CRASH_AT set and dies there by SIGKILL. An unreached (or misspelled)
- * point fails the test.
+/* Fault injection: for every crash point of src/crash_points.def, a child runs a
+ * workload that reaches it with ZCAST_CRASH_AT set and dies there by SIGKILL. An unreached (or
+ * misspelled) point fails the test.
  *
  * Survivors: in this process a FULL, a DROP_OLD (depth 4), a latest-value DROP_OLD (depth 1) and a
- * BALANCE_RR subscriber and a publisher; in two sleeper processes a FULL depth-1 subscriber asleep in
- * zcast_wait(-1) and a FULL subscriber asleep in a wait set (-1), both checking every message at take
- * against the slot's shared state. The workload records which publish was in flight when it died.
+ * BALANCE_RR subscriber and a publisher; in two sleeper processes a FULL depth-1 subscriber asleep
+ * in zcast_wait(-1) and a FULL subscriber asleep in a wait set (-1), both checking every message at
+ * take against the slot's shared state. The workload records which publish was in flight when it
+ * died.
  *
  * After the crash a new publisher and subscriber join at once (they may get the dead member's
  * records, and with them its identity as lock owner); then, after one zcast_topic_gc, which must
@@ -18,12 +19,14 @@
  *    survivor at most once in between
  *    (publish:after-entry/-push/-drop-cas); DROP_OLD and RR survivors get nothing twice;
  *  - the sleepers get all that without anybody else publishing (the crash must not cost a wake-up);
- * then the survivors must still work (publish, take, wake the sleepers), every slot of the topic must
- * be free or kept as history once the survivors drained (the slot of the message in flight, of a
- * popped entry, of a loan — nothing is stranded, also on the depth-1 rings), nothing may stay
- * loaned, no pool file may lose its record, a late joiner gets the newest history, and once everyone
- * is gone no segment of the domain may be left. ZCAST_CRASH_ONLY=<point> runs one point. */
+ * then the survivors must still work (publish, take, wake the sleepers), every slot of the topic
+ * must be free or kept as history once the survivors drained (the slot of the message in flight, of
+ * a popped entry, of a loan — nothing is stranded, also on the depth-1 rings), nothing may stay
+ * loaned, no pool file may lose its record, a late joiner gets the newest history, and once
+ * everyone is gone no segment of the domain may be left. ZCAST_CRASH_ONLY=<point> runs one point.
+ */
 #include "zcast/waitset.h"
+#include "zt_dump.h"
 #include "zt_held.h"
 
 #define ZC_CRASH_POINT(name) name,
@@ -61,7 +64,7 @@ static zcast_pub *pub_of(const char *topic, uint32_t slots, uint32_t hist)
 }
 
 #define WAIT_NS 10000000000ll /* publishes wait for the FULL depth-1 sleeper to take */
-#define STOP_SEQ 9999         /* payload sequence that ends a sleeper */
+#define STOP_SEQ 9999	      /* payload sequence that ends a sleeper */
 #define LOG_MAX 64
 
 /* Messages one subscriber got: (publisher id, payload sequence), in order of take. */
@@ -72,9 +75,9 @@ struct rx_log {
 
 /* Shared with the children (MAP_SHARED before fork). */
 struct cp_shared {
-	_Atomic uint64_t wl_pub;    /* member id of the workload's publisher, 0 before it opened */
-	_Atomic uint64_t in_flight; /* payload sequence the workload is publishing, 0 if none */
-	_Atomic int completed;      /* publishes the workload completed */
+	_Atomic uint64_t wl_pub;     /* member id of the workload's publisher, 0 before it opened */
+	_Atomic uint64_t in_flight;  /* payload sequence the workload is publishing, 0 if none */
+	_Atomic int completed;	     /* publishes the workload completed */
 	_Atomic uint64_t seq_before; /* the topic's last sequence before the publish in flight */
 	struct rx_log sleeper[2];
 	_Atomic int sleeper_errors;
@@ -172,7 +175,8 @@ static int workload_main(void *a_)
 	}
 	CHECK_EQ(zcast_loan(p, 64, &m), 0); /* free:after-cas when dropped unpublished */
 	zcast_msg_drop(m);
-	zcast_pub *q = pub_of(w->topic, 4, 0); /* leaves with every slot free: gc:before-pool-unlink */
+	zcast_pub *q =
+	    pub_of(w->topic, 4, 0); /* leaves with every slot free: gc:before-pool-unlink */
 	CHECK_EQ(zcast_loan(q, 64, &m), 0);
 	zcast_msg_drop(m);
 	zcast_pub_close(q);
@@ -244,7 +248,8 @@ static int sleeper_take(zcast_sub *s, int index, struct rx_log *log)
 		zcast_msg_info info;
 		uint64_t pseq = 0, pub = 0;
 		char why[200];
-		if (zcast_msg_info_get(m, &info) != 0 || !zt_verify(zcast_msg_data(m), zcast_msg_size(m), &pseq, &pub)) {
+		if (zcast_msg_info_get(m, &info) != 0 ||
+		    !zt_verify(zcast_msg_data(m), zcast_msg_size(m), &pseq, &pub)) {
 			sleeper_fail("corrupt message at take");
 		} else {
 			struct zt_expect x = {(uint32_t)index, info.sequence, pseq};
@@ -336,8 +341,11 @@ static int count_of(const char *who, const struct rx_log *l, uint64_t pub, uint6
 		if (l->pub[i] != pub)
 			continue;
 		if (l->pseq[i] <= last) {
-			fprintf(stderr, "%s: publisher %llu's sequence %llu after %llu (duplicate or reorder)\n", who,
-				(unsigned long long)pub, (unsigned long long)l->pseq[i], (unsigned long long)last);
+			fprintf(stderr,
+				"%s: publisher %llu's sequence %llu after %llu (duplicate or "
+				"reorder)\n",
+				who, (unsigned long long)pub, (unsigned long long)l->pseq[i],
+				(unsigned long long)last);
 			zt_fail();
 		}
 		last = l->pseq[i];
@@ -351,11 +359,13 @@ enum owed { OWED_NOTHING, OWED_AT_MOST_ONCE, OWED_TO_ALL };
 
 static enum owed owed_by(const char *point, const char *topic)
 {
-	/* Every attempt of a publish passes here, also one refused for a full queue: the message was
-	 * published (to all) if the attempt took a topic sequence number. */
+	/* Every attempt of a publish passes here, also one refused for a full queue: the message
+	 * was published (to all) if the attempt took a topic sequence number. */
 	if (strcmp(point, "publish:before-wake") == 0)
-		return zt_stat(topic).last_sequence > atomic_load(&sh->seq_before) ? OWED_TO_ALL : OWED_NOTHING;
-	static const char *const none[] = {"publish:after-intent", "publish:after-bits", "publish:after-state"};
+		return zt_stat(topic).last_sequence > atomic_load(&sh->seq_before) ? OWED_TO_ALL
+										   : OWED_NOTHING;
+	static const char *const none[] = {"publish:after-intent", "publish:after-bits",
+					   "publish:after-state"};
 	static const char *const all[] = {"publish:after-history"};
 	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
 		if (strcmp(point, none[i]) == 0)
@@ -366,7 +376,8 @@ static enum owed owed_by(const char *point, const char *topic)
 	return OWED_AT_MOST_ONCE;
 }
 
-/* 1 when the FULL log `l` holds every completed workload publish (and the one in flight if owed). */
+/* 1 when the FULL log `l` holds every completed workload publish (and the one in flight if owed).
+ */
 static int full_log_complete(const struct rx_log *l, enum owed owed, int check, const char *who,
 			     const char *crash_at)
 {
@@ -380,17 +391,20 @@ static int full_log_complete(const struct rx_log *l, enum owed owed, int check, 
 			continue;
 		if (!check && c == 0)
 			return 0;
-		fprintf(stderr, "%s: %s got completed publish %d of the dead workload %d times, want once\n",
-			crash_at, who, 100 + i, c);
+		fprintf(
+		    stderr,
+		    "%s: %s got completed publish %d of the dead workload %d times, want once\n",
+		    crash_at, who, 100 + i, c);
 		zt_fail();
 	}
 	if (flight) {
 		int c = count_of(who, l, pub, flight);
 		int want_min = owed == OWED_TO_ALL, want_max = owed == OWED_NOTHING ? 0 : 1;
 		if (c > want_max || (check && c < want_min)) {
-			fprintf(stderr, "%s: %s got the publish in flight (%llu) %d times, want %s\n", crash_at, who,
-				(unsigned long long)flight, c,
-				owed == OWED_NOTHING ? "never (it died before the first push)"
+			fprintf(stderr,
+				"%s: %s got the publish in flight (%llu) %d times, want %s\n",
+				crash_at, who, (unsigned long long)flight, c,
+				owed == OWED_NOTHING  ? "never (it died before the first push)"
 				: owed == OWED_TO_ALL ? "exactly once (it died after the last push)"
 						      : "at most once");
 			zt_fail();
@@ -407,7 +421,8 @@ static void at_most_once(const char *who, const struct rx_log *l, const char *cr
 	uint64_t pub = atomic_load(&sh->wl_pub);
 	for (uint64_t q = 100; pub && q < 104; q++)
 		if (count_of(who, l, pub, q) > 1) {
-			fprintf(stderr, "%s: %s got workload publish %llu twice\n", crash_at, who, (unsigned long long)q);
+			fprintf(stderr, "%s: %s got workload publish %llu twice\n", crash_at, who,
+				(unsigned long long)q);
 			zt_fail();
 		}
 }
@@ -416,7 +431,8 @@ static void dump_log(const char *who, const struct rx_log *l)
 {
 	fprintf(stderr, "  %s got (publisher:sequence):", who);
 	for (int i = 0; i < atomic_load(&l->n); i++)
-		fprintf(stderr, " %llu:%llu", (unsigned long long)l->pub[i], (unsigned long long)l->pseq[i]);
+		fprintf(stderr, " %llu:%llu", (unsigned long long)l->pub[i],
+			(unsigned long long)l->pseq[i]);
 	fprintf(stderr, "; workload publisher %llu completed %d, in flight %llu\n",
 		(unsigned long long)atomic_load(&sh->wl_pub), atomic_load(&sh->completed),
 		(unsigned long long)atomic_load(&sh->in_flight));
@@ -424,10 +440,11 @@ static void dump_log(const char *who, const struct rx_log *l)
 
 /* Waits (bounded) until both sleepers logged what `ready` asks; a sleeper that never gets it was
  * not woken. */
-static void await_sleepers(int (*ready)(const struct rx_log *, enum owed), enum owed owed, const char *crash_at,
-			   const char *what)
+static void await_sleepers(int (*ready)(const struct rx_log *, enum owed), enum owed owed,
+			   const char *crash_at, const char *what)
 {
-	static const char *const names[2] = {"FULL depth-1 sleeper in zcast_wait(-1)", "FULL sleeper in a wait set (-1)"};
+	static const char *const names[2] = {"FULL depth-1 sleeper in zcast_wait(-1)",
+					     "FULL sleeper in a wait set (-1)"};
 	int64_t deadline = zt_now_ns() + 10000000000ll;
 	for (int k = 0; k < 2; k++) {
 		while (!ready(&sh->sleeper[k], owed)) {
@@ -436,8 +453,9 @@ static void await_sleepers(int (*ready)(const struct rx_log *, enum owed), enum 
 				zt_fail();
 			}
 			if (zt_now_ns() > deadline) {
-				fprintf(stderr, "%s: the %s did not get %s within 10 s: not woken?\n", crash_at, names[k],
-					what);
+				fprintf(stderr,
+					"%s: the %s did not get %s within 10 s: not woken?\n",
+					crash_at, names[k], what);
 				dump_log(names[k], &sh->sleeper[k]);
 				zt_fail();
 			}
@@ -514,7 +532,18 @@ check:;
 	/* Newcomers join before anybody repaired: the first free records may be the dead member's,
 	 * whose index the lock word may still name. */
 	{
-		zcast_pub *np = pub_of(topic, 4, 0);
+		zcast_pub_opts po;
+		zcast_pub_opts_init(&po);
+		po.slot_size = SLOT;
+		po.slot_count = 4; /* more than the topic's history depth (3) */
+		zcast_pub *np = NULL;
+		int r = zcast_pub_open(topic, &po, &np);
+		if (r != 0) {
+			fprintf(stderr, "%s: a publisher joining after the crash: %s (%s)\n",
+				crash_at, zcast_strerror(r), zcast_last_error());
+			zt_dump_topic(topic);
+			zt_fail();
+		}
 		zcast_sub *ns = sub_of(topic, ZCAST_POLICY_DROP_OLD, 2, 0);
 		zcast_sub_close(ns);
 		zcast_pub_close(np);
@@ -522,7 +551,8 @@ check:;
 	/* Whatever the dead member owed (repair, reclaim, wake-ups) is done by the next cleanup. */
 	CHECK(zcast_topic_gc(NULL, topic) >= 0);
 	if (!w.creator_only)
-		await_sleepers(sleeper_has_workload, owed, crash_at, "the dead workload's messages");
+		await_sleepers(sleeper_has_workload, owed, crash_at,
+			       "the dead workload's messages");
 	/* Survivors work: the lock is repaired, publish and take go on, sleepers are woken. */
 	survivor_pub_id = zcast_pub_id(sv.p);
 	int64_t t0 = zt_now_ns();
@@ -531,13 +561,14 @@ check:;
 	if (!w.creator_only) {
 		await_sleepers(sleeper_has_1001, owed, crash_at, "the survivor's messages");
 		for (int k = 0; k < 2; k++)
-			full_log_complete(&sh->sleeper[k], owed, 1, k ? "wait-set sleeper" : "depth-1 sleeper",
-					  crash_at);
+			full_log_complete(&sh->sleeper[k], owed, 1,
+					  k ? "wait-set sleeper" : "depth-1 sleeper", crash_at);
 	}
 	drain_survivors(&sv);
 	CHECK(count_of("FULL survivor", &sv.log_s, survivor_pub_id, 1001) == 1);
 	CHECK(count_of("RR survivor", &sv.log_r, survivor_pub_id, 1000) +
-		      count_of("RR survivor", &sv.log_r, survivor_pub_id, 1001) >= 1);
+		  count_of("RR survivor", &sv.log_r, survivor_pub_id, 1001) >=
+	      1);
 	full_log_complete(&sv.log_s, owed, 1, "FULL survivor", crash_at);
 	at_most_once("DROP_OLD survivor", &sv.log_d, crash_at);
 	at_most_once("depth-1 DROP_OLD survivor", &sv.log_d1, crash_at);
@@ -547,24 +578,29 @@ check:;
 		publish_seq(sv.p, STOP_SEQ, 64);
 		for (int k = 0; k < 2; k++) {
 			int sst = wait_bounded(sv.sleepers[k], 10000);
-			if (!WIFEXITED(sst) || WEXITSTATUS(sst) != 0 || atomic_load(&sh->sleeper_errors)) {
-				fprintf(stderr, "%s: sleeper %d status 0x%x: %s\n", crash_at, k, sst, sh->sleeper_err);
+			if (!WIFEXITED(sst) || WEXITSTATUS(sst) != 0 ||
+			    atomic_load(&sh->sleeper_errors)) {
+				fprintf(stderr, "%s: sleeper %d status 0x%x: %s\n", crash_at, k,
+					sst, sh->sleeper_err);
 				zt_fail();
 			}
 		}
 		drain_survivors(&sv);
 	}
-	/* Nothing stranded: every slot is free or history once the survivors drained — the message in
-	 * flight, a popped entry, a loan, also on the depth-1 rings. */
+	/* Nothing stranded: every slot is free or history once the survivors drained — the message
+	 * in flight, a popped entry, a loan, also on the depth-1 rings. */
 	CHECK(zcast_topic_gc(NULL, topic) >= 0);
 	zcast_topic_stat stt = zt_stat(topic);
 	if (stt.slots_loaned != 0 || stt.slots_published != stt.history_len ||
 	    stt.slots_free + stt.slots_published != stt.slots_total) {
-		fprintf(stderr,
-			"%s: slots stranded after the survivors drained: %llu loaned, %llu published but %u in "
-			"history, %llu free of %llu\n",
-			crash_at, (unsigned long long)stt.slots_loaned, (unsigned long long)stt.slots_published,
-			stt.history_len, (unsigned long long)stt.slots_free, (unsigned long long)stt.slots_total);
+		fprintf(
+		    stderr,
+		    "%s: slots stranded after the survivors drained: %llu loaned, %llu published "
+		    "but %u in history, %llu free of %llu\n",
+		    crash_at, (unsigned long long)stt.slots_loaned,
+		    (unsigned long long)stt.slots_published, stt.history_len,
+		    (unsigned long long)stt.slots_free, (unsigned long long)stt.slots_total);
+		zt_dump_topic(topic);
 		zt_fail();
 	}
 	CHECK_EQ(stt.publishers, 1);
@@ -588,7 +624,8 @@ check:;
 	zcast_sub_close(sv.r);
 	zcast_pub_close(sv.p);
 	if (zt_shm_count() != 0) {
-		fprintf(stderr, "%s: %d segments left after everyone left\n", crash_at, zt_shm_count());
+		fprintf(stderr, "%s: %d segments left after everyone left\n", crash_at,
+			zt_shm_count());
 		zt_fail();
 	}
 	return WIFSIGNALED(st);
@@ -616,11 +653,13 @@ int main(void)
 		zcast_sub_close(sv.r);
 		zcast_pub_close(sv.p);
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-			printf("# fault injection is not compiled in (ZCAST_TEST_BUILD=OFF): skip\n");
+			printf(
+			    "# fault injection is not compiled in (ZCAST_TEST_BUILD=OFF): skip\n");
 			return ZT_SKIP;
 		}
 	}
-	const char *only = getenv("ZCAST_CRASH_ONLY"); /* one point, e.g. to list every failing one */
+	const char *only =
+	    getenv("ZCAST_CRASH_ONLY"); /* one point, e.g. to list every failing one */
 	for (size_t i = 0; i < N_POINTS; i++) {
 		if (only && strcmp(only, points[i]) != 0)
 			continue;

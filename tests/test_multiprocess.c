@@ -1,8 +1,8 @@
 /* Real processes (fork): start order, 1 publisher -> 8 subscribers and 4 publishers of different
  * slot capacities -> 1 subscriber, 100 000 messages each. Every message is checksummed, every
  * (publisher, sequence) is accounted for exactly once, and at take and again at release the holder
- * checks the slot's shared state, read raw: state PUBLISHED with the handle's generation, its holder
- * bit set, header and payload unchanged (test builds poison slots at loan). */
+ * checks the slot's shared state, read raw: state PUBLISHED with the handle's generation, its
+ * holder bit set, header and payload unchanged (test builds poison slots at loan). */
 #include "zt_held.h"
 
 #define N_MSGS 100000
@@ -10,9 +10,9 @@
 
 struct sub_args {
 	const char *topic;
-	int n_pubs;       /* distinct publishers expected */
+	int n_pubs;	  /* distinct publishers expected */
 	uint64_t per_pub; /* messages expected from each */
-	int ready_fd;     /* write one byte once subscribed */
+	int ready_fd;	  /* write one byte once subscribed */
 };
 
 /* Holds a few messages at a time and releases them later, re-checking each. */

@@ -14,6 +14,8 @@
  * written). Runs ZCAST_SCRIBBLE_SECONDS (default 20, 300 with ZCAST_LONG=1); ZCAST_SEED repeats a
  * run's scribbling; ZCAST_SCRIBBLE_ONLY=<part of a field name> narrows it down to those fields. A
  * failure names the field last written. */
+#include <execinfo.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "zt_seg.h"
@@ -23,19 +25,22 @@
 
 enum call { C_NONE, C_OPEN, C_LOAN, C_PUBLISH, C_CLOSE, C_WAIT, C_TAKE, C_GC, C_STAT, C_N };
 static const char *const call_names[C_N] = {"user code", "open", "loan", "publish", "close",
-					    "wait", "take", "gc", "stat"};
+					    "wait",	 "take", "gc",	 "stat"};
 
 enum role { PUB, PUB_HIST, SUB_FULL, SUB_DROP1, SUB_RR, SUB_ANCHOR, TOOL, N_ROLES };
-static const char *const role_names[N_ROLES] = {"publisher", "publisher with history", "FULL subscriber",
-						"DROP_OLD depth-1 subscriber", "RR subscriber",
-						"anchor subscriber (never leaves)", "gc/stat tool"};
+static const char *const role_names[N_ROLES] = {
+    "publisher",       "publisher with history",
+    "FULL subscriber", "DROP_OLD depth-1 subscriber",
+    "RR subscriber",   "anchor subscriber (never leaves)",
+    "gc/stat tool"};
 #define N_WORKERS N_ROLES
 
 struct worker {
 	_Atomic int64_t call_start; /* 0 outside a call */
 	_Atomic int call;
 	_Atomic uint64_t calls;
-	_Atomic uint64_t results[C_N][16]; /* per call: count of each result (0, -1 .. -14, positive) */
+	_Atomic uint64_t
+	    results[C_N][16]; /* per call: count of each result (0, -1 .. -14, positive) */
 	_Atomic int errors;
 	char err[240];
 };
@@ -43,7 +48,7 @@ struct worker {
 struct shared {
 	struct worker w[N_WORKERS];
 	_Atomic uint64_t writes; /* scribbler: fields written */
-	char field[8][128];      /* the fields written last (ring, by writes % 8) */
+	char field[8][128];	 /* the fields written last (ring, by writes % 8) */
 	_Atomic int stop_req[N_WORKERS + 1];
 };
 
@@ -60,18 +65,17 @@ static void on_term(int sig)
 #define STOPPING() (stop || atomic_load(&sh->stop_req[me]))
 #define TOPIC "/scribble"
 
-static void worker_fail(const char *fmt, long long a, long long b)
+/* The first violation a worker saw, for the driver to report. */
+__attribute__((format(printf, 1, 2))) static void worker_fail(const char *fmt, ...)
 {
 	struct worker *w = &sh->w[me];
-	if (atomic_fetch_add(&w->errors, 1) == 0)
-		snprintf(w->err, sizeof w->err, fmt, a, b);
+	if (atomic_fetch_add(&w->errors, 1) != 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof w->err, fmt, ap);
+	va_end(ap);
 }
-#define CALL_FAIL(what, c, r)                                                                      \
-	do {                                                                                       \
-		char _m[120];                                                                      \
-		snprintf(_m, sizeof _m, "zcast call '%s' returned %s %%lld%%.0lld", call_names[c], what); \
-		worker_fail(_m, (long long)(r), 0);                                                \
-	} while (0)
 
 /* Every call goes through here: timed for the watchdog, its result checked for range. */
 static int call_done(int c, int r)
@@ -82,9 +86,9 @@ static int call_done(int c, int r)
 	atomic_fetch_add(&w->calls, 1);
 	atomic_fetch_add(&w->results[c][r > 0 ? 15 : r < ZCAST_EBUSY ? 15 : -r], 1);
 	if (r > 0 && c != C_GC)
-		CALL_FAIL("the positive result", c, r);
+		worker_fail("zcast call '%s' returned the positive result %d", call_names[c], r);
 	if (r < ZCAST_EBUSY)
-		CALL_FAIL("the undefined code", c, r);
+		worker_fail("zcast call '%s' returned the undefined code %d", call_names[c], r);
 	return r;
 }
 static void call_begin(int c)
@@ -108,9 +112,10 @@ static void check_received(zcast_msg *m)
 	size_t size = zcast_msg_size(m), cap = zcast_msg_capacity(m);
 	const volatile uint8_t *p = zcast_msg_data(m);
 	if (size > cap)
-		worker_fail("message of %lld bytes in a slot of capacity %lld", (long long)size, (long long)cap);
+		worker_fail("message of %lld bytes in a slot of capacity %lld", (long long)size,
+			    (long long)cap);
 	if (!p) {
-		worker_fail("taken message without data (size %lld)%lld", (long long)size, 0);
+		worker_fail("taken message without data (size %zu)", size);
 		return;
 	}
 	uint8_t sum = 0;
@@ -134,7 +139,8 @@ static void run_pub(uint32_t hist)
 			zt_sleep_ms(1);
 			continue;
 		}
-		/* A pool that stays empty (slots left bad for good): leave, a new membership has a new pool. */
+		/* A pool that stays empty (slots left bad for good): leave, a new membership has a
+		 * new pool. */
 		for (int n = 0, empty = 0; n < 200 && empty < 5 && !STOPPING(); n++) {
 			zcast_msg *m = NULL;
 			size_t len = 32 + (size_t)(rand() % 224);
@@ -170,13 +176,17 @@ static void run_sub(int policy, uint32_t depth, int anchor)
 			zt_sleep_ms(1);
 			continue;
 		}
-		zcast_msg *held = NULL; /* one message kept until the next: releases interleave takes */
+		zcast_msg *held =
+		    NULL; /* one message kept until the next: releases interleave takes */
 		int r = 0;
-		for (int n = 0, idle = 0; (anchor || (n < 300 && idle < 25)) && r != ZCAST_ECORRUPT && !STOPPING(); n++) {
+		for (int n = 0, idle = 0;
+		     (anchor || (n < 300 && idle < 25)) && r != ZCAST_ECORRUPT && !STOPPING();
+		     n++) {
 			if (CALL(C_WAIT, zcast_wait(s, OP_NS)) != 0) {
 				idle++; /* fed no more (a record left bad for good): join again */
 				continue;
-			}			zcast_msg *m = NULL;
+			}
+			zcast_msg *m = NULL;
 			idle++; /* also when woken for nothing (a queue that only looks full) */
 			while (!STOPPING() && (r = CALL(C_TAKE, zcast_take(s, &m))) == 0) {
 				check_received(m);
@@ -201,8 +211,26 @@ static void run_tool(void)
 	}
 }
 
+/* A worker that crashes prints where (library offsets: addr2line -e build-test/libzcast.so), then
+ * dies by the same signal. */
+static void on_crash(int sig)
+{
+	void *frames[32];
+	static const char msg[] = "worker crashed, stack:\n";
+	if (write(2, msg, sizeof msg - 1) < 0) {
+	}
+	backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static int worker_main(int role)
 {
+	void *warm[1];
+	backtrace(warm, 1); /* loads libgcc now, not inside the handler */
+	int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], on_crash);
 	switch (role) {
 	case PUB:
 		run_pub(0);
@@ -231,7 +259,18 @@ static int worker_main(int role)
 /* ---- the scribbler ---- */
 
 /* What the scribbler can write: a field of a region, by kind. */
-enum region { R_HDR, R_SUB, R_PUB, R_POOLREC, R_GROUP, R_RING, R_HISTORY, R_POOLHDR, R_SLOT, R_BITS };
+enum region {
+	R_HDR,
+	R_SUB,
+	R_PUB,
+	R_POOLREC,
+	R_GROUP,
+	R_RING,
+	R_HISTORY,
+	R_POOLHDR,
+	R_SLOT,
+	R_BITS
+};
 
 struct kind {
 	const char *name;
@@ -240,65 +279,68 @@ struct kind {
 	int keep_ok; /* a bad value may stay (data the library must validate), not only flicker */
 };
 
-#define K(reg, type, field, keep) {#type " " #field, reg, offsetof(type, field), sizeof(((type *)0)->field), keep}
+#define K(reg, type, field, keep)                                                                  \
+	{                                                                                          \
+#type " " #field, reg, offsetof(type, field), sizeof(((type *)0)->field), keep     \
+	}
 static const struct kind kinds[] = {
-	K(R_HDR, struct zc_topic_hdr, max_pubs, 0),
-	K(R_HDR, struct zc_topic_hdr, max_subs, 0),
-	K(R_HDR, struct zc_topic_hdr, max_depth, 0),
-	K(R_HDR, struct zc_topic_hdr, history_cap, 0),
-	K(R_HDR, struct zc_topic_hdr, max_pools, 0),
-	K(R_HDR, struct zc_topic_hdr, n_members, 0),
-	K(R_HDR, struct zc_topic_hdr, bitmap_words, 0),
-	K(R_HDR, struct zc_topic_hdr, segment_size, 0),
-	K(R_HDR, struct zc_topic_hdr, off_subs, 0),
-	K(R_HDR, struct zc_topic_hdr, off_rings, 0),
-	K(R_HDR, struct zc_topic_hdr, off_pools, 0),
-	K(R_HDR, struct zc_topic_hdr, mode_unused, 0),
-	K(R_HDR, struct zc_topic_hdr, hist_start, 0),
-	K(R_HDR, struct zc_topic_hdr, hist_end, 0),
-	K(R_HDR, struct zc_topic_hdr, hist_depth, 0),
-	K(R_HDR, struct zc_topic_hdr, sub_hi, 0),
-	K(R_HDR, struct zc_topic_hdr, pool_hi, 0),
-	K(R_HDR, struct zc_topic_hdr, space_waiters, 0),
-	K(R_HDR, struct zc_topic_hdr, intent.op, 1),
-	K(R_HDR, struct zc_topic_hdr, intent.drop_sub, 1),
-	K(R_HDR, struct zc_topic_hdr, intent.desc, 1),
-	K(R_HDR, struct zc_topic_hdr, intent.drop_head, 1),
-	K(R_HDR, struct zc_topic_hdr, intent.evict_desc, 1),
-	K(R_HDR, struct zc_topic_hdr, intent.evict_pending, 1),
-	K(R_HDR, struct zc_topic_hdr, lock.word, 0),
-	K(R_SUB, struct zc_sub_rec, state, 0),
-	K(R_SUB, struct zc_sub_rec, policy, 1),
-	K(R_SUB, struct zc_sub_rec, depth, 1),
-	K(R_SUB, struct zc_sub_rec, group, 1),
-	K(R_SUB, struct zc_sub_rec, pid, 0),
-	K(R_SUB, struct zc_sub_rec, head, 1),
-	K(R_SUB, struct zc_sub_rec, tail, 1),
-	K(R_SUB, struct zc_sub_rec, sleeping, 0),
-	K(R_SUB, struct zc_sub_rec, wake, 0),
-	K(R_PUB, struct zc_pub_rec, state, 0),
-	K(R_PUB, struct zc_pub_rec, pool, 1),
-	K(R_PUB, struct zc_pub_rec, pid, 0),
-	K(R_PUB, struct zc_pub_rec, history_depth, 0),
-	K(R_POOLREC, struct zc_pool_rec, state, 0),
-	K(R_POOLREC, struct zc_pool_rec, owner, 0),
-	K(R_POOLREC, struct zc_pool_rec, id, 0),
-	K(R_POOLREC, struct zc_pool_rec, slot_size, 0),
-	K(R_POOLREC, struct zc_pool_rec, slot_count, 0),
-	K(R_GROUP, struct zc_group_rec, members, 0),
-	K(R_GROUP, struct zc_group_rec, next, 1),
-	{"ring entry", R_RING, 0, 8, 1},
-	{"history entry", R_HISTORY, 0, 8, 1},
-	K(R_POOLHDR, struct zc_pool_hdr, slot_count, 0),
-	K(R_POOLHDR, struct zc_pool_hdr, slot_size, 0),
-	K(R_POOLHDR, struct zc_pool_hdr, slot_stride, 0),
-	K(R_POOLHDR, struct zc_pool_hdr, payload_off, 0),
-	K(R_POOLHDR, struct zc_pool_hdr, bitmap_words, 0),
-	K(R_POOLHDR, struct zc_pool_hdr, waiters, 0),
-	K(R_SLOT, struct zc_slot_hdr, state, 1),
-	K(R_SLOT, struct zc_slot_hdr, seq, 1),
-	K(R_SLOT, struct zc_slot_hdr, size, 0),
-	{"slot bitmap word", R_BITS, 0, 8, 1},
+    K(R_HDR, struct zc_topic_hdr, max_pubs, 0),
+    K(R_HDR, struct zc_topic_hdr, max_subs, 0),
+    K(R_HDR, struct zc_topic_hdr, max_depth, 0),
+    K(R_HDR, struct zc_topic_hdr, history_cap, 0),
+    K(R_HDR, struct zc_topic_hdr, max_pools, 0),
+    K(R_HDR, struct zc_topic_hdr, n_members, 0),
+    K(R_HDR, struct zc_topic_hdr, bitmap_words, 0),
+    K(R_HDR, struct zc_topic_hdr, segment_size, 0),
+    K(R_HDR, struct zc_topic_hdr, off_subs, 0),
+    K(R_HDR, struct zc_topic_hdr, off_rings, 0),
+    K(R_HDR, struct zc_topic_hdr, off_pools, 0),
+    K(R_HDR, struct zc_topic_hdr, mode_unused, 0),
+    K(R_HDR, struct zc_topic_hdr, hist_start, 0),
+    K(R_HDR, struct zc_topic_hdr, hist_end, 0),
+    K(R_HDR, struct zc_topic_hdr, hist_depth, 0),
+    K(R_HDR, struct zc_topic_hdr, sub_hi, 0),
+    K(R_HDR, struct zc_topic_hdr, pool_hi, 0),
+    K(R_HDR, struct zc_topic_hdr, space_waiters, 0),
+    K(R_HDR, struct zc_topic_hdr, intent.op, 1),
+    K(R_HDR, struct zc_topic_hdr, intent.drop_sub, 1),
+    K(R_HDR, struct zc_topic_hdr, intent.desc, 1),
+    K(R_HDR, struct zc_topic_hdr, intent.drop_head, 1),
+    K(R_HDR, struct zc_topic_hdr, intent.evict_desc, 1),
+    K(R_HDR, struct zc_topic_hdr, intent.evict_pending, 1),
+    K(R_HDR, struct zc_topic_hdr, lock.word, 0),
+    K(R_SUB, struct zc_sub_rec, state, 0),
+    K(R_SUB, struct zc_sub_rec, policy, 1),
+    K(R_SUB, struct zc_sub_rec, depth, 1),
+    K(R_SUB, struct zc_sub_rec, group, 1),
+    K(R_SUB, struct zc_sub_rec, pid, 0),
+    K(R_SUB, struct zc_sub_rec, head, 1),
+    K(R_SUB, struct zc_sub_rec, tail, 1),
+    K(R_SUB, struct zc_sub_rec, sleeping, 0),
+    K(R_SUB, struct zc_sub_rec, wake, 0),
+    K(R_PUB, struct zc_pub_rec, state, 0),
+    K(R_PUB, struct zc_pub_rec, pool, 1),
+    K(R_PUB, struct zc_pub_rec, pid, 0),
+    K(R_PUB, struct zc_pub_rec, history_depth, 0),
+    K(R_POOLREC, struct zc_pool_rec, state, 0),
+    K(R_POOLREC, struct zc_pool_rec, owner, 0),
+    K(R_POOLREC, struct zc_pool_rec, id, 0),
+    K(R_POOLREC, struct zc_pool_rec, slot_size, 0),
+    K(R_POOLREC, struct zc_pool_rec, slot_count, 0),
+    K(R_GROUP, struct zc_group_rec, members, 0),
+    K(R_GROUP, struct zc_group_rec, next, 1),
+    {"ring entry", R_RING, 0, 8, 1},
+    {"history entry", R_HISTORY, 0, 8, 1},
+    K(R_POOLHDR, struct zc_pool_hdr, slot_count, 0),
+    K(R_POOLHDR, struct zc_pool_hdr, slot_size, 0),
+    K(R_POOLHDR, struct zc_pool_hdr, slot_stride, 0),
+    K(R_POOLHDR, struct zc_pool_hdr, payload_off, 0),
+    K(R_POOLHDR, struct zc_pool_hdr, bitmap_words, 0),
+    K(R_POOLHDR, struct zc_pool_hdr, waiters, 0),
+    K(R_SLOT, struct zc_slot_hdr, state, 1),
+    K(R_SLOT, struct zc_slot_hdr, seq, 1),
+    K(R_SLOT, struct zc_slot_hdr, size, 0),
+    {"slot bitmap word", R_BITS, 0, 8, 1},
 };
 #undef K
 #define N_KINDS ((int)(sizeof kinds / sizeof kinds[0]))
@@ -325,27 +367,49 @@ struct pool_view {
 
 static uint64_t rnd64(void)
 {
-	return ((uint64_t)(uint32_t)rand() << 33) ^ ((uint64_t)(uint32_t)rand() << 11) ^ (uint64_t)(uint32_t)rand();
+	return ((uint64_t)(uint32_t)rand() << 33) ^ ((uint64_t)(uint32_t)rand() << 11) ^
+	       (uint64_t)(uint32_t)rand();
 }
 
 /* Places kind `kd` in a random record / entry / slot; 0 if it needs a pool and there is none. */
 static int place(struct field *f, const struct kind *kd, uint8_t *ctl, const struct geometry *g,
 		 const struct pool_view *pools, int n_pools)
 {
-	uint32_t hi = atomic_load((_Atomic uint32_t *)(ctl + offsetof(struct zc_topic_hdr, sub_hi)));
+	uint32_t hi =
+	    atomic_load((_Atomic uint32_t *)(ctl + offsetof(struct zc_topic_hdr, sub_hi)));
 	unsigned k = (unsigned)rand() % (hi >= 1 && hi <= 8 ? hi : 8); /* a sub record in use */
 	uint64_t rec = 0;
 	f->base = ctl;
 	f->width = (int)kd->width;
 	f->keep_ok = kd->keep_ok;
 	switch (kd->region) {
-	case R_HDR: rec = 0; k = 0; break;
-	case R_SUB: rec = g->off_subs + k * sizeof(struct zc_sub_rec); break;
-	case R_PUB: k %= 4; rec = g->off_pubs + k * sizeof(struct zc_pub_rec); break;
-	case R_POOLREC: k %= 4; rec = g->off_pools + k * sizeof(struct zc_pool_rec); break;
-	case R_GROUP: k %= 2; rec = g->off_groups + k * sizeof(struct zc_group_rec); break;
-	case R_RING: k = k * g->max_depth + (unsigned)rand() % g->max_depth; rec = g->off_rings + 8ull * k; break;
-	case R_HISTORY: k = (unsigned)rand() % g->history_cap; rec = g->off_history + 8ull * k; break;
+	case R_HDR:
+		rec = 0;
+		k = 0;
+		break;
+	case R_SUB:
+		rec = g->off_subs + k * sizeof(struct zc_sub_rec);
+		break;
+	case R_PUB:
+		k %= 4;
+		rec = g->off_pubs + k * sizeof(struct zc_pub_rec);
+		break;
+	case R_POOLREC:
+		k %= 4;
+		rec = g->off_pools + k * sizeof(struct zc_pool_rec);
+		break;
+	case R_GROUP:
+		k %= 2;
+		rec = g->off_groups + k * sizeof(struct zc_group_rec);
+		break;
+	case R_RING:
+		k = k * g->max_depth + (unsigned)rand() % g->max_depth;
+		rec = g->off_rings + 8ull * k;
+		break;
+	case R_HISTORY:
+		k = (unsigned)rand() % g->history_cap;
+		rec = g->off_history + 8ull * k;
+		break;
 	default: {
 		if (!n_pools)
 			return 0;
@@ -354,7 +418,8 @@ static int place(struct field *f, const struct kind *kd, uint8_t *ctl, const str
 		k = (unsigned)rand() % v->slot_count;
 		rec = kd->region == R_POOLHDR ? 0 : sizeof(struct zc_pool_hdr) + k * v->stride;
 		if (kd->region == R_BITS)
-			rec += offsetof(struct zc_slot_hdr, bits) + 8ull * ((unsigned)rand() % v->bitmap_words);
+			rec += offsetof(struct zc_slot_hdr, bits) +
+			       8ull * ((unsigned)rand() % v->bitmap_words);
 	}
 	}
 	f->off = rec + kd->off;
@@ -364,8 +429,17 @@ static int place(struct field *f, const struct kind *kd, uint8_t *ctl, const str
 
 static uint64_t bad_value(uint64_t orig, int width)
 {
-	static const uint64_t special[] = {0, 1, 2, 3, 0x7fffffffull, 0x80000000ull, 0xffffffffull, 0x100000ull,
-					   0x7fffffffffffffffull, 0xffffffffffffffffull, 1ull << 40};
+	static const uint64_t special[] = {0,
+					   1,
+					   2,
+					   3,
+					   0x7fffffffull,
+					   0x80000000ull,
+					   0xffffffffull,
+					   0x100000ull,
+					   0x7fffffffffffffffull,
+					   0xffffffffffffffffull,
+					   1ull << 40};
 	uint64_t v;
 	switch (rand() % 10) { /* half of the time a value at a limit: 0, 1, sign bits, all ones */
 	case 5:
@@ -373,12 +447,24 @@ static uint64_t bad_value(uint64_t orig, int width)
 	case 7:
 	case 8:
 	case 9:
-	case 0: v = special[(unsigned)rand() % (sizeof special / sizeof special[0])]; break;
-	case 1: v = orig + 1; break;
-	case 2: v = orig - 1; break;
-	case 3: v = orig ^ (1ull << (rand() % (8 * width))); break;
-	case 4: v = orig * 2 + (uint64_t)(rand() % 3); break;
-	default: v = rnd64(); break;
+	case 0:
+		v = special[(unsigned)rand() % (sizeof special / sizeof special[0])];
+		break;
+	case 1:
+		v = orig + 1;
+		break;
+	case 2:
+		v = orig - 1;
+		break;
+	case 3:
+		v = orig ^ (1ull << (rand() % (8 * width)));
+		break;
+	case 4:
+		v = orig * 2 + (uint64_t)(rand() % 3);
+		break;
+	default:
+		v = rnd64();
+		break;
 	}
 	return width == 4 ? (uint32_t)v : v;
 }
@@ -386,7 +472,8 @@ static uint64_t bad_value(uint64_t orig, int width)
 static uint64_t load(const struct field *f)
 {
 	void *p = f->base + f->off;
-	return f->width == 4 ? atomic_load((_Atomic uint32_t *)p) : atomic_load((_Atomic uint64_t *)p);
+	return f->width == 4 ? atomic_load((_Atomic uint32_t *)p)
+			     : atomic_load((_Atomic uint64_t *)p);
 }
 static void store(const struct field *f, uint64_t v)
 {
@@ -417,13 +504,18 @@ static int map_pools(struct pool_view *v, int max)
 		if (fd < 0)
 			continue;
 		if (fstat(fd, &st) == 0 && (size_t)st.st_size >= 4096) {
-			uint8_t *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			uint8_t *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+					  MAP_SHARED, fd, 0);
 			if (p != MAP_FAILED) {
 				struct zc_pool_hdr *h = (struct zc_pool_hdr *)p;
-				struct pool_view pv = {p, (size_t)st.st_size, h->slot_count, h->bitmap_words, h->slot_stride};
-				/* Only a header that is (still) sane: our own writes are always undone first. */
-				if (atomic_load(&h->magic) == ZC_POOL_MAGIC && pv.slot_count >= 1 && pv.bitmap_words >= 1 &&
-				    pv.stride >= sizeof(struct zc_slot_hdr) + 8ull * pv.bitmap_words &&
+				struct pool_view pv = {p, (size_t)st.st_size, h->slot_count,
+						       h->bitmap_words, h->slot_stride};
+				/* Only a header that is (still) sane: our own writes are always
+				 * undone first. */
+				if (atomic_load(&h->magic) == ZC_POOL_MAGIC && pv.slot_count >= 1 &&
+				    pv.bitmap_words >= 1 &&
+				    pv.stride >=
+					sizeof(struct zc_slot_hdr) + 8ull * pv.bitmap_words &&
 				    sizeof *h + (uint64_t)pv.slot_count * pv.stride <= pv.size)
 					v[count++] = pv;
 				else
@@ -453,10 +545,13 @@ static int scribbler_main(unsigned seed, int64_t run_ns)
 	CHECK(h);
 	for (int i = 0; i < 10000 && atomic_load(&h->magic) != ZC_TOPIC_MAGIC; i++)
 		zt_sleep_ms(1);
-	struct geometry g = {h->max_pubs, h->max_subs, h->max_depth, h->history_cap, h->max_pools, h->max_groups,
-			     h->off_pubs, h->off_subs, h->off_pools, h->off_groups, h->off_rings, h->off_history};
-	CHECK(g.max_subs >= 8 && g.max_pubs >= 4 && g.max_pools >= 4 && g.max_groups >= 2 && g.history_cap >= 1);
-	CHECK(g.off_rings + 8ull * 8 * g.max_depth <= size && g.off_history + 8ull * g.history_cap <= size);
+	struct geometry g = {h->max_pubs,  h->max_subs,	  h->max_depth, h->history_cap,
+			     h->max_pools, h->max_groups, h->off_pubs,	h->off_subs,
+			     h->off_pools, h->off_groups, h->off_rings, h->off_history};
+	CHECK(g.max_subs >= 8 && g.max_pubs >= 4 && g.max_pools >= 4 && g.max_groups >= 2 &&
+	      g.history_cap >= 1);
+	CHECK(g.off_rings + 8ull * 8 * g.max_depth <= size &&
+	      g.off_history + 8ull * g.history_cap <= size);
 	const char *only = getenv("ZCAST_SCRIBBLE_ONLY"); /* e.g. "depth": only fields so named */
 	int64_t t0 = zt_now_ns(), slice = run_ns / N_KINDS;
 	struct pool_view pools[8] = {{0}};
@@ -472,14 +567,17 @@ static int scribbler_main(unsigned seed, int64_t run_ns)
 		struct field f;
 		int kd, tries = 0;
 		do {
-			kd = rand() % 2 ? (int)((zt_now_ns() - t0) / slice % N_KINDS) : rand() % N_KINDS;
+			kd = rand() % 2 ? (int)((zt_now_ns() - t0) / slice % N_KINDS)
+					: rand() % N_KINDS;
 		} while (++tries < 1000 &&
-			 ((only && !strstr(kinds[kd].name, only)) || !place(&f, &kinds[kd], (uint8_t *)h, &g, pools, n_pools)));
+			 ((only && !strstr(kinds[kd].name, only)) ||
+			  !place(&f, &kinds[kd], (uint8_t *)h, &g, pools, n_pools)));
 		if (tries == 1000) { /* nothing to write yet (no pool for a pool field) */
 			zt_sleep_ms(1);
 			continue;
 		}
-		snprintf(sh->field[(atomic_load(&sh->writes) + 1) % 8], sizeof sh->field[0], "%s", f.name);
+		snprintf(sh->field[(atomic_load(&sh->writes) + 1) % 8], sizeof sh->field[0], "%s",
+			 f.name);
 		atomic_fetch_add(&sh->writes, 1);
 		uint64_t orig = load(&f), bad[4];
 		for (int i = 0; i < 4; i++)
@@ -487,8 +585,9 @@ static int scribbler_main(unsigned seed, int64_t run_ns)
 		if (f.keep_ok && rand() % 20 == 0) {
 			store(&f, bad[0]); /* left bad: the library must cope for good */
 		} else {
-			/* Flicker for up to 3 ms: bad, own, another bad, own ... so that a member that
-			 * checked the field and reads it again meets another value; then put back. */
+			/* Flicker for up to 3 ms: bad, own, another bad, own ... so that a member
+			 * that checked the field and reads it again meets another value; then put
+			 * back. */
 			int64_t until = zt_now_ns() + rand() % 3000000;
 			while (zt_now_ns() < until && !stop) {
 				for (int i = 0; i < 64; i++) {
@@ -496,7 +595,8 @@ static int scribbler_main(unsigned seed, int64_t run_ns)
 					store(&f, orig);
 				}
 			}
-			if (rand() % 8 == 0) { /* and sometimes bad for a while: the checks must see it */
+			if (rand() % 8 ==
+			    0) { /* and sometimes bad for a while: the checks must see it */
 				store(&f, bad[0]);
 				zt_sleep_ms(1);
 			}
@@ -554,7 +654,9 @@ static void report_and_fail(int i, const char *what)
 	uint64_t n = atomic_load(&sh->writes);
 	fprintf(stderr, "FAIL: %s %s%s%s\n", who(i), what, w && atomic_load(&w->errors) ? ": " : "",
 		w && atomic_load(&w->errors) ? w->err : "");
-	fprintf(stderr, "  after %llu writes; the last fields written, newest first (a field left bad may be older):\n",
+	fprintf(stderr,
+		"  after %llu writes; the last fields written, newest first (a field left bad may "
+		"be older):\n",
 		(unsigned long long)n);
 	for (uint64_t k = 0; k < 8 && k < n; k++)
 		fprintf(stderr, "    %s\n", sh->field[(n - k) % 8]);
@@ -580,7 +682,8 @@ static void check(const pid_t *pids)
 		int64_t t = atomic_load(&w->call_start);
 		if (t && zt_now_ns() - t > STUCK_NS) {
 			char what[120];
-			snprintf(what, sizeof what, "stuck in %s for %lld s (every call is bounded)",
+			snprintf(what, sizeof what,
+				 "stuck in %s for %lld s (every call is bounded)",
 				 call_names[atomic_load(&w->call)], STUCK_NS / 1000000000ll);
 			report_and_fail(i, what);
 		}
@@ -613,7 +716,8 @@ int main(void)
 	int seconds = env ? atoi(env) : getenv("ZCAST_LONG") ? 300 : 20;
 	run_ns = (int64_t)(seconds > 0 ? seconds : 1) * 1000000000ll;
 	zt_setup("scribble", (unsigned)seconds + 200);
-	unsigned seed = getenv("ZCAST_SEED") ? (unsigned)atoi(getenv("ZCAST_SEED")) : (unsigned)getpid();
+	unsigned seed =
+	    getenv("ZCAST_SEED") ? (unsigned)atoi(getenv("ZCAST_SEED")) : (unsigned)getpid();
 	printf("# seed %u, %d s\n", seed, seconds);
 	sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);
@@ -639,7 +743,8 @@ int main(void)
 		check(pids);
 		stop_one(pids, i);
 	}
-	for (int c = 1; c < C_N; c++) { /* what the calls returned: did the members get work done? */
+	for (int c = 1; c < C_N;
+	     c++) { /* what the calls returned: did the members get work done? */
 		uint64_t n[16] = {0};
 		for (int i = 0; i < N_WORKERS; i++)
 			for (int k = 0; k < 16; k++)
@@ -647,10 +752,14 @@ int main(void)
 		printf("# %-6s", call_names[c]);
 		for (int k = 0; k < 16; k++)
 			if (n[k])
-				printf(" %s=%llu", k == 0 ? "ok" : k == 15 ? ">0" : zcast_strerror(-k), (unsigned long long)n[k]);
+				printf(" %s=%llu",
+				       k == 0	 ? "ok"
+				       : k == 15 ? ">0"
+						 : zcast_strerror(-k),
+				       (unsigned long long)n[k]);
 		printf("\n");
 	}
-	printf("# %llu fields scribbled, %llu calls checked\n", (unsigned long long)atomic_load(&sh->writes),
-	       (unsigned long long)calls);
+	printf("# %llu fields scribbled, %llu calls checked\n",
+	       (unsigned long long)atomic_load(&sh->writes), (unsigned long long)calls);
 	return 0;
 }

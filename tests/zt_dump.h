@@ -11,7 +11,8 @@ static inline const char *zt_alive(int32_t pid)
 	return pid > 0 && kill(pid, 0) == 0 ? "alive" : "dead";
 }
 
-static inline void zt_dump_pool(const struct zc_topic_hdr *h, uint32_t p, const struct zc_pool_rec *rec)
+static inline void zt_dump_pool(const struct zc_topic_hdr *h, uint32_t p,
+				const struct zc_pool_rec *rec)
 {
 	char path[400];
 	snprintf(path, sizeof path, "/dev/shm/zcast.%s.@%016llx.%016llx", zt_domain(),
@@ -19,7 +20,8 @@ static inline void zt_dump_pool(const struct zc_topic_hdr *h, uint32_t p, const 
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		fprintf(stderr, "    pool record %u (state %u): file %s missing\n", p, atomic_load(&rec->state), path);
+		fprintf(stderr, "    pool record %u (state %u): file %s missing\n", p,
+			atomic_load(&rec->state), path);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -29,16 +31,19 @@ static inline void zt_dump_pool(const struct zc_topic_hdr *h, uint32_t p, const 
 	if (b == MAP_FAILED)
 		return;
 	const struct zc_pool_hdr *ph = (const struct zc_pool_hdr *)b;
-	fprintf(stderr, "    pool record %u: state %u owner %u, %u slots\n", p, atomic_load(&rec->state), rec->owner,
-		ph->slot_count);
-	for (uint32_t i = 0; i < ph->slot_count && sizeof *ph + (i + 1ull) * ph->slot_stride <= (uint64_t)st.st_size; i++) {
-		const struct zc_slot_hdr *s = (const struct zc_slot_hdr *)(b + sizeof *ph + i * ph->slot_stride);
+	fprintf(stderr, "    pool record %u: state %u owner %u, %u slots\n", p,
+		atomic_load(&rec->state), rec->owner, ph->slot_count);
+	for (uint32_t i = 0; i < ph->slot_count &&
+			     sizeof *ph + (i + 1ull) * ph->slot_stride <= (uint64_t)st.st_size;
+	     i++) {
+		const struct zc_slot_hdr *s =
+		    (const struct zc_slot_hdr *)(b + sizeof *ph + i * ph->slot_stride);
 		uint64_t w = atomic_load((_Atomic uint64_t *)&s->state);
 		if (ZC_STATE_ST(w) == ZC_SLOT_FREE)
 			continue;
 		fprintf(stderr, "      slot %u: %s gen %llu seq %llu, holders:", i,
-			ZC_STATE_ST(w) == ZC_SLOT_LOANED ? "LOANED" : "PUBLISHED", (unsigned long long)ZC_STATE_GEN(w),
-			(unsigned long long)s->seq);
+			ZC_STATE_ST(w) == ZC_SLOT_LOANED ? "LOANED" : "PUBLISHED",
+			(unsigned long long)ZC_STATE_GEN(w), (unsigned long long)s->seq);
 		for (uint32_t k = 0; k < ph->bitmap_words; k++) {
 			uint64_t bits = atomic_load((_Atomic uint64_t *)&s->bits[k]);
 			for (uint32_t bit = 0; bit < 64; bit++)
@@ -81,17 +86,21 @@ static inline void zt_dump_topic(const char *topic)
 	const struct zc_pub_rec *pubs = (const struct zc_pub_rec *)(b + h->off_pubs);
 	for (uint32_t k = 0; k < h->max_pubs; k++)
 		if (atomic_load(&pubs[k].state) != ZC_REC_FREE)
-			fprintf(stderr, "    pub record %u: state %u pool %u pid %d (%s)\n", k, atomic_load(&pubs[k].state),
-				pubs[k].pool, pubs[k].pid, zt_alive(pubs[k].pid));
+			fprintf(stderr, "    pub record %u: state %u pool %u pid %d (%s)\n", k,
+				atomic_load(&pubs[k].state), pubs[k].pool, pubs[k].pid,
+				zt_alive(pubs[k].pid));
 	const struct zc_sub_rec *subs = (const struct zc_sub_rec *)(b + h->off_subs);
 	for (uint32_t k = 0; k < h->max_subs; k++) {
 		const struct zc_sub_rec *r = &subs[k];
 		if (atomic_load(&r->state) == ZC_REC_FREE)
 			continue;
 		uint64_t head = ZC_HEAD_POS(atomic_load(&r->head)), tail = atomic_load(&r->tail);
-		fprintf(stderr, "    sub record %u: state %u policy %u depth %u queued %llu held %u pid %d (%s)\n", k,
-			atomic_load(&r->state), r->policy, r->depth, (unsigned long long)(tail - head),
-			atomic_load(&r->held), r->pid, zt_alive(r->pid));
+		fprintf(stderr,
+			"    sub record %u: state %u policy %u depth %u queued %llu held %u pid %d "
+			"(%s)\n",
+			k, atomic_load(&r->state), r->policy, r->depth,
+			(unsigned long long)(tail - head), atomic_load(&r->held), r->pid,
+			zt_alive(r->pid));
 	}
 	const struct zc_pool_rec *pools = (const struct zc_pool_rec *)(b + h->off_pools);
 	for (uint32_t p = 0; p < h->max_pools; p++)

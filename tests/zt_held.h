@@ -98,7 +98,8 @@ static inline int zt_held_ok(zcast_msg *m, const struct zt_expect *x, char *why,
 	size_t size;
 	const uint8_t *pool = zt_pool_by_ino(info.pool_ino, &size);
 	if (!pool) {
-		snprintf(why, n, "pool (inode %llu) of a held message is gone", (unsigned long long)info.pool_ino);
+		snprintf(why, n, "pool (inode %llu) of a held message is gone",
+			 (unsigned long long)info.pool_ino);
 		return 0;
 	}
 	const struct zc_pool_hdr *ph = (const struct zc_pool_hdr *)pool;
@@ -113,15 +114,17 @@ static inline int zt_held_ok(zcast_msg *m, const struct zt_expect *x, char *why,
 	uint64_t bits = atomic_load((_Atomic uint64_t *)&s->bits[bit / 64]);
 	uint64_t pseq = 0;
 	if (ZC_STATE_ST(w) != ZC_SLOT_PUBLISHED || (uint32_t)ZC_STATE_GEN(w) != info.generation)
-		snprintf(why, n, "slot %u state word 0x%llx: want PUBLISHED, generation %u (sequence %llu)",
-			 info.slot, (unsigned long long)w, info.generation, (unsigned long long)x->seq);
+		snprintf(why, n,
+			 "slot %u state word 0x%llx: want PUBLISHED, generation %u (sequence %llu)",
+			 info.slot, (unsigned long long)w, info.generation,
+			 (unsigned long long)x->seq);
 	else if (!(bits & (1ull << (bit % 64))))
-		snprintf(why, n, "slot %u (sequence %llu): holder bit %u of subscriber %u is clear", info.slot,
-			 (unsigned long long)x->seq, bit, x->sub);
+		snprintf(why, n, "slot %u (sequence %llu): holder bit %u of subscriber %u is clear",
+			 info.slot, (unsigned long long)x->seq, bit, x->sub);
 	else if (s->seq != x->seq || s->size != zcast_msg_size(m))
-		snprintf(why, n, "slot %u header changed: sequence %llu -> %llu, size %zu -> %llu", info.slot,
-			 (unsigned long long)x->seq, (unsigned long long)s->seq, zcast_msg_size(m),
-			 (unsigned long long)s->size);
+		snprintf(why, n, "slot %u header changed: sequence %llu -> %llu, size %zu -> %llu",
+			 info.slot, (unsigned long long)x->seq, (unsigned long long)s->seq,
+			 zcast_msg_size(m), (unsigned long long)s->size);
 	else if (!zt_verify(zcast_msg_data(m), zcast_msg_size(m), &pseq, NULL) || pseq != x->pseq)
 		snprintf(why, n, "payload of slot %u (sequence %llu) changed while held", info.slot,
 			 (unsigned long long)x->seq);

@@ -25,7 +25,8 @@ static inline void zt_skip_part(const char *part, const char *fmt, ...)
 static inline int zt_status(void)
 {
 	if (zt_parts_skipped)
-		printf("# %d part(s) skipped: reporting the test as skipped (77)\n", zt_parts_skipped);
+		printf("# %d part(s) skipped: reporting the test as skipped (77)\n",
+		       zt_parts_skipped);
 	return zt_parts_skipped ? ZT_SKIP : 0;
 }
 
