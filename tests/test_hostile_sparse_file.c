@@ -17,7 +17,7 @@ static void make_file(const char *topic, int good_magic)
 	zt_topic_path(path, sizeof path, topic);
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	CHECK(fd >= 0);
-	static uint8_t junk[65536];
+	static _Alignas(64) uint8_t junk[65536]; /* read as a header: aligned like one */
 	uint64_t x = 0x2545f4914f6cdd1dull;
 	for (size_t i = 0; i < sizeof junk; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;

@@ -87,6 +87,10 @@ enum zcast_policy {
 /** Room for "RIHS01_" + 64 hex digits + NUL. */
 #define ZCAST_TYPE_HASH_STR_SIZE 72
 
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic push /* the two inline helpers below are C: C casts are theirs */
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#endif
 /** Writes the hash as RIHS01_<64 lowercase hex digits> (the ROS 2 spelling) into out. */
 static inline void zcast_type_hash_str(const uint8_t hash[ZCAST_TYPE_HASH_SIZE],
 				       char out[ZCAST_TYPE_HASH_STR_SIZE])
@@ -130,6 +134,9 @@ static inline void zcast_type_plain(const char *name, size_t size, size_t align,
 		hash[24 + i] = (uint8_t)(b >> (8 * i));
 	}
 }
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 /** alignof in C++ and C (used by ZCAST_TYPE). */
 #ifdef __cplusplus
 #define ZCAST_ALIGNOF_(T) alignof(T)
