@@ -3,6 +3,7 @@
 #
 #   bash model/check.sh          configurations for `make test` (about 2 minutes,
 #                                under 2 GB) and the five mutants
+#   ZCAST_MODEL_ONLY=REGEX        only the runs whose name matches (either mode)
 #   bash model/check.sh --long   bigger configurations (tens of minutes, 4-12 GB;
 #                                ZCAST_MODEL_MEMLIM / ZCAST_MODEL_TIMEOUT override)
 #
@@ -38,6 +39,9 @@ failures=0
 run() {
 	local name=$1 expect=$2 wpow=$3
 	shift 4
+	if [ -n "${ZCAST_MODEL_ONLY:-}" ] && ! [[ $name =~ $ZCAST_MODEL_ONLY ]]; then
+		return
+	fi
 	local dir="$tmp/$name"
 	mkdir -p "$dir"
 	cp "$model" "$dir/zcast.pml"
@@ -103,25 +107,33 @@ run() {
 echo "zcast model: $model ($(spin -V | head -1))"
 if [ "$mode" = --long ]; then
 	echo "== long configurations"
-	run long-npub3            clean 27 -- -DNPUB=3
+	run long-base             clean 26 -- -DNPUB=2
+	run long-depth2           clean 26 -- -DNPUB=2 -DD=2
+	run long-nohistory        clean 26 -- -DNPUB=2 -DHISTD=0 -DJOINH=0
+	run long-npub3-nocrash    clean 26 -- -DNPUB=3 -DNOCRASH
+	run long-wake-npub2       clean 27 -- -DNPUB=2 -DPUBCRASH
+	run long-waits            clean 27 -- -DWAITS -DNPUB=2
+	run long-waits-pubcrash   clean 27 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DPUBCRASH
 	run long-2pub-pubcrash    clean 27 -- -DNPUBR=2 -DNPUB=1 -DNSLOT=2 -DPUBCRASH
-	run long-d2-npub3-nocrash clean 27 -- -DD=2 -DNPUB=3 -DNOCRASH
 	run long-gcany            clean 27 -- -DNPUB=2 -DGC_ANY
-	run long-d2-npub3         clean 28 -- -DD=2 -DNPUB=3
 elif [ -n "$mode" ]; then
 	echo "usage: $0 [--long]"; exit 2
 else
 	echo "== configurations (make test)"
-	run base              clean 25 -- -DNPUB=2
-	run depth2            clean 25 -- -DNPUB=2 -DD=2
-	run npub3-nocrash     clean 25 -- -DNPUB=3 -DNOCRASH
-	run nohistory         clean 25 -- -DNPUB=2 -DHISTD=0 -DJOINH=0
+	run nocrash           clean 23 -- -DNPUB=2 -DNOCRASH
+	run wake-pubcrash     clean 23 -- -DNPUB=1 -DPUBCRASH
+	run wake-2pub         clean 23 -- -DNPUBR=2 -DNPUB=1 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DPUBCRASH
+	run waits-loan        clean 23 -- -DWAITS -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1
+	run waits-space       clean 23 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1
 	echo "== mutants (each must be rejected)"
 	run mutant-a-bit-after-visible  error 22 -- -DNPUB=2 -DMUT_A
 	run mutant-b-other-word-first   error 22 -- -DNPUB=2 -DMUT_B
 	run mutant-c-no-recheck         error 22 -- -DNPUB=2 -DMUT_C
 	run mutant-d-notify-after-check error 22 -- -DNPUB=2 -DMUT_D
 	run mutant-e-cleanup-no-free    error 22 -- -DNPUB=2 -DMUT_E
+	run mutant-no-owed-wake         error 22 -- -DNPUB=1 -DPUBCRASH -DMUT_NO_OWED
+	run mutant-owed-plain-store     error 22 -- -DNPUBR=2 -DNPUB=1 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DPUBCRASH -DMUT_STORE_CLEAR
+	run mutant-reclaim-no-wake      error 22 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DMUT_RECLAIM_NOWAKE
 	echo "== finding kept as a regression (must be rejected)"
 	run zero-target-publish-leaks   error 22 -- -DNPUB=2 -DHISTD=0 -DJOINH=0 -DBUG_ZERO_TARGETS
 fi
