@@ -108,12 +108,12 @@ echo "zcast model: $model ($(spin -V | head -1))"
 if [ "$mode" = --long ]; then
 	echo "== long configurations"
 	run long-base             clean 26 -- -DNPUB=2
-	run long-depth2           clean 26 -- -DNPUB=2 -DD=2
 	run long-nohistory        clean 26 -- -DNPUB=2 -DHISTD=0 -DJOINH=0
+	run long-waits            clean 26 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0
+	run long-waits-pubcrash   clean 26 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DPUBCRASH
+	run long-depth2           clean 26 -- -DNPUB=2 -DD=2
 	run long-npub3-nocrash    clean 26 -- -DNPUB=3 -DNOCRASH
 	run long-wake-npub2       clean 27 -- -DNPUB=2 -DPUBCRASH
-	run long-waits            clean 27 -- -DWAITS -DNPUB=2
-	run long-waits-pubcrash   clean 27 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DPUBCRASH
 	run long-2pub-pubcrash    clean 27 -- -DNPUBR=2 -DNPUB=1 -DNSLOT=2 -DPUBCRASH
 	run long-gcany            clean 27 -- -DNPUB=2 -DGC_ANY
 elif [ -n "$mode" ]; then

@@ -1,6 +1,6 @@
 /*
  * zcast.pml -- SPIN model of the zcast slot / ring / reclaim / wake-up protocol
- * (docs/MODEL.md explains the mapping to the C code; DESIGN.md 2.3-2.6).
+ * (docs/MODEL.md explains the mapping to the C code).
  *
  * Processes: one publisher (two with -DNPUBR=2), subscriber 0 (FULL, member from the
  * start), subscriber 1 (DROP_OLD, joins at any moment and takes history), a killer
