@@ -28,7 +28,8 @@
  *   NSUBS  subscribers that run, 1 or 2 (default 2; 1: only subscriber 0)
  *   NOCRASH       no member crashes
  *   PUBCRASH      the killer may also crash publisher 0 (outside its topic-lock
- *                 critical section; see MODEL.md)
+ *                 critical section, or inside it once its publish is complete
+ *                 and its wake is marked owed; see MODEL.md)
  *   GC_ANY        the publisher may run dead-member cleanup at any publish
  *   WAITS         every loan may be zcast_loan_wait(-1) (sleep on the pool's `freed`
  *                 word) and every publish zcast_publish_wait(-1) (sleep on the
