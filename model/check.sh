@@ -4,8 +4,8 @@
 #   bash model/check.sh          configurations for `make test` (under 2 minutes
 #                                of CPU, under 200 MB each), the eight mutants
 #                                and one known bug, which must all be rejected
-#   bash model/check.sh --long   bigger configurations (about 10 minutes of CPU,
-#                                up to 2 GB; ZCAST_MODEL_MEMLIM /
+#   bash model/check.sh --long   bigger configurations (about 15 minutes of CPU,
+#                                up to 6 GB; ZCAST_MODEL_MEMLIM /
 #                                ZCAST_MODEL_TIMEOUT override)
 #   ZCAST_MODEL_ONLY=REGEX       only the runs whose name matches (either mode)
 #
@@ -117,6 +117,7 @@ if [ "$mode" = --long ]; then
 	run long-npub3-nocrash    clean 26 -- -DNPUB=3 -DNOCRASH
 	run long-waits-npub3      clean 26 -- -DWAITS -DNPUB=3 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1
 	run long-wake-npub2       clean 27 -- -DNPUB=2 -DPUBCRASH
+	run long-waits-loan-2sub  clean 27 -- -DWAITS -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0
 elif [ -n "$mode" ]; then
 	echo "usage: $0 [--long]"; exit 2
 else
