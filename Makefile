@@ -34,7 +34,7 @@ fuzz:
 	@CC=clang-14 cmake -S . -B build-fuzz -DZCAST_TEST_BUILD=ON -DZCAST_BUILD_BENCH=OFF -DZCAST_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
 	@cmake --build build-fuzz -j$(JOBS) --target fuzz
 
-# Larger SPIN configurations (bigger sizes, publisher crash with two publishes): up to ~2 GB and ~10 minutes, see docs/MODEL.md.
+# Larger SPIN configurations (bigger sizes, publisher crash with two publishes): up to ~6 GB and ~15 minutes, see docs/MODEL.md.
 model-long:
 	@scripts/deps.sh test
 	@bash model/check.sh --long
