@@ -36,6 +36,7 @@ memlim=${ZCAST_MODEL_MEMLIM:-4000}   # MB, pan stops (and we FAIL) beyond it
 [ "$mode" = --long ] && memlim=${ZCAST_MODEL_MEMLIM:-12000}
 tmo=${ZCAST_MODEL_TIMEOUT:-1800}     # s per run
 failures=0
+ran=0
 
 # run NAME EXPECT(clean|error) HASHPOW -- SPIN -D options...
 run() {
@@ -44,6 +45,7 @@ run() {
 	if [ -n "${ZCAST_MODEL_ONLY:-}" ] && ! [[ $name =~ $ZCAST_MODEL_ONLY ]]; then
 		return
 	fi
+	ran=$((ran + 1))
 	local dir="$tmp/$name"
 	mkdir -p "$dir"
 	cp "$model" "$dir/zcast.pml"
@@ -141,6 +143,10 @@ else
 	run zero-target-publish-leaks   error 22 -- -DNPUB=2 -DHISTD=0 -DJOINH=0 -DBUG_ZERO_TARGETS
 fi
 
+if [ "$ran" -eq 0 ]; then
+	echo "model check: FAIL (no run matches ZCAST_MODEL_ONLY=${ZCAST_MODEL_ONLY:-})"
+	exit 1
+fi
 if [ "$failures" -ne 0 ]; then
 	echo "model check: FAIL ($failures run(s) failed)"
 	exit 1
