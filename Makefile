@@ -43,7 +43,7 @@ fuzz:
 	@CC=clang-14 cmake -S . -B build-fuzz -DZCAST_TEST_BUILD=ON -DZCAST_BUILD_BENCH=OFF -DZCAST_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
 	@cmake --build build-fuzz -j$(JOBS) --target fuzz
 
-# Larger SPIN configurations (2 publishers, publisher crash): up to ~5 GB and ~15 minutes.
+# Larger SPIN configurations (bigger sizes, publisher crash with two publishes): up to ~6 GB and ~15 minutes, see docs/MODEL.md.
 model-long:
 	@scripts/deps.sh test
 	@bash model/check.sh --long

@@ -1,11 +1,18 @@
 /*
  * zcast.pml -- SPIN model of the zcast slot / ring / reclaim / wake-up protocol
- * (docs/MODEL.md explains the mapping to the C code; docs/ARCHITECTURE.md).
+ * (docs/MODEL.md explains the mapping to the C code).
  *
  * Processes: one publisher (two with -DNPUBR=2), subscriber 0 (FULL, member from the
  * start), subscriber 1 (DROP_OLD, joins at any moment and takes history), a killer
- * that crashes at most one member at any step, and a final checker that runs cleanup
- * for the dead and checks the end state.
+ * that crashes at most one member at any step and then acts as the death watcher
+ * (owed wake, reclaim of the dead), and a final checker that runs once everybody is
+ * done or blocked, checks that no blocked member waits for something that is there,
+ * runs cleanup for the dead and checks the end state.
+ *
+ * Futexes are modelled as the kernel does them: futex_wait(word, v) atomically
+ * compares the word with v and, if equal, puts the caller in the word's wait queue
+ * (asleep[] / pword[]); only a later futex_wake(word) takes it out. A changed word
+ * alone wakes nobody. Spurious wake-ups are not modelled (they only add wake-ups).
  *
  * Holder bitmap: two words per slot, so the multi-word case is covered:
  *   word 0 (w0): bit SBIT = subscriber 0, bit HBIT = history retention
@@ -18,16 +25,24 @@
  *   JOINH  history the late joiner asks for (default 1, <= D)
  *   NPUB   publish attempts per publisher (default 3; NPUB*NPUBR <= 7)
  *   NPUBR  publishers, 1 or 2      (default 1; each has its own pool)
+ *   NSUBS  subscribers that run, 1 or 2 (default 2; 1: only subscriber 0)
  *   NOCRASH       no member crashes
  *   PUBCRASH      the killer may also crash publisher 0 (outside its topic-lock
- *                 critical section; see MODEL.md)
+ *                 critical section, or inside it once its publish is complete
+ *                 and its wake is marked owed; see MODEL.md)
  *   GC_ANY        the publisher may run dead-member cleanup at any publish
+ *   WAITS         every loan may be zcast_loan_wait(-1) (sleep on the pool's `freed`
+ *                 word) and every publish zcast_publish_wait(-1) (sleep on the
+ *                 topic's `space` word while the FULL ring is full), chosen per attempt
  * Mutants (each must make SPIN report an error):
  *   MUT_A  holder bit set after the descriptor is visible in the ring
  *   MUT_B  release reads the non-history word before the history word
  *   MUT_C  no re-check of the ring after announcing sleep
  *   MUT_D  notify value read after the re-check
  *   MUT_E  cleanup does not free PUBLISHED slots whose bitmap is already empty
+ *   MUT_NO_OWED      nobody performs an owed wake (next locker, death watcher)
+ *   MUT_STORE_CLEAR  wake_owed is cleared by a plain store, not CAS(token -> 0)
+ *   MUT_RECLAIM_NOWAKE  reclaim of a dead subscriber wakes no publisher-side waiter
  * Finding (with HISTD=0):
  *   BUG_ZERO_TARGETS  a publish with no target and no history goes PUBLISHED with
  *                     an empty bitmap, which nobody frees (leak until a gc pass)
@@ -55,6 +70,9 @@
 #ifndef NPUBR
 #define NPUBR 1
 #endif
+#ifndef NSUBS
+#define NSUBS 2                    /* 1: subscriber 1 never joins */
+#endif
 
 #define NSUB   2
 #define NS     (NSLOT * NPUBR)     /* all slots of all pools */
@@ -74,6 +92,11 @@
 #define L_SUB1  2
 #define L_PUB0  3                  /* publisher p has id L_PUB0 + p */
 #define L_FINAL 5
+#define L_WATCH 6                  /* the death watcher (a survivor's thread) */
+
+/* what a sleeping publisher waits on (pword[]) */
+#define W_SPACE 1                  /* topic `space` word (publish_wait) */
+#define W_FREED 2                  /* its pool's `freed` word (loan_wait) */
 
 /* ---------------------------------------------------------------- shared state */
 byte st[NS];                 /* slot state word: (st, gen) */
@@ -86,7 +109,18 @@ byte hpos[NSUB];             /* ring head word = (hpos, hdc): one CAS word */
 byte hdc[NSUB];              /*   hdc: drop count, changed only by the producer */
 byte tl[NSUB];               /* ring tail: written only by the topic-lock holder */
 bit  sleeping[NSUB];         /* "I am about to sleep / asleep" announcement */
-byte notify;                 /* topic futex word */
+byte notify;                 /* topic futex word: subscribers sleep on it */
+byte wake_owed;              /* 0, or the token of the lock hold whose wake of
+                                `notify` may not have happened yet */
+byte space;                  /* topic futex word: publish_wait sleeps on it */
+byte space_w;                /* space_waiters: announced publish_wait sleepers */
+byte freed[NPUBR];           /* pool futex word: loan_wait sleeps on it */
+byte freed_w[NPUBR];         /* the pool's announced loan_wait sleepers */
+bit  asleep[NSUB];           /* kernel: subscriber i is in notify's wait queue */
+byte pword[NPUBR];           /* kernel: publisher p is in the wait queue of
+                                W_SPACE / W_FREED (0: not asleep) */
+bit  pcsafe[NPUBR];          /* PUBCRASH: publisher p holds the lock at a point
+                                where its publish is complete (it may crash) */
 
 bit  member[NSUB];           /* current publish targets (changed under the lock) */
 bit  dead[NSUB];             /* OFD liveness lock released by the kernel */
@@ -108,10 +142,8 @@ byte held[NSUB];             /* descriptor taken and not yet released */
 byte deliv[NSUB];            /* bit q: descriptor q was taken */
 byte dropm[NSUB];            /* bit q: descriptor q was dropped (DROP_OLD) */
 byte targ[NSUB];             /* bit q: descriptor q was pushed to this ring */
-bit  in_wait[NSUB];          /* blocked in futex_wait(notify, wait_v) */
-byte wait_v[NSUB];
-byte pubs_done;
-bit  kill_done;
+bit  pend[NPUBR];            /* publisher finished or crashed */
+bit  kill_done;              /* killer + death watcher finished */
 
 #define BIT(q) (1 << (q))
 
@@ -127,11 +159,66 @@ bit  kill_done;
 
 #define RINGFULL(i) (tl[i] - hpos[i] >= D)
 
+/* -------------------------------------------------------------- futexes */
+
+/* futex_wake(word, INT_MAX): only callers already in the word's wait queue wake up.
+ * (A dead process's queue entry is irrelevant; cleanup drops it.) */
+inline wake_notify()
+{
+	d_step { asleep[0] = 0; asleep[1] = 0 }
+}
+inline wake_space()
+{
+	d_step {
+		if :: pword[0] == W_SPACE -> pword[0] = 0 :: else -> skip fi;
+#if NPUBR > 1
+		if :: pword[1] == W_SPACE -> pword[1] = 0 :: else -> skip fi;
+#endif
+		skip
+	}
+}
+inline wake_freed(pp)
+{
+	d_step { if :: pword[pp] == W_FREED -> pword[pp] = 0 :: else -> skip fi }
+}
+
+/* CAS(wake_owed: tok -> 0): clears only the mark it was given; a newer lock hold's
+ * mark survives (INVARIANT owed-wake-token). */
+inline clear_owed(tok)
+{
+#ifndef MUT_STORE_CLEAR
+	d_step { if :: wake_owed == tok -> wake_owed = 0 :: else -> skip fi }
+#else
+	wake_owed = 0		/* mutant: may erase a later lock hold's mark */
+#endif
+}
+
+/* Perform an owed wake: read wake_owed; if set, bump notify, wake its sleepers, then
+ * clear exactly the mark that was read. Done by the next locker right after it
+ * acquires the lock (also on takeover from a dead owner) and by the death watcher.
+ * Uses the caller's r0, which is 0 here. */
+inline perform_owed()
+{
+#ifndef MUT_NO_OWED
+	r0 = wake_owed;
+	if
+	:: r0 != 0 ->
+		notify++;
+		wake_notify();
+		clear_owed(r0);
+		r0 = 0
+	:: else -> skip
+	fi
+#else
+	skip			/* mutant: the owed wake is never performed */
+#endif
+}
+
 /* -------------------------------------------------------------- slot words */
 
 /* Free CAS (PUBLISHED, g) -> (FREE, g+1): exactly one of concurrent freers wins.
  * INVARIANT no-premature-reclaim: the bitmap is all zero and nobody holds, queues
- * or keeps the descriptor as history when its slot is freed. */
+ * or keeps the descriptor as history when its slot is freed. r1 := "I freed it". */
 inline cas_free(s, g)
 {
 	d_step {
@@ -141,17 +228,19 @@ inline cas_free(s, g)
 			assert(!REFD(sseq[s]));
 			st[s] = FREE;
 			gen[s]++;
-			sseq[s] = 0
-		:: else -> skip
+			sseq[s] = 0;
+			r1 = 1
+		:: else -> r1 = 0
 		fi;
-		r0 = 0; r1 = 0		/* locals of the caller, reset (state space) */
+		r0 = 0			/* local of the caller, reset (state space) */
 	}
 }
 
 /* Drop one reference: clear a holder bit (seq_cst fetch_and), then scan the
  * bitmap, the word holding the history bit FIRST (INVARIANT history-word-first:
  * while the history bit is set a late joiner may still add a bit to another word;
- * once it reads clear nothing can be added anywhere), and free on all-zero.
+ * once it reads clear nothing can be added anywhere), and free on all-zero; a free
+ * wakes the pool's loan_wait sleepers if any announced themselves.
  * own: the caller is subscriber `who` releasing the message it took. */
 inline drop_ref(who, s, g, own)
 {
@@ -180,7 +269,19 @@ inline drop_ref(who, s, g, own)
 	if
 	:: r0 -> cas_free(s, g)
 	:: else -> r0 = 0
+	fi;
+#ifdef WAITS
+	/* freed: if a loaner announced itself, bump the pool's word and wake it
+	 * (a crash before that is a death: the watcher's reclaim wakes) */
+	if
+	:: r1 && freed_w[(s) / NSLOT] > 0 ->
+		freed[(s) / NSLOT]++;
+		d_step { wake_freed((s) / NSLOT); r1 = 0 }
+	:: else -> r1 = 0
 	fi
+#else
+	r1 = 0
+#endif
 }
 
 /* Producer side of a ring (lock holder only): write the entry at the tail and
@@ -219,10 +320,14 @@ inline unlock()
  * clear the dead member's bit in every slot, then free every PUBLISHED slot whose
  * bitmap is all zero (INVARIANT no-leak: a releaser may have died between its last
  * clear and its CAS). Bits cannot be added while we hold the lock, so reading both
- * words in one step is exact here. */
+ * words in one step is exact here. Then wake the publisher-side sleepers: queue
+ * room, membership and free slots changed (INVARIANT reclaim-wakes). */
 inline cleanup_sub(j)
 {
-	d_step { member[j] = 0; hpos[j] = tl[j]; held[j] = 0; sleeping[j] = 0; cleaned[j] = 1 };
+	d_step {
+		member[j] = 0; hpos[j] = tl[j]; held[j] = 0; sleeping[j] = 0; asleep[j] = 0;
+		cleaned[j] = 1
+	};
 	x = 0;
 	do
 	:: x < NS ->
@@ -272,11 +377,32 @@ inline cleanup_sub(j)
 	:: else -> break
 	od;
 #endif
-	x = 0
+#if defined(WAITS) && !defined(MUT_RECLAIM_NOWAKE)
+	/* bump `space` and every `freed`, and wake their sleepers: one step. Only
+	 * survivors reclaim and at most one member dies, so no crash can split it;
+	 * a waiter that would enqueue between a bump and its wake sees the changed
+	 * word and returns at once, the same outcome as being woken. */
+	d_step {
+		space++;
+		freed[0]++;
+#if NPUBR > 1
+		freed[1]++;
+#endif
+		wake_space();
+		wake_freed(0);
+#if NPUBR > 1
+		wake_freed(1);
+#endif
+		skip
+	};
+#endif
+	x = 0;
+	r1 = 0
 }
 
-/* Dead publisher: its LOANED slots go back to the pool. (Crashes inside the
- * publish critical section are not modelled, see MODEL.md.) */
+/* Dead publisher: its LOANED slots go back to the pool (nobody else waits on that
+ * pool). Crashes inside the publish critical section are only modelled once the
+ * publish is complete (see MODEL.md). */
 inline cleanup_pub(p)
 {
 	x = p * NSLOT;
@@ -295,10 +421,11 @@ inline cleanup_pub(p)
 	x = 0
 }
 
-/* After acquire(): a dead owner's critical section must be repaired (here: its
- * cleanup runs now). */
+/* After acquire(): perform an owed wake, then repair a dead owner's critical
+ * section (here: its cleanup runs now). */
 inline repair()
 {
+	perform_owed();
 	if
 	:: prev == L_SUB0 -> cleanup_sub(0)
 	:: prev == L_SUB1 -> cleanup_sub(1)
@@ -320,10 +447,29 @@ inline gc()
 
 /* ------------------------------------------------------------- publisher */
 
+/* loan: CAS (FREE, g) -> (LOANED, g) on the first FREE slot of the own pool, no
+ * lock; none: s = 255 (ZCAST_ENOSLOT) */
+inline try_loan()
+{
+	d_step {
+		s = p * NSLOT;
+		do
+		:: s < (p + 1) * NSLOT && st[s] != FREE -> s++
+		:: else -> break
+		od;
+		if
+		:: s < (p + 1) * NSLOT ->
+			assert(w0[s] == 0 && w1[s] == 0);
+			st[s] = LOANED
+		:: else -> s = 255
+		fi
+	}
+}
+
 proctype Publisher(byte p)
 {
-	byte k, s, q, tm, h, dc, e, x, r0, r1, prev;
-	bit wake, ok;
+	byte k, s, q, tm, h, dc, e, x, r0, r1, prev, v;
+	bit wake, ok, lw, pw, ph;
 
 	k = 1;
 #ifdef PUBCRASH
@@ -332,153 +478,202 @@ proctype Publisher(byte p)
 	do
 	:: k > NPUB -> break
 	:: else ->
-		/* loan: CAS (FREE, g) -> (LOANED, g), no lock; own pool only */
-		d_step {
-			s = p * NSLOT;
-			do
-			:: s < (p + 1) * NSLOT && st[s] != FREE -> s++
-			:: else -> break
-			od;
-			if
-			:: s < (p + 1) * NSLOT ->
-				assert(w0[s] == 0 && w1[s] == 0);
-				st[s] = LOANED
-			:: else -> s = 255	/* ZCAST_ENOSLOT: this attempt is lost */
-			fi
-		};
-		if
-		:: s == 255 -> skip
-		:: else ->
-			acquire(L_PUB0 + p);	/* --- publish: under the topic lock --- */
-			repair();
-#ifdef GC_ANY
-			if :: true -> gc() :: true -> skip fi;
+#ifdef WAITS
+		/* zcast_loan (fail at once) or zcast_loan_wait(-1) */
+		if :: lw = 0 :: lw = 1 fi;
 #endif
+		/* loan: read `freed`, try; loan_wait: announce, re-try, sleep on the
+		 * value read first (same order as the subscriber's sleep) */
+		do
+		:: v = freed[p];
+			try_loan();
 			if
-			:: (member[0] && RINGFULL(0)) || (member[1] && RINGFULL(1)) -> gc()
-			:: else -> skip
-			fi;
-			/* decide targets first: a full FULL ring fails the publish
-			 * before anything changes; the loan stays with us */
-			if
-			:: member[0] && RINGFULL(0) ->
-				unlock();
-				d_step { assert(w0[s] == 0 && w1[s] == 0 && st[s] == LOANED); st[s] = FREE }
+			:: s != 255 || !lw -> break
 			:: else ->
-				d_step {
-					q = p * NPUB + k;
-					tm = member[0] + 2 * member[1];
-					dslot[q] = s; dgen[q] = gen[s]; sseq[s] = q;
-					/* INVARIANT bit-before-visible: every target's
-					 * holder bit (and the history bit) is set before
-					 * any ring can show the descriptor */
-#ifndef MUT_A
-					if :: tm & 1 -> w0[s] = w0[s] | SBIT :: else -> skip fi;
-					if :: tm & 2 -> w1[s] = w1[s] | SBIT :: else -> skip fi;
-#endif
-					if :: HISTD > 0 -> w0[s] = w0[s] | HBIT :: else -> skip fi;
-					/* then LOANED -> PUBLISHED: the slot was ours alone, so
-					 * one step (a stale releaser's CAS fails on the gen) */
-#ifndef BUG_ZERO_TARGETS
-					if :: tm != 0 || HISTD > 0 -> st[s] = PUBLISHED :: else -> skip fi
-#else
-					st[s] = PUBLISHED	/* finding: leaks, see MODEL.md */
-#endif
-				};
+				freed_w[p]++;
+				try_loan();
 				if
-#ifndef BUG_ZERO_TARGETS
-				:: tm == 0 && HISTD == 0 ->
-					/* nobody to hold it: a PUBLISHED slot with an empty
-					 * bitmap would leak; give it back at once */
-					d_step { st[s] = FREE; sseq[s] = 0 }
-#endif
+				:: s != 255 -> freed_w[p]--; break
 				:: else ->
-					/* target 0: FULL; room was checked above and only
-					 * the consumer moves the head (room only grows) */
-					if
-					:: tm & 1 ->
-						push(0, q);
-#ifdef MUT_A
-						w0[s] = w0[s] | SBIT;
+					/* futex_wait(freed, v) */
+					d_step { if :: freed[p] == v -> pword[p] = W_FREED :: else -> skip fi };
+endl:					(pword[p] == 0) -> freed_w[p]--
+				fi
+			fi
+		od;
+		v = 0;		/* (lw is chosen again at the next attempt) */
+		if
+		:: s == 255 -> skip	/* ZCAST_ENOSLOT: this attempt is lost */
+		:: else ->
+#ifdef WAITS
+			/* zcast_publish (fail on a full FULL ring) or publish_wait(-1) */
+			if :: pw = 0 :: pw = 1 fi;
 #endif
-						wake = wake | sleeping[0]
-					:: else -> skip
-					fi;
-					/* target 1: DROP_OLD */
-					if
-					:: tm & 2 ->
-						do
-						:: d_step { h = hpos[1]; dc = hdc[1]; e = ring[1 * D + h % D] };
-							if
-							:: tl[1] - h < D -> break
-							:: else ->
-								/* drop the oldest: CAS head (h,dc) -> (h+1,dc+1) */
-								d_step {
-									if
-									:: hpos[1] == h && hdc[1] == dc ->
-										hpos[1] = h + 1; hdc[1] = dc + 1; ok = 1;
-										/* INVARIANT once-only: taken or dropped, never both */
-										assert(((deliv[1] | dropm[1]) & BIT(e)) == 0);
-										dropm[1] = dropm[1] | BIT(e)
-									:: else -> ok = 0	/* consumer popped it: re-check */
-									fi
-								};
-								if
-								:: ok -> drop_ref(1, dslot[e], dgen[e], 0)
-								:: else -> skip
-								fi;
-								d_step { ok = 0; h = 0; dc = 0; e = 0 }
-							fi
-						od;
-						h = 0;
-						d_step { dc = 0; e = 0 };
-						push(1, q);
-#ifdef MUT_A
-						w1[s] = w1[s] | SBIT;
+			do
+			:: acquire(L_PUB0 + p);	/* --- publish: under the topic lock --- */
+				repair();
+#ifdef GC_ANY
+				if :: true -> gc() :: true -> skip fi;
 #endif
-						wake = wake | sleeping[1]
-					:: else -> skip
-					fi
-				fi;
-				/* history: append, evict the oldest beyond the depth */
 				if
-				:: HISTD > 0 ->
+				:: (member[0] && RINGFULL(0)) || (member[1] && RINGFULL(1)) -> gc()
+				:: else -> skip
+				fi;
+				/* decide targets first: a full FULL ring fails the publish
+				 * before anything changes; the loan stays with us */
+				if
+				:: member[0] && RINGFULL(0) ->
+					unlock();
+					if
+					:: !pw ->
+						d_step { assert(w0[s] == 0 && w1[s] == 0 && st[s] == LOANED); st[s] = FREE };
+						break
+					:: pw && !ph ->
+						/* announce, read `space`, re-try */
+						space_w++;
+						v = space;
+						ph = 1
+					:: pw && ph ->
+						/* futex_wait(space, v), then re-try */
+						d_step { if :: space == v -> pword[p] = W_SPACE :: else -> skip fi };
+endsp:						(pword[p] == 0) -> space_w--;
+						d_step { ph = 0; v = 0 }
+					fi
+				:: else ->
 					d_step {
-						hist[hcnt] = q; hcnt++;
-						if
-						:: hcnt > HISTD ->
-							e = hist[0];
-							hist[0] = hist[1]; hist[1] = hist[2]; hist[2] = 0;
-							hcnt--
-						:: else -> e = 0
-						fi
+						q = p * NPUB + k;
+						tm = member[0] + 2 * member[1];
+						dslot[q] = s; dgen[q] = gen[s]; sseq[s] = q;
+						/* INVARIANT bit-before-visible: every target's
+						 * holder bit (and the history bit) is set before
+						 * any ring can show the descriptor */
+#ifndef MUT_A
+						if :: tm & 1 -> w0[s] = w0[s] | SBIT :: else -> skip fi;
+						if :: tm & 2 -> w1[s] = w1[s] | SBIT :: else -> skip fi;
+#endif
+						if :: HISTD > 0 -> w0[s] = w0[s] | HBIT :: else -> skip fi;
+						/* then LOANED -> PUBLISHED: the slot was ours alone, so
+						 * one step (a stale releaser's CAS fails on the gen) */
+#ifndef BUG_ZERO_TARGETS
+						if :: tm != 0 || HISTD > 0 -> st[s] = PUBLISHED :: else -> skip fi
+#else
+						st[s] = PUBLISHED	/* finding: leaks, see MODEL.md */
+#endif
 					};
 					if
-					:: e != 0 ->
-						drop_ref(WHO_HIST, dslot[e], dgen[e], 0);
-						e = 0
+#ifndef BUG_ZERO_TARGETS
+					:: tm == 0 && HISTD == 0 ->
+						/* nobody to hold it: a PUBLISHED slot with an empty
+						 * bitmap would leak; give it back at once */
+						d_step { st[s] = FREE; sseq[s] = 0 }
+#endif
+					:: else ->
+						/* target 0: FULL; room was checked above and only
+						 * the consumer moves the head (room only grows) */
+						if
+						:: tm & 1 ->
+							push(0, q);
+#ifdef MUT_A
+							w0[s] = w0[s] | SBIT;
+#endif
+							wake = wake | sleeping[0]
+						:: else -> skip
+						fi;
+						/* target 1: DROP_OLD */
+						if
+						:: tm & 2 ->
+							do
+							:: d_step { h = hpos[1]; dc = hdc[1]; e = ring[1 * D + h % D] };
+								if
+								:: tl[1] - h < D -> break
+								:: else ->
+									/* drop the oldest: CAS head (h,dc) -> (h+1,dc+1) */
+									d_step {
+										if
+										:: hpos[1] == h && hdc[1] == dc ->
+											hpos[1] = h + 1; hdc[1] = dc + 1; ok = 1;
+											/* INVARIANT once-only: taken or dropped, never both */
+											assert(((deliv[1] | dropm[1]) & BIT(e)) == 0);
+											dropm[1] = dropm[1] | BIT(e)
+										:: else -> ok = 0	/* consumer popped it: re-check */
+										fi
+									};
+									if
+									:: ok -> drop_ref(1, dslot[e], dgen[e], 0)
+									:: else -> skip
+									fi;
+									d_step { ok = 0; h = 0; dc = 0; e = 0 }
+								fi
+							od;
+							h = 0;
+							d_step { dc = 0; e = 0 };
+							push(1, q);
+#ifdef MUT_A
+							w1[s] = w1[s] | SBIT;
+#endif
+							wake = wake | sleeping[1]
+						:: else -> skip
+						fi
+					fi;
+					/* history: append, evict the oldest beyond the depth */
+					if
+					:: HISTD > 0 ->
+						d_step {
+							hist[hcnt] = q; hcnt++;
+							if
+							:: hcnt > HISTD ->
+								e = hist[0];
+								hist[0] = hist[1]; hist[1] = hist[2]; hist[2] = 0;
+								hcnt--
+							:: else -> e = 0
+							fi
+						};
+						if
+						:: e != 0 ->
+							drop_ref(WHO_HIST, dslot[e], dgen[e], 0);
+							e = 0
+						:: else -> skip
+						fi
 					:: else -> skip
-					fi
-				:: else -> skip
-				fi;
-				/* one wake for the topic, only if a target announced sleep */
-				if
-				:: wake -> notify++
-				:: else -> skip
-				fi;
-				d_step { wake = 0; tm = 0; q = 0 };
-				unlock()
-			fi
+					fi;
+					if
+					:: wake ->
+						/* a target announced sleep: mark the wake as owed,
+						 * with a token unique to this lock hold (the
+						 * descriptor number), then bump notify, both under
+						 * the lock; from here a crash is modelled */
+						d_step { wake_owed = q; pcsafe[p] = 1 };
+						notify++;
+						d_step { lock = 0; pcsafe[p] = 0; tm = 0 };	/* unlock */
+						/* after the unlock: wake, then clear our own mark */
+						wake_notify();
+						clear_owed(q)
+					:: else ->
+						d_step { lock = 0; tm = 0 }	/* unlock */
+					fi;
+					d_step { wake = 0; q = 0 };
+					if
+					:: ph -> space_w--; ph = 0
+					:: else -> skip
+					fi;
+					break
+				fi
+			od;
+			pw = 0
 		fi;
 		d_step { s = 0; k++ }
 	od;
-	pubs_done++
+	pend[p] = 1
 #ifdef PUBCRASH
 	} unless {
 		/* PUBCRASH: crash at any step outside the topic-lock critical
-		 * section (a crash inside it needs the intent-record recovery of
-		 * the topic lock, not modelled) */
-		atomic { pkill[p] && lock != L_PUB0 + p -> pdead[p] = 1; pubs_done++ }
+		 * section, or inside it once the publish is complete (a crash in
+		 * the middle of a publish needs the intent-record repair, not
+		 * modelled) */
+		atomic {
+			pkill[p] && (lock != L_PUB0 + p || pcsafe[p]) ->
+			pdead[p] = 1; pend[p] = 1
+		}
 	}
 #endif
 }
@@ -543,6 +738,14 @@ proctype Sub(byte i)
 				};
 				if
 				:: e != 0 ->
+#ifdef WAITS
+					/* room in the ring: wake publish_wait sleepers that
+					 * announced themselves */
+					if
+					:: space_w > 0 -> space++; wake_space()
+					:: else -> skip
+					fi;
+#endif
 					/* use the payload, then release (last local ref):
 					 * drop_ref asserts the slot is still this publish */
 					drop_ref(i, dslot[e], dgen[e], 1);
@@ -567,19 +770,11 @@ proctype Sub(byte i)
 #ifdef MUT_D
 					v = notify;
 #endif
-					/* futex_wait(notify, v): returns at once if notify != v */
-					d_step {
-						if
-						:: notify == v -> in_wait[i] = 1; wait_v[i] = v
-						:: else -> skip
-						fi
-					};
-					if
-					:: in_wait[i] ->
-endw:						(notify != v) -> d_step { in_wait[i] = 0; wait_v[i] = 0 }
-					:: else -> skip
-					fi;
-					d_step { sleeping[i] = 0; v = 0 }
+					/* futex_wait(notify, v): compare and enqueue in one step;
+					 * returns at once if notify != v, else only a
+					 * futex_wake(notify) ends the sleep */
+					d_step { if :: notify == v -> asleep[i] = 1 :: else -> skip fi };
+endw:					(!asleep[i]) -> d_step { sleeping[i] = 0; v = 0 }
 #ifndef MUT_C
 				fi
 #endif
@@ -588,37 +783,77 @@ endw:						(notify != v) -> d_step { in_wait[i] = 0; wait_v[i] = 0 }
 	} unless { dead[i] }
 }
 
-/* ------------------------------------------------------------- crashes */
+/* ------------------------------------------------- crashes, death watcher */
 
+/* Crashes at most one member; then, as the death watcher of a survivor (pidfd),
+ * performs an owed wake (lock-free) after a publisher's death (a dead subscriber
+ * set no mark; leaving out that extra wake only makes the check stricter) and,
+ * with WAITS, reclaims the dead under the
+ * lock (as a locker it performs an owed wake again and takes over a lock the dead
+ * held). Without WAITS nobody sleeps on `space` or `freed`, and the lazy cleanup
+ * (join, full ring, final) keeps the model smaller. */
 proctype Killer()
 {
+	byte x, r0, r1, prev;
+
 	if
 	:: dead[0] = 1
+#if NSUBS > 1
 	:: dead[1] = 1
-#ifdef PUBCRASH
-	:: pkill[0] = 1
 #endif
-	:: skip
+#ifdef PUBCRASH
+	:: pkill[0] = 1;
+		(pdead[0] || pend[0]);	/* it crashes, or it had already finished */
+		/* only a publisher leaves a wake owed (a subscriber sets no mark) */
+		perform_owed()
+#endif
+	:: skip -> goto done
 	fi;
+#ifdef WAITS
+	/* reclaim of the dead: it changed what publisher-side waiters wait for */
+	acquire(L_WATCH);
+	repair();
+	gc();
+	unlock();
+#endif
+done:
 	kill_done = 1
 }
 
 /* ------------------------------------------------------------- end state */
 
-#define QUIET(i) (dead[i] || (in_wait[i] && notify == wait_v[i]))
+/* blocked for good: dead, or in a futex wait queue (only a wake can end it) */
+#define QUIET(i)  (dead[i] || asleep[i])
+#define PQUIET(p) (pend[p] || pword[p] != 0)
+#define POOLFREE(p) (st[(p) * NSLOT] == FREE || (NSLOT > 1 && st[(p) * NSLOT + 1] == FREE) || \
+                     (NSLOT > 2 && st[(p) * NSLOT + 2] == FREE))
 
 proctype Final()
 {
 	byte x, q, r0, r1, prev;
 
-	/* every live subscriber is blocked in futex_wait, publishers are done */
-	(pubs_done == NPUBR && kill_done && QUIET(0) && QUIET(1));
+	/* every live member is finished or blocked in a futex wait, the killer and
+	 * the death watcher are done: nothing will ever wake anybody again */
+	(kill_done && QUIET(0) && (NSUBS == 1 || QUIET(1)) && PQUIET(0)
+#if NPUBR > 1
+	 && PQUIET(1)
+#endif
+	);
 
-	/* INVARIANT no-lost-wakeup: nobody sleeps on a non-empty ring */
+	/* INVARIANT no-lost-wakeup: nobody sleeps while what it waits for is there:
+	 * a subscriber on a non-empty ring, publish_wait while the FULL ring has room
+	 * (or its subscriber is gone), loan_wait while its pool has a FREE slot */
 	assert(dead[0] || hpos[0] == tl[0]);
 	assert(dead[1] || hpos[1] == tl[1]);
+	assert(pdead[0] || pword[0] != W_SPACE || (member[0] && RINGFULL(0)));
+	assert(pdead[0] || pword[0] != W_FREED || !POOLFREE(0));
+#if NPUBR > 1
+	assert(pword[1] != W_SPACE || (member[0] && RINGFULL(0)));
+	assert(pword[1] != W_FREED || !POOLFREE(1));
+#endif
 
-	/* a survivor runs cleanup for the dead */
+	/* a survivor runs cleanup for the dead (it performs no owed wake: the
+	 * checks above are done) */
 	acquire(L_FINAL);
 	prev = 0;
 	gc();
@@ -636,7 +871,8 @@ proctype Final()
 		:: else -> break
 		od;
 		/* INVARIANT no-leak: every slot is FREE with an empty bitmap, or
-		 * PUBLISHED, referenced, with exactly the bits of its references */
+		 * PUBLISHED, referenced, with exactly the bits of its references
+		 * (no slot is LOANED: every live publisher is finished) */
 		x = 0;
 		do
 		:: x < NS ->
@@ -660,7 +896,9 @@ init {
 	atomic {
 		member[0] = 1;
 		run Sub(0);
+#if NSUBS > 1
 		run Sub(1);
+#endif
 		run Publisher(0);
 #if NPUBR > 1
 		run Publisher(1);
