@@ -163,9 +163,10 @@ int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **ou
 	p->history_depth = opts->history_depth;
 	pthread_mutex_lock(&t->maps_mu);
 	atomic_fetch_add(&p->pool->refs, 1);
-	t->maps[p->pool_index] =
-	    p->pool; /* the lock holder finds our own slots through the cache */
+	struct zc_pool_map *old = t->maps[p->pool_index]; /* a previous owner's, mapped by a reclaim */
+	t->maps[p->pool_index] = p->pool; /* the lock holder finds our own slots through the cache */
 	pthread_mutex_unlock(&t->maps_mu);
+	zc_pool_put(old);
 	zc_deaths_watch(t); /* holders that die are reclaimed promptly: their slots come back */
 	*out = p;
 	return 0;

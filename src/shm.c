@@ -159,13 +159,12 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void child_close_fds(void)
 {
-	/* The child is single-threaded here; the mutex may be held by a thread that no longer
-	 * exists. */
+	/* The forking thread took fds_mu in prepare(); in the child it is that same thread. */
 	for (size_t i = 0; i < n_fds; i++)
 		close(fds[i]);
 	n_fds = 0;
 	atomic_fetch_add(&zc_fork_generation, 1); /* every inherited handle is now dead */
-	pthread_mutex_init(&fds_mu, NULL);
+	pthread_mutex_unlock(&fds_mu);
 }
 
 static void prepare(void)
