@@ -134,7 +134,7 @@ static bool still_held(struct zc_topic *t, int32_t pid)
 		bool pub = i < t->max_pubs;
 		uint32_t st = pub ? atomic_load(&t->pubs[i].state)
 				  : atomic_load(&t->subs[i - t->max_pubs].state);
-		int32_t rpid = pub ? t->pubs[i].pid : t->subs[i - t->max_pubs].pid;
+		int32_t rpid = pub ? ZC_READ_ONCE(t->pubs[i].pid) : ZC_READ_ONCE(t->subs[i - t->max_pubs].pid);
 		if (st != ZC_REC_FREE && rpid == pid && zc_member_alive(t, i))
 			return true;
 	}
@@ -389,7 +389,7 @@ static uint32_t member_pids(struct zc_topic *t, int32_t *pids)
 		bool pub = i < t->max_pubs;
 		uint32_t st = pub ? atomic_load(&t->pubs[i].state)
 				  : atomic_load(&t->subs[i - t->max_pubs].state);
-		int32_t pid = pub ? t->pubs[i].pid : t->subs[i - t->max_pubs].pid;
+		int32_t pid = pub ? ZC_READ_ONCE(t->pubs[i].pid) : ZC_READ_ONCE(t->subs[i - t->max_pubs].pid);
 		if (st != ZC_REC_FREE && pid > 0 && pid != self && !has_pid(pids, n, pid))
 			pids[n++] = pid;
 	}

@@ -18,6 +18,10 @@
 
 #define ZC_HIDDEN __attribute__((visibility("hidden")))
 #define ZC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* One load of a field another process may write. A plain load of shared memory may be repeated by
+ * the compiler (it assumes nobody else writes it), which turns a checked copy back into a second
+ * read: every field of another process's that we copy, check and use goes through this. */
+#define ZC_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 
 static inline void zc_cpu_relax(void)
 {

@@ -34,7 +34,7 @@ static int open_probe(const char *shm_name, const char *topic, ino_t *ino)
 static void pub_info(struct zc_topic *t, uint32_t i, zcast_member_info *m)
 {
 	struct zc_pub_rec *r = &t->pubs[i];
-	uint32_t depth = r->history_depth, pool = r->pool;
+	uint32_t depth = ZC_READ_ONCE(r->history_depth), pool = ZC_READ_ONCE(r->pool);
 	m->history_depth = depth <= t->history_cap ? depth : 0;
 	if (pool >= t->max_pools ||
 	    atomic_load_explicit(&t->pools[pool].state, memory_order_acquire) != ZC_POOL_ACTIVE ||
@@ -50,7 +50,7 @@ static void pub_info(struct zc_topic *t, uint32_t i, zcast_member_info *m)
 		uint32_t st = ZC_STATE_ST(atomic_load(&h->state));
 		m->slots_loaned += st == ZC_SLOT_LOANED;
 		m->slots_published += st == ZC_SLOT_PUBLISHED;
-		uint64_t seq = h->seq, size = h->size;
+		uint64_t seq = ZC_READ_ONCE(h->seq), size = ZC_READ_ONCE(h->size);
 		if (st != ZC_SLOT_LOANED && seq > m->last_sequence && size <= pm->slot_size) {
 			m->last_sequence = seq;
 			m->last_size = size;
@@ -75,7 +75,7 @@ static bool group_full(struct zc_topic *t, uint32_t group)
 {
 	for (uint32_t k = 0; k < t->max_subs; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
-		uint32_t depth = r->depth;
+		uint32_t depth = ZC_READ_ONCE(r->depth);
 		if (atomic_load(&r->state) != ZC_REC_ACTIVE ||
 		    r->policy != ZCAST_POLICY_BALANCE_RR || r->group != group || depth < 1 ||
 		    depth > t->max_depth)
@@ -89,7 +89,7 @@ static bool group_full(struct zc_topic *t, uint32_t group)
 static void sub_info(struct zc_topic *t, uint32_t k, zcast_member_info *m)
 {
 	struct zc_sub_rec *r = &t->subs[k];
-	uint32_t policy = r->policy, depth = r->depth, group = r->group;
+	uint32_t policy = ZC_READ_ONCE(r->policy), depth = ZC_READ_ONCE(r->depth), group = ZC_READ_ONCE(r->group);
 	m->policy = policy <= ZCAST_POLICY_BALANCE_RR ? (int)policy : -1;
 	m->depth = depth >= 1 && depth <= t->max_depth ? depth : 0;
 	if (m->policy == ZCAST_POLICY_BALANCE_RR && group < t->max_groups) {

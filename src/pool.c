@@ -206,7 +206,8 @@ int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map **out)
 		return zc_err(ZCAST_ECORRUPT, "descriptor names unused pool %u in %s", index,
 			      t->name);
 	struct zc_pool_rec copy = {
-	    .id = rec->id, .slot_count = rec->slot_count, .slot_size = rec->slot_size};
+	    .id = ZC_READ_ONCE(rec->id), .slot_count = ZC_READ_ONCE(rec->slot_count),
+	    .slot_size = ZC_READ_ONCE(rec->slot_size)};
 	pthread_mutex_lock(&t->maps_mu);
 	struct zc_pool_map *m = t->maps[index];
 	if (!m || m->id != copy.id) {
@@ -238,7 +239,7 @@ int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, ui
 	/* Still that pool: same record in use, same id (ids are never reused within a topic). */
 	if (m && m->index == index && index < t->max_pools &&
 	    atomic_load_explicit(&t->pools[index].state, memory_order_acquire) != ZC_POOL_UNUSED &&
-	    t->pools[index].id == m->id) {
+	    ZC_READ_ONCE(t->pools[index].id) == m->id) {
 		atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
 		hint_put(hint, m);
 		*out = m;

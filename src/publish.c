@@ -44,7 +44,7 @@ static void refused(struct zc_topic *t, uint32_t k, bool count, bool *probe_dead
 static uint32_t choose_member(struct zc_topic *t, const struct candidate *c, uint32_t n, uint32_t g,
 			      uint32_t *depth, bool *any)
 {
-	uint32_t next = t->groups[g].next, best = UINT32_MAX, first = UINT32_MAX;
+	uint32_t next = ZC_READ_ONCE(t->groups[g].next), best = UINT32_MAX, first = UINT32_MAX;
 	for (uint32_t j = 0; j < n; j++) {
 		if (c[j].group != g)
 			continue;
@@ -79,8 +79,8 @@ static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
 		struct zc_sub_rec *r = &t->subs[k];
 		if (atomic_load_explicit(&r->state, memory_order_acquire) != ZC_REC_ACTIVE)
 			continue;
-		uint32_t policy = r->policy, group = r->group;
-		uint32_t depth = zc_valid_depth(t, r->depth);
+		uint32_t policy = ZC_READ_ONCE(r->policy), group = ZC_READ_ONCE(r->group);
+		uint32_t depth = zc_valid_depth(t, ZC_READ_ONCE(r->depth));
 		if (!depth)
 			continue; /* scribbled on: not a target */
 		if (policy == ZCAST_POLICY_BALANCE_RR) {
@@ -251,7 +251,7 @@ static int refused_error(zcast_pub *p)
 	uint32_t hi = atomic_load(&t->hdr->sub_hi);
 	for (uint32_t k = 0; k < hi && k < t->max_subs; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
-		uint32_t depth = zc_valid_depth(t, r->depth), policy = r->policy;
+		uint32_t depth = zc_valid_depth(t, ZC_READ_ONCE(r->depth)), policy = ZC_READ_ONCE(r->policy);
 		if (atomic_load(&r->state) != ZC_REC_ACTIVE || !depth ||
 		    policy == ZCAST_POLICY_DROP_OLD)
 			continue;

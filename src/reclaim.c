@@ -92,9 +92,9 @@ void zc_reclaim_pool(struct zc_topic *t, uint32_t p, const uint64_t *stale)
 	if (st == ZC_POOL_UNUSED)
 		return;
 	if (st == ZC_POOL_ACTIVE) {
-		uint32_t o = rec->owner;
+		uint32_t o = ZC_READ_ONCE(rec->owner);
 		if (o >= t->max_pubs || atomic_load(&t->pubs[o].state) != ZC_REC_ACTIVE ||
-		    t->pubs[o].pool != p) {
+		    ZC_READ_ONCE(t->pubs[o].pool) != p) {
 			orphan_pool(t, p);
 			st = ZC_POOL_ORPHAN;
 		}
@@ -163,8 +163,8 @@ static int reclaim_pubs(struct zc_topic *t)
 		uint32_t st = atomic_load(&r->state);
 		if (st == ZC_REC_FREE || zc_member_alive(t, zc_member_of_pub(t, i)))
 			continue;
-		uint32_t pool = r->pool;
-		uint64_t id = r->id;
+		uint32_t pool = ZC_READ_ONCE(r->pool);
+		uint64_t id = ZC_READ_ONCE(r->id);
 		if (st == ZC_REC_ACTIVE && pool < t->max_pools &&
 		    atomic_load(&t->pools[pool].state) == ZC_POOL_ACTIVE)
 			orphan_pool(t, pool);

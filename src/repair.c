@@ -54,9 +54,11 @@ static void recover_publish(struct zc_topic *t, uint64_t d, uint64_t seq)
 static void recover_intent(struct zc_topic *t)
 {
 	struct zc_intent *in = &t->hdr->intent;
-	uint32_t drop_sub = in->drop_sub, op = in->op, evict_pending = in->evict_pending;
-	uint64_t drop_head = in->drop_head, drop_desc = in->drop_desc, evict_desc = in->evict_desc;
-	uint64_t desc = in->desc, seq = in->seq;
+	uint32_t drop_sub = ZC_READ_ONCE(in->drop_sub), op = ZC_READ_ONCE(in->op),
+		 evict_pending = ZC_READ_ONCE(in->evict_pending);
+	uint64_t drop_head = ZC_READ_ONCE(in->drop_head), drop_desc = ZC_READ_ONCE(in->drop_desc),
+		 evict_desc = ZC_READ_ONCE(in->evict_desc);
+	uint64_t desc = ZC_READ_ONCE(in->desc), seq = ZC_READ_ONCE(in->seq);
 	if (drop_sub < t->max_subs) {
 		struct zc_ring ring = zc_sub_ring(t, drop_sub, 1);
 		if (zc_ring_dropped_since(&ring, drop_head))

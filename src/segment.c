@@ -94,14 +94,14 @@ static int adopt(struct zc_topic *t, uint8_t *base, uint64_t file_size)
 		uint64_t segment_size, off[7];
 		struct limits l;
 	} c = {
-	    h->layout_version,
-	    h->header_size,
-	    h->n_members,
-	    h->bitmap_words,
-	    h->segment_size,
-	    {h->off_pubs, h->off_subs, h->off_tools, h->off_pools, h->off_groups, h->off_rings,
-	     h->off_history},
-	    {h->max_pubs, h->max_subs, h->max_depth, h->history_cap, h->max_pools, h->max_groups}};
+	    ZC_READ_ONCE(h->layout_version),
+	    ZC_READ_ONCE(h->header_size),
+	    ZC_READ_ONCE(h->n_members),
+	    ZC_READ_ONCE(h->bitmap_words),
+	    ZC_READ_ONCE(h->segment_size),
+	    {ZC_READ_ONCE(h->off_pubs), ZC_READ_ONCE(h->off_subs), ZC_READ_ONCE(h->off_tools), ZC_READ_ONCE(h->off_pools), ZC_READ_ONCE(h->off_groups), ZC_READ_ONCE(h->off_rings),
+	     ZC_READ_ONCE(h->off_history)},
+	    {ZC_READ_ONCE(h->max_pubs), ZC_READ_ONCE(h->max_subs), ZC_READ_ONCE(h->max_depth), ZC_READ_ONCE(h->history_cap), ZC_READ_ONCE(h->max_pools), ZC_READ_ONCE(h->max_groups)}};
 	if (c.version != ZC_LAYOUT_VERSION)
 		return zc_err(ZCAST_ELAYOUT, "topic %s: layout version %u, this library speaks %u",
 			      t->name, c.version, ZC_LAYOUT_VERSION);

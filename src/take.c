@@ -73,7 +73,7 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 				return r;
 			continue;
 		}
-		uint64_t size = sl->size;
+		uint64_t size = ZC_READ_ONCE(sl->size);
 		if (size > m->slot_size) {
 			if ((r = discard(s, head, m, i, ZC_STATE_GEN(w), d)) < 0)
 				return r;
