@@ -195,10 +195,12 @@ static void *watcher_main(void *arg)
 			zc_reclaim_locked(w->h[0]);
 			retry |= prune_dying(w);
 		}
-		/* Retry while a dead peer's locks are still held: 1, 2, 4 .. 128 ms, about 1 s in all,
-		 * then give up (full rings, empty pools and gc still reclaim it later). */
-		if (retry && retries < 8) {
-			timeout = 1 << retries++;
+		/* Retry while a dead peer's locks are still held (a big process, a sanitizer's shadow
+		 * memory, takes a while to tear down): 1, 2, 4 .. 256 ms, then 256 ms steps, about 3 s
+		 * in all; then give up (full rings, empty pools and gc still reclaim it later). */
+		if (retry && retries < 16) {
+			timeout = 1 << (retries < 8 ? retries : 8);
+			retries++;
 		} else {
 			timeout = -1;
 			retries = 0;
