@@ -127,17 +127,23 @@ static void peer_unref(int32_t pid)
 	*pe = P.peers[--P.n_peers];
 }
 
+/* Member record i (publishers, then subscribers): its pid, read once, when the record is in use;
+ * 0 when it is free. */
+static int32_t record_pid(struct zc_topic *t, uint32_t i)
+{
+	bool pub = i < t->max_pubs;
+	uint32_t st = pub ? atomic_load(&t->pubs[i].state) : atomic_load(&t->subs[i - t->max_pubs].state);
+	if (st == ZC_REC_FREE)
+		return 0;
+	return pub ? ZC_READ_ONCE(t->pubs[i].pid) : ZC_READ_ONCE(t->subs[i - t->max_pubs].pid);
+}
+
 /* True while a record of t still names pid and its owner looks alive. */
 static bool still_held(struct zc_topic *t, int32_t pid)
 {
-	for (uint32_t i = 0; i < t->max_pubs + t->max_subs; i++) {
-		bool pub = i < t->max_pubs;
-		uint32_t st = pub ? atomic_load(&t->pubs[i].state)
-				  : atomic_load(&t->subs[i - t->max_pubs].state);
-		int32_t rpid = pub ? ZC_READ_ONCE(t->pubs[i].pid) : ZC_READ_ONCE(t->subs[i - t->max_pubs].pid);
-		if (st != ZC_REC_FREE && rpid == pid && zc_member_alive(t, i))
+	for (uint32_t i = 0; i < t->max_pubs + t->max_subs; i++)
+		if (record_pid(t, i) == pid && zc_member_alive(t, i))
 			return true;
-	}
 	return false;
 }
 
@@ -388,11 +394,8 @@ static uint32_t member_pids(struct zc_topic *t, int32_t *pids)
 	uint32_t n = 0;
 	int32_t self = getpid();
 	for (uint32_t i = 0; i < t->max_pubs + t->max_subs; i++) {
-		bool pub = i < t->max_pubs;
-		uint32_t st = pub ? atomic_load(&t->pubs[i].state)
-				  : atomic_load(&t->subs[i - t->max_pubs].state);
-		int32_t pid = pub ? ZC_READ_ONCE(t->pubs[i].pid) : ZC_READ_ONCE(t->subs[i - t->max_pubs].pid);
-		if (st != ZC_REC_FREE && pid > 0 && pid != self && !has_pid(pids, n, pid))
+		int32_t pid = record_pid(t, i);
+		if (pid > 0 && pid != self && !has_pid(pids, n, pid))
 			pids[n++] = pid;
 	}
 	return n;
