@@ -196,8 +196,15 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 	o.domain = w->domain;
 	o.policy = ZCAST_POLICY_DROP_OLD;
 	o.history = history;
-	uint32_t depth = cli_watch_depth(w->domain, topic);
-	o.queue_depth = history > depth ? history : depth;
+	/* Room for the whole history plus live traffic: a slow first take must not let live
+	 * messages push out the history we asked for (DROP_OLD drops the oldest first). */
+	uint64_t depth = (uint64_t)cli_watch_depth(w->domain, topic) + history;
+	zcast_topic_stat st;
+	memset(&st, 0, sizeof st);
+	if (zcast_topic_stat_get(w->domain, topic, &st) == 0 && st.max_queue_depth &&
+	    depth > st.max_queue_depth)
+		depth = st.max_queue_depth > history ? st.max_queue_depth : history;
+	o.queue_depth = (uint32_t)depth;
 	o.max_held = 1;
 	int r = zcast_sub_open(topic, &o, &w->sub);
 	if (r < 0)
