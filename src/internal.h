@@ -177,11 +177,36 @@ struct zc_topic {
 	struct zc_group_rec *groups;
 	_Atomic uint64_t *rings;
 	_Atomic uint64_t *history;
-	pthread_mutex_t maps_mu;
-	struct zc_pool_map **maps;   /* max_pools entries, lazily filled */
+	struct zc_topic_map *shared; /* the process's one mapping of this segment (topic_map.c) */
+	pthread_mutex_t *maps_mu;    /* the shared map's: guards maps */
+	struct zc_pool_map **maps;   /* max_pools entries, lazily filled, shared by the process */
 	uint64_t death_watch;	     /* registration with the death watcher (deaths.c), 0 = none */
 	_Atomic uint32_t graph_seen; /* graph word at the last peer rescan */
 };
+
+/* topic_map.c: one mapping per control segment per process, shared by its handles. `shape` holds
+ * what adopt read from the header at the first mapping (limits, pointers, the pool map cache). */
+struct zc_topic_map {
+	struct zc_topic_map *next;
+	uint64_t dev, ino;
+	size_t size;
+	unsigned fork_gen;
+	unsigned refs; /* under the list lock */
+	pthread_mutex_t maps_mu;
+	struct zc_topic shape;
+};
+/* The process's mapping of that file, with a reference, or NULL. */
+ZC_HIDDEN struct zc_topic_map *zc_topic_map_find(uint64_t dev, uint64_t ino, size_t size);
+/* Registers a fresh mapping (shape->hdr, size bytes, validated into *shape). If another thread
+ * registered the same file first, the fresh mapping is unmapped and that one is used. */
+ZC_HIDDEN int zc_topic_map_add(const struct zc_topic *shape, uint64_t dev, uint64_t ino,
+			       size_t size, struct zc_topic_map **out);
+/* Points t's limits, pointers and pool cache at the shared mapping (t owns one reference). */
+ZC_HIDDEN void zc_topic_map_use(struct zc_topic *t, struct zc_topic_map *m);
+ZC_HIDDEN void zc_topic_map_put(struct zc_topic_map *m);
+/* Drops `pool` from the shared cache if it is still the entry at its index (a publisher leaving
+ * lets go of its writable mapping; later readers map the pool read-only again). */
+ZC_HIDDEN void zc_topic_map_forget_pool(struct zc_topic_map *m, struct zc_pool_map *pool);
 
 /* Bumped by the atfork child handler. A handle opened before the fork is dead in the child: its
  * mappings are MADV_DONTFORK (absent) and its descriptors closed, so it may only be let go of. */

@@ -208,13 +208,13 @@ int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map **out)
 	struct zc_pool_rec copy = {
 	    .id = ZC_READ_ONCE(rec->id), .slot_count = ZC_READ_ONCE(rec->slot_count),
 	    .slot_size = ZC_READ_ONCE(rec->slot_size)};
-	pthread_mutex_lock(&t->maps_mu);
+	pthread_mutex_lock(t->maps_mu);
 	struct zc_pool_map *m = t->maps[index];
 	if (!m || m->id != copy.id) {
 		struct zc_pool_map *fresh = NULL;
 		int r = map_existing(t, index, &copy, &fresh);
 		if (r < 0) {
-			pthread_mutex_unlock(&t->maps_mu);
+			pthread_mutex_unlock(t->maps_mu);
 			return r;
 		}
 		if (m)
@@ -222,7 +222,7 @@ int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map **out)
 		t->maps[index] = m = fresh;
 	}
 	atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&t->maps_mu);
+	pthread_mutex_unlock(t->maps_mu);
 	*out = m;
 	return 0;
 }

@@ -15,6 +15,8 @@ void zcast_pub_opts_init(zcast_pub_opts *o)
 static void pub_free(zcast_pub *p)
 {
 	zc_deaths_unwatch(&p->t);
+	if (!zc_inherited(&p->t)) /* our writable map leaves the process's cache with us */
+		zc_topic_map_forget_pool(p->t.shared, p->pool);
 	zc_pool_put(p->pool);
 	zc_topic_detach(&p->t);
 	free(p->targets);
@@ -161,11 +163,11 @@ int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **ou
 		goto fail_pool;
 	p->pool->index = p->pool_index;
 	p->history_depth = opts->history_depth;
-	pthread_mutex_lock(&t->maps_mu);
+	pthread_mutex_lock(t->maps_mu);
 	atomic_fetch_add(&p->pool->refs, 1);
 	struct zc_pool_map *old = t->maps[p->pool_index]; /* a previous owner's, mapped by a reclaim */
 	t->maps[p->pool_index] = p->pool; /* the lock holder finds our own slots through the cache */
-	pthread_mutex_unlock(&t->maps_mu);
+	pthread_mutex_unlock(t->maps_mu);
 	zc_pool_put(old);
 	zc_deaths_watch(t); /* holders that die are reclaimed promptly: their slots come back */
 	*out = p;

@@ -134,9 +134,24 @@ static int adopt(struct zc_topic *t, uint8_t *base, uint64_t file_size)
 	t->groups = (struct zc_group_rec *)(base + g.off_groups);
 	t->rings = (_Atomic uint64_t *)(base + g.off_rings);
 	t->history = (_Atomic uint64_t *)(base + g.off_history);
-	free(t->maps);
-	t->maps = calloc(t->max_pools, sizeof *t->maps);
-	return t->maps ? 0 : zc_err(ZCAST_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Adopts a fresh mapping of `size` bytes and shares it with the process's other handles. */
+static int share(struct zc_topic *t, uint8_t *base, uint64_t size, const struct stat *st)
+{
+	struct zc_topic shape = *t;
+	int r = adopt(&shape, base, size);
+	if (r < 0) {
+		munmap(base, (size_t)size);
+		return r;
+	}
+	struct zc_topic_map *m;
+	if ((r = zc_topic_map_add(&shape, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (size_t)size,
+				  &m)) < 0)
+		return r;
+	zc_topic_map_use(t, m);
+	return 0;
 }
 
 /* Checks the file (fstat), reads its header page, and maps it whole only when the size it claims
@@ -151,29 +166,27 @@ static int map_and_adopt(struct zc_topic *t, int fd)
 	if (size < sizeof(struct zc_topic_hdr) || size > max_segment_size())
 		return zc_err(ZCAST_ECORRUPT, "topic %s: segment size %llu is impossible", t->name,
 			      (unsigned long long)size);
+	t->gid = st.st_gid;
+	/* Mapped by another handle of ours already: its header was checked then. */
+	struct zc_topic_map *m = zc_topic_map_find((uint64_t)st.st_dev, (uint64_t)st.st_ino, size);
+	if (m) {
+		zc_topic_map_use(t, m);
+		return 0;
+	}
 	uint8_t *head = zc_map(fd, sizeof(struct zc_topic_hdr), 0, false, false);
 	if (!head)
 		return zc_errno(ZCAST_ENOMEM, "mmap topic header");
 	struct zc_topic probe = *t;
-	probe.maps = NULL;
 	r = adopt(&probe, head, size);
-	free(probe.maps);
 	munmap(head, sizeof(struct zc_topic_hdr));
 	if (r < 0)
 		return r;
-	uint8_t *p = zc_map(fd, (size_t)size, 0, true, true);
+	/* Tools only glance at a segment: they do not prefault it. */
+	uint8_t *p = zc_map(fd, (size_t)size, 0, true, !t->peek);
 	if (!p)
 		return zc_errno(ZCAST_ENOMEM, "mmap topic");
-	t->map_size = (size_t)size;
-	t->gid = st.st_gid;
 	/* Checked again on the real mapping: the header may have changed in between. */
-	if ((r = adopt(t, p, size)) < 0) {
-		munmap(p, t->map_size);
-		t->hdr = NULL;
-		free(t->maps);
-		t->maps = NULL;
-	}
-	return r;
+	return share(t, p, size, &st);
 }
 
 static bool still_linked(int fd)
@@ -253,10 +266,8 @@ static int create_segment(struct zc_topic *t, const struct limits *l, const zcas
 	zc_segment_sweep_pools(t->domain, h->topic_hash);
 	ZC_CRASH("create:before-magic");
 	atomic_store_explicit(&h->magic, ZC_TOPIC_MAGIC, memory_order_release);
-	t->map_size = g.size;
-	int r = adopt(t, (uint8_t *)h, g.size);
+	int r = share(t, (uint8_t *)h, g.size, &st);
 	if (r < 0) {
-		munmap(h, g.size);
 		zc_fd_close(fd);
 		return r;
 	}
@@ -319,7 +330,6 @@ static void init_handle(struct zc_topic *t, const char *domain, const char *topi
 	snprintf(t->domain, sizeof t->domain, "%s", domain);
 	snprintf(t->name, sizeof t->name, "%s", topic);
 	zc_topic_shm_name(t->shm_name, sizeof t->shm_name, domain, topic);
-	pthread_mutex_init(&t->maps_mu, NULL);
 	pthread_mutex_init(&t->lock_mu, NULL);
 	t->member = UINT32_MAX;
 	t->fork_gen = atomic_load(&zc_fork_generation);
@@ -425,8 +435,8 @@ int zc_topic_peek(struct zc_topic *t, const char *domain, const char *topic)
 void zc_topic_detach(struct zc_topic *t)
 {
 	if (zc_inherited(t)) {
-		/* A forked child: the descriptors are closed and the mappings absent. Local memory
-		 * only (munmap of an absent range is harmless, the maps' structs are ours). */
+		/* A forked child: the descriptors are closed and the mappings absent (the shared map
+		 * knows it was mapped by the parent and does not unmap). */
 		t->fd = -1;
 		t->hdr = NULL;
 	}
@@ -449,15 +459,10 @@ void zc_topic_detach(struct zc_topic *t)
 		zc_fd_close(t->fd);
 		t->fd = -1;
 	}
-	if (t->maps) {
-		for (uint32_t p = 0; p < t->max_pools; p++)
-			zc_pool_put(t->maps[p]);
-		free(t->maps);
-		t->maps = NULL;
-	}
-	if (t->hdr)
-		munmap(t->hdr, t->map_size);
+	zc_topic_map_put(t->shared);
+	t->shared = NULL;
+	t->maps = NULL;
+	t->maps_mu = NULL;
 	t->hdr = NULL;
-	pthread_mutex_destroy(&t->maps_mu);
 	pthread_mutex_destroy(&t->lock_mu);
 }

@@ -64,6 +64,13 @@ static int check_opts(const zcast_sub_opts *o)
 	if (o->queue_depth == 0 || o->queue_depth > ZC_MAX_DEPTH_LIMIT)
 		return zc_err(ZCAST_EINVAL, "queue_depth %u out of range (1 .. %u)", o->queue_depth,
 			      ZC_MAX_DEPTH_LIMIT);
+	/* History is queued at join, so it must fit the queue: capping it silently would hand the
+	 * caller fewer messages than asked for with no way to tell. */
+	if (o->history > o->queue_depth)
+		return zc_err(ZCAST_EINVAL,
+			      "history %u exceeds queue_depth %u: the queue holds the history at join "
+			      "(raise queue_depth to %u or ask for less history)",
+			      o->history, o->queue_depth, o->history);
 	if (o->sleep_slice_ns < 0)
 		return zc_err(ZCAST_EINVAL, "sleep_slice_ns must be >= 0");
 	return 0;

@@ -53,18 +53,27 @@ static void test_late_joiner_gets_last_n_then_live(void)
 	zcast_sub_stat st = pu_stat(s10);
 	CHECK_EQ(st.delivered, 7);
 	CHECK_EQ(st.dropped + st.rejected, 0);
-	/* A history request larger than the queue gets the newest that fit. */
-	zcast_sub *small = pu_sub("/hist", ZCAST_POLICY_FULL, NULL, 2, 5);
-	take_expect(small, 21, 22);
-	zcast_sub_close(small);
-	/* A DROP_OLD joiner too. */
-	zcast_sub *d = pu_sub("/hist", ZCAST_POLICY_DROP_OLD, NULL, 4, 5);
+	/* A history request larger than the queue is refused, naming both numbers. */
+	for (int policy = ZCAST_POLICY_FULL; policy <= ZCAST_POLICY_DROP_OLD; policy++) {
+		zcast_sub_opts so;
+		zcast_sub_opts_init(&so);
+		so.policy = policy;
+		so.queue_depth = 2;
+		so.history = 5;
+		zcast_sub *small = NULL;
+		CHECK_EQ(zcast_sub_open("/hist", &so, &small), ZCAST_EINVAL);
+		CHECK(small == NULL);
+		CHECK(strstr(zcast_last_error(), "history 5 exceeds queue_depth 2") != NULL);
+	}
+	/* At the queue's depth it all arrives, oldest first. */
+	zcast_sub *d = pu_sub("/hist", ZCAST_POLICY_DROP_OLD, NULL, 4, 4);
 	take_expect(d, 19, 22);
 	zcast_sub_close(d);
 	/* Asking for more than the topic's capacity is refused. */
 	zcast_sub_opts o;
 	zcast_sub_opts_init(&o);
 	o.history = 65;
+	o.queue_depth = 65;
 	zcast_sub *x;
 	CHECK_EQ(zcast_sub_open("/hist", &o, &x), ZCAST_ELIMIT);
 	ts = pu_tstat("/hist");
@@ -91,7 +100,7 @@ static void test_depth_equal_to_capacity(void)
 	zcast_topic_stat ts = pu_tstat("/histcap");
 	CHECK_EQ(ts.history_len, 5);
 	CHECK_EQ(ts.slots_published, 5);
-	zcast_sub *s = pu_sub("/histcap", ZCAST_POLICY_DROP_OLD, NULL, 2, 5);
+	zcast_sub *s = pu_sub("/histcap", ZCAST_POLICY_DROP_OLD, NULL, 2, 2);
 	take_expect(s, 19, 20);
 	publish_range(p, 21, 40);
 	/* s's two queued messages are the newest two of the window: still 5 slots. */
@@ -255,7 +264,7 @@ static int publish_and_exit(void *arg)
 static int late_join_expects_16_20(void *arg)
 {
 	struct child_arg *a = arg;
-	zcast_sub *s = pu_sub(a->topic, ZCAST_POLICY_FULL, NULL, 8, 10);
+	zcast_sub *s = pu_sub(a->topic, ZCAST_POLICY_FULL, NULL, 16, 10);
 	take_expect(s, 16, 20);
 	zcast_sub_close(s);
 	return 0;
@@ -285,7 +294,7 @@ static void test_history_survives_killed_publisher(void)
 	zcast_sub *stay = pu_sub("/histkill", ZCAST_POLICY_DROP_OLD, NULL, 2, 0);
 	struct child_arg a = {"/histkill", -1, 0};
 	kill_child(spawn_killable(&a));
-	zcast_sub *s = pu_sub("/histkill", ZCAST_POLICY_FULL, NULL, 8, 10);
+	zcast_sub *s = pu_sub("/histkill", ZCAST_POLICY_FULL, NULL, 16, 10);
 	take_expect(s, 16, 20);
 	ZT_EVENTUALLY(pu_tstat("/histkill").slots_loaned == 0); /* the death watcher reclaimed it */
 	zcast_topic_stat ts = pu_tstat("/histkill");

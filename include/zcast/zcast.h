@@ -180,7 +180,7 @@ typedef struct zcast_sub_opts {
 	int policy;                /**< enum zcast_policy; default FULL */
 	const char *group;         /**< worker group name for BALANCE_RR */
 	uint32_t queue_depth;      /**< default 16 */
-	uint32_t history;          /**< history messages wanted on join; default 0 */
+	uint32_t history;          /**< history messages wanted on join (at most queue_depth); default 0 */
 	uint32_t max_held;         /**< messages held at once; default 0 = unlimited */
 	uint64_t spin_ns;          /**< zcast_wait spins this long before sleeping; default 0 */
 	zcast_topic_opts topic;    /**< topic limits, used if this opener creates the topic */
