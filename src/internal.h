@@ -18,10 +18,14 @@
 
 #define ZC_HIDDEN __attribute__((visibility("hidden")))
 #define ZC_UNLIKELY(x) __builtin_expect(!!(x), 0)
-/* One load of a field another process may write. A plain load of shared memory may be repeated by
- * the compiler (it assumes nobody else writes it), which turns a checked copy back into a second
- * read: every field of another process's that we copy, check and use goes through this. */
-#define ZC_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+/* One load of a field another process (or another handle of ours, through the same mapping) may
+ * write. A plain load of shared memory may be repeated by the compiler (it assumes nobody else
+ * writes it), which turns a checked copy back into a second read: every field of another process's
+ * that we copy, check and use goes through this. */
+#define ZC_READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+/* Its counterpart: a plain field that others may read while we write it (a relaxed atomic store,
+ * so the write is one store and the pair is no data race; ordering comes from the state words). */
+#define ZC_WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 static inline void zc_cpu_relax(void)
 {

@@ -92,19 +92,19 @@ static int join_locked(zcast_pub *p, const zcast_pub_opts *opts)
 				      t->name, t->max_pools);
 	}
 	struct zc_pool_rec *pr = &t->pools[pi];
-	pr->owner = p->index;
-	pr->id = p->id;
-	pr->slot_size = p->pool->slot_size;
-	pr->slot_count = p->pool->slot_count;
+	ZC_WRITE_ONCE(pr->owner, p->index);
+	ZC_WRITE_ONCE(pr->id, p->id);
+	ZC_WRITE_ONCE(pr->slot_size, p->pool->slot_size);
+	ZC_WRITE_ONCE(pr->slot_count, p->pool->slot_count);
 	atomic_store_explicit(&pr->state, ZC_POOL_ACTIVE, memory_order_release);
 	if (atomic_load(&h->pool_hi) <= pi)
 		atomic_store(&h->pool_hi, pi + 1);
 	ZC_CRASH("join:after-pool");
 	struct zc_pub_rec *rec = &t->pubs[p->index];
-	rec->pool = pi;
-	rec->id = p->id;
-	rec->pid = getpid();
-	rec->history_depth = opts->history_depth;
+	ZC_WRITE_ONCE(rec->pool, pi);
+	ZC_WRITE_ONCE(rec->id, p->id);
+	ZC_WRITE_ONCE(rec->pid, getpid());
+	ZC_WRITE_ONCE(rec->history_depth, opts->history_depth);
 	if (atomic_load(&h->hist_depth) < opts->history_depth)
 		atomic_store(&h->hist_depth, opts->history_depth);
 	atomic_store_explicit(&rec->state, ZC_REC_ACTIVE, memory_order_release);
@@ -149,7 +149,7 @@ int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **ou
 	if ((r = zc_topic_claim(t, ZC_KIND_PUB, &p->index)) < 0)
 		goto fail;
 	p->id = atomic_fetch_add(&t->hdr->next_id, 1);
-	t->pubs[p->index].id = p->id; /* names the pool before it exists: reclaim finds it */
+	ZC_WRITE_ONCE(t->pubs[p->index].id, p->id); /* names the pool before it exists: reclaim finds it */
 	/* The pool is built and prefaulted before taking the lock: it may take milliseconds. */
 	if ((r = zc_pool_create(t, UINT32_MAX, p->id, opts->slot_count, opts->slot_size,
 				&p->pool)) < 0)

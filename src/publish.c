@@ -170,10 +170,10 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, bool *wake_topic, uint32
 			      memory_order_release);
 	ZC_CRASH("publish:after-intent");
 	atomic_store(&h->last_seq, seq);
-	s->seq = seq;
-	s->time_ns = zc_now_ns();
-	s->size = msg->size;
-	s->publisher_id = p->id;
+	ZC_WRITE_ONCE(s->seq, seq);
+	ZC_WRITE_ONCE(s->time_ns, zc_now_ns());
+	ZC_WRITE_ONCE(s->size, msg->size);
+	ZC_WRITE_ONCE(s->publisher_id, p->id);
 	/* Holder bits before the descriptor is visible: a queued message is already a reference. */
 	for (int j = 0; j < n; j++) {
 		uint32_t bit = ZC_SUB_BIT(p->targets[j]);

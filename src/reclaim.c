@@ -230,7 +230,7 @@ int zc_reclaim_locked(struct zc_topic *t)
 	if (temp && (r = zc_member_claim(t, ZC_KIND_TOOL, &idx)) < 0)
 		return r;
 	if (temp)
-		t->tools[idx].pid = getpid();
+		ZC_WRITE_ONCE(t->tools[idx].pid, getpid());
 	r = zc_topic_lock(t);
 	if (r == 0) {
 		r = zc_reclaim(t);

@@ -136,10 +136,10 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	    (r = join_group(t, opts->group, &rec->group)) < 0)
 		goto fail_locked;
 	s->id = atomic_fetch_add(&h->next_id, 1);
-	rec->depth = s->depth;
-	rec->id = s->id;
-	rec->pid = getpid();
-	rec->probed_head = UINT64_MAX;
+	ZC_WRITE_ONCE(rec->depth, s->depth);
+	ZC_WRITE_ONCE(rec->id, s->id);
+	ZC_WRITE_ONCE(rec->pid, getpid());
+	ZC_WRITE_ONCE(rec->probed_head, UINT64_MAX);
 	zc_ring_reset(&s->ring);
 	atomic_store(&rec->sleeping, 0);
 	atomic_store(&rec->held, 0);
