@@ -11,12 +11,15 @@
 #define CANARY 0x5a5a5a5a5a5a5a5aull
 
 struct pub_args {
-	int ready_w;
+	int ready_w, go_r; /* publishes once the parent's subscriber joined (go) */
 };
 
 static int publisher_main(void *a_)
 {
 	struct pub_args *a = a_;
+	char c;
+	if (read(a->go_r, &c, 1) != 1)
+		return 1;
 	zcast_pub_opts o;
 	zcast_pub_opts_init(&o);
 	o.slot_size = 64;
@@ -48,9 +51,29 @@ static void *scribbler(void *arg)
 	return NULL;
 }
 
+/* What the gc child needs from the parent's setup, sent through a pipe. */
+struct gc_setup {
+	uint32_t real_pool, dead_index;
+};
+
+static void find_records(void)
+{
+	h = zt_map_topic(TOPIC, NULL);
+	dead = (struct zc_pub_rec *)((char *)h + h->off_pubs) + dead_index;
+	pools = (struct zc_pool_rec *)((char *)h + h->off_pools);
+}
+
+/* Forked before the parent opens anything: a child forked while library threads run may inherit a
+ * sanitizer allocator lock held by one of them (ASan's allocator is not fork-safe). */
 static int gc_main(void *arg)
 {
-	(void)arg;
+	int *go = arg;
+	struct gc_setup su;
+	if (read(go[0], &su, sizeof su) != (ssize_t)sizeof su)
+		return 1;
+	real_pool = su.real_pool;
+	dead_index = su.dead_index;
+	find_records();
 	int reclaimed = 0;
 	for (int i = 0; i < ROUNDS; i++) {
 		/* Re-arm: the dead publisher looks ACTIVE with an ACTIVE pool again. */
@@ -69,15 +92,20 @@ static int gc_main(void *arg)
 int main(void)
 {
 	zt_setup("horphan", 280);
+	int go[2];
+	CHECK_EQ(pipe(go), 0);
+	pid_t gc = zt_fork(gc_main, go);
+	int ready[2], pub_go[2];
+	CHECK_EQ(pipe(ready), 0);
+	CHECK_EQ(pipe(pub_go), 0);
+	struct pub_args a = {ready[1], pub_go[0]};
+	pid_t pub = zt_fork(publisher_main, &a);
 	zcast_sub_opts so;
 	zcast_sub_opts_init(&so);
 	so.queue_depth = 4;
 	zcast_sub *s = NULL;
 	CHECK_EQ(zcast_sub_open(TOPIC, &so, &s), 0);
-	int ready[2];
-	CHECK_EQ(pipe(ready), 0);
-	struct pub_args a = {ready[1]};
-	pid_t pub = zt_fork(publisher_main, &a);
+	zt_signal(pub_go[1]);
 	zt_await(ready[0]);
 	zcast_msg *held;
 	CHECK_EQ(zcast_take(s, &held), 0); /* keeps a slot PUBLISHED: the pool stays */
@@ -103,7 +131,8 @@ int main(void)
 
 	pthread_t th;
 	CHECK_EQ(pthread_create(&th, NULL, scribbler, NULL), 0);
-	pid_t gc = zt_fork(gc_main, NULL);
+	struct gc_setup su = {real_pool, dead_index};
+	CHECK_EQ(write(go[1], &su, sizeof su), (ssize_t)sizeof su);
 	int st = zt_wait_bounded(gc, 250000, "gc under a pool index scribbler");
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
