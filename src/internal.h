@@ -292,6 +292,11 @@ ZC_HIDDEN void zc_history_deliver(struct zc_topic *t, uint32_t k, const struct z
 /* wake.c: every word a wait sleeps on, and the owed wake. */
 /* Takes (queue room) and frees: publishers in zcast_publish_wait sleep on `space`. */
 ZC_HIDDEN void zc_wake_space(struct zc_topic_hdr *h);
+/* A thread of publisher record `pub` starts / stops waiting on `space` (counted twice, see wake.c);
+ * forget: a reclaim of that dead publisher takes its count back out of space_waiters. */
+ZC_HIDDEN void zc_space_arm(struct zc_topic *t, uint32_t pub);
+ZC_HIDDEN void zc_space_disarm(struct zc_topic *t, uint32_t pub);
+ZC_HIDDEN void zc_space_forget(struct zc_topic *t, uint32_t pub);
 /* Every sleeping subscriber of the topic: the notify word and each sleeping RR member's word. */
 ZC_HIDDEN void zc_wake_all(struct zc_topic *t);
 /* Under the lock: marks a wake as owed; returns the token to clear it with. */

@@ -148,7 +148,11 @@ struct zc_pub_rec {
 	uint64_t id;		/* member id */
 	int32_t pid;
 	uint32_t history_depth;
-	uint64_t pad[5];
+	/* Its threads counted in the header's space_waiters (wake.c): a reclaim of the dead
+	 * publisher takes them back out. */
+	_Atomic uint32_t space_armed;
+	uint32_t pad0;
+	uint64_t pad[4];
 };
 
 struct zc_sub_rec {

@@ -105,6 +105,7 @@ static int join_locked(zcast_pub *p, const zcast_pub_opts *opts)
 	ZC_WRITE_ONCE(rec->id, p->id);
 	ZC_WRITE_ONCE(rec->pid, getpid());
 	ZC_WRITE_ONCE(rec->history_depth, opts->history_depth);
+	atomic_store(&rec->space_armed, 0);
 	if (atomic_load(&h->hist_depth) < opts->history_depth)
 		atomic_store(&h->hist_depth, opts->history_depth);
 	atomic_store_explicit(&rec->state, ZC_REC_ACTIVE, memory_order_release);

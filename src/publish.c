@@ -285,11 +285,11 @@ static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 	while (r == ZCAST_EAGAIN && deadline != 0) {
 		/* Announce, read the word, retry, then sleep: a take, close or reclaim after the
 		 * retry changes the word. */
-		atomic_fetch_add_explicit(&h->space_waiters, 1, memory_order_seq_cst);
+		zc_space_arm(&p->t, p->index);
 		uint32_t v = atomic_load_explicit(&h->space, memory_order_seq_cst);
 		r = publish_once(p, msg);
 		int w = r == ZCAST_EAGAIN ? zc_futex_wait(&h->space, v, deadline) : 0;
-		atomic_fetch_sub_explicit(&h->space_waiters, 1, memory_order_seq_cst);
+		zc_space_disarm(&p->t, p->index);
 		if (r == ZCAST_EAGAIN && (w == ZCAST_ETIMEDOUT || zc_now_ns() >= deadline))
 			return zc_err(ZCAST_ETIMEDOUT, "topic %s: no queue room in time",
 				      p->t.name);

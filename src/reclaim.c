@@ -178,6 +178,7 @@ static int reclaim_pubs(struct zc_topic *t)
 			if (!recorded)
 				zc_pool_unlink(t, id);
 		}
+		zc_space_forget(t, i);
 		ZC_CRASH("gc:mid-sweep");
 		atomic_store(&r->state, ZC_REC_FREE);
 		dead++;

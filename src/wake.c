@@ -21,6 +21,37 @@ void zc_wake_space(struct zc_topic_hdr *h)
 	}
 }
 
+/* A publisher thread waiting for room counts itself in the topic's space_waiters (so releases know
+ * to wake) and in its own record: the topic first on arm and last on disarm. A reclaim of a dead
+ * publisher subtracts the record's count, which is never more than that publisher added — a crash
+ * between the two steps leaves one count too many (a spurious FUTEX_WAKE per release), never one
+ * too few (a lost wake). Without it, a publisher killed while it waited made every later take and
+ * release of the topic pay a syscall. */
+void zc_space_arm(struct zc_topic *t, uint32_t pub)
+{
+	atomic_fetch_add_explicit(&t->hdr->space_waiters, 1, memory_order_seq_cst);
+	atomic_fetch_add_explicit(&t->pubs[pub].space_armed, 1, memory_order_relaxed);
+}
+
+void zc_space_disarm(struct zc_topic *t, uint32_t pub)
+{
+	atomic_fetch_sub_explicit(&t->pubs[pub].space_armed, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&t->hdr->space_waiters, 1, memory_order_seq_cst);
+}
+
+#define MAX_ARMED 65536u /* threads of one publisher: more is a scribbled record */
+
+void zc_space_forget(struct zc_topic *t, uint32_t pub)
+{
+	uint32_t n = atomic_exchange(&t->pubs[pub].space_armed, 0);
+	if (n == 0 || n > MAX_ARMED)
+		return;
+	_Atomic uint32_t *w = &t->hdr->space_waiters;
+	uint32_t v = atomic_load(w);
+	while (!atomic_compare_exchange_weak(w, &v, v > n ? v - n : 0))
+		;
+}
+
 void zc_wake_all(struct zc_topic *t)
 {
 	struct zc_topic_hdr *h = t->hdr;

@@ -322,6 +322,7 @@ static const struct kind kinds[] = {
     K(R_PUB, struct zc_pub_rec, pool, 1),
     K(R_PUB, struct zc_pub_rec, pid, 0),
     K(R_PUB, struct zc_pub_rec, history_depth, 0),
+    K(R_PUB, struct zc_pub_rec, space_armed, 0),
     K(R_POOLREC, struct zc_pool_rec, state, 0),
     K(R_POOLREC, struct zc_pool_rec, owner, 0),
     K(R_POOLREC, struct zc_pool_rec, id, 0),
