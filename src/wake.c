@@ -1,6 +1,7 @@
 /* Wake-ups: who sleeps on which word, and the wake that is owed.
  *
- * Subscribers sleep on the topic's `notify` word (RR members on their record's `wake` word),
+ * Subscribers sleep on the topic's `notify` word (RR members on their record's `wake` word, wait
+ * sets on their doorbell, doorbell.c),
  * publishers waiting for queue room on `space`, loaners on their pool's `freed` word. A sleeper
  * announces itself before its last check, so a waker pays a syscall only when someone sleeps.
  *
@@ -12,6 +13,7 @@
 #include <limits.h>
 
 #include "internal.h"
+#include "doorbell.h"
 
 void zc_wake_space(struct zc_topic_hdr *h)
 {
@@ -33,6 +35,11 @@ void zc_wake_all(struct zc_topic *t)
 			atomic_fetch_add(&r->wake, 1);
 			zc_futex_wake(&r->wake, INT_MAX);
 		}
+		/* A wait set's doorbell: its bit says "check this subscriber" (a push whose bit a
+		 * killed publisher never set, a member that joined and must be watched). */
+		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_relaxed);
+		if (bell && atomic_load(&r->state) != ZC_REC_FREE)
+			zc_bell_ring_ref(bell, t->mode);
 	}
 }
 
