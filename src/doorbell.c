@@ -145,7 +145,7 @@ void zc_bell_wake(struct zc_bell *b)
 	zc_futex_wake(&b->hdr->word, INT_MAX);
 }
 
-void zc_bell_ring_ref(uint64_t ref, unsigned mode)
+void zc_bell_batch_ring(struct zc_bell_batch *bb, uint64_t ref, unsigned mode)
 {
 	uint32_t bit = ZC_BELL_REF_BIT(ref);
 	if (!ref || bit >= ZC_BELL_BITS)
@@ -154,10 +154,35 @@ void zc_bell_ring_ref(uint64_t ref, unsigned mode)
 	if (!b)
 		return;
 	if (zc_bell_set(b, bit)) {
+		for (uint32_t i = 0; i < bb->n; i++) {
+			if (bb->b[i] == b) { /* bumped already: one wake per doorbell */
+				zc_bell_put(b);
+				return;
+			}
+		}
 		zc_bell_bump(b);
-		zc_bell_wake(b);
+		if (bb->n == ZC_BELL_BATCH)
+			zc_bell_batch_wake(bb);
+		bb->b[bb->n++] = b; /* keeps the reference until woken */
+		return;
 	}
 	zc_bell_put(b);
+}
+
+void zc_bell_batch_wake(struct zc_bell_batch *bb)
+{
+	for (uint32_t i = 0; i < bb->n; i++) {
+		zc_bell_wake(bb->b[i]);
+		zc_bell_put(bb->b[i]);
+	}
+	bb->n = 0;
+}
+
+void zc_bell_ring_ref(uint64_t ref, unsigned mode)
+{
+	struct zc_bell_batch bb = {0};
+	zc_bell_batch_ring(&bb, ref, mode);
+	zc_bell_batch_wake(&bb);
 }
 
 /* ---- the owner ---- */

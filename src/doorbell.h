@@ -62,8 +62,17 @@ static inline void zc_bell_bump(struct zc_bell *b)
 }
 ZC_HIDDEN void zc_bell_wake(struct zc_bell *b);
 /* Rings the doorbell a subscriber record's reference names, now (wakes included): the slow path
- * of owed wakes, repairs and releases. */
+ * of releases. */
 ZC_HIDDEN void zc_bell_ring_ref(uint64_t ref, unsigned mode);
+/* Ringing many records at once (owed wakes, repairs, joins): bits set at once, each sleeping
+ * doorbell bumped and woken once, by zc_bell_batch_wake. */
+#define ZC_BELL_BATCH 32
+struct zc_bell_batch {
+	uint32_t n;
+	struct zc_bell *b[ZC_BELL_BATCH];
+};
+ZC_HIDDEN void zc_bell_batch_ring(struct zc_bell_batch *bb, uint64_t ref, unsigned mode);
+ZC_HIDDEN void zc_bell_batch_wake(struct zc_bell_batch *bb);
 
 /* ---- a publisher's cache (publish.c): one entry per subscriber record, no lock, no syscall
  * while the references stay the same ---- */

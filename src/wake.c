@@ -29,6 +29,7 @@ void zc_wake_all(struct zc_topic *t)
 	atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);
 	zc_futex_wake(&h->notify, INT_MAX);
 	uint32_t hi = atomic_load(&h->sub_hi);
+	struct zc_bell_batch bells = {0};
 	for (uint32_t k = 0; k < hi && k < t->max_subs; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
 		if (ZC_READ_ONCE(r->policy) == ZCAST_POLICY_BALANCE_RR && atomic_load(&r->sleeping)) {
@@ -39,8 +40,9 @@ void zc_wake_all(struct zc_topic *t)
 		 * killed publisher never set, a member that joined and must be watched). */
 		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_relaxed);
 		if (bell && atomic_load(&r->state) != ZC_REC_FREE)
-			zc_bell_ring_ref(bell, t->mode);
+			zc_bell_batch_ring(&bells, bell, t->mode);
 	}
+	zc_bell_batch_wake(&bells); /* one wake per sleeping wait set */
 }
 
 uint64_t zc_wake_owe(struct zc_topic_hdr *h)
