@@ -22,7 +22,7 @@
 
 static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct zc_bell *table; /* mapped doorbells of this process; the table holds a reference */
-static unsigned table_gen; /* zc_fork_generation the table belongs to */
+static unsigned table_gen;    /* zc_fork_generation the table belongs to */
 static _Atomic uint32_t next_serial;
 
 static void bell_name(char *out, size_t n, uint64_t key)
@@ -218,11 +218,13 @@ int zc_bell_create(struct zc_bell_own *o)
 	zc_bell_sweep(); /* doorbells of killed processes (this pid's earlier life too) */
 	uint32_t pid = (uint32_t)getpid();
 	for (int tries = 0; tries < 64; tries++) {
-		uint64_t key = ((uint64_t)pid << 16) | (atomic_fetch_add(&next_serial, 1) & 0xffffu);
+		uint64_t key =
+		    ((uint64_t)pid << 16) | (atomic_fetch_add(&next_serial, 1) & 0xffffu);
 		bell_name(o->name, sizeof o->name, key);
 		int fd = zc_shm_create(o->name, ZC_BELL_SIZE, 0600);
 		if (fd == ZCAST_EAGAIN) {
-			zc_bell_reap(key << 16); /* a dead owner's leftover: gone for the next round */
+			zc_bell_reap(key
+				     << 16); /* a dead owner's leftover: gone for the next round */
 			continue;
 		}
 		if (fd < 0)
@@ -261,8 +263,8 @@ void zc_bell_destroy(struct zc_bell_own *o)
 	if (!o->b)
 		return;
 	if (o->fork_gen != atomic_load(&zc_fork_generation)) {
-		/* A forked child: the mapping is absent (MADV_DONTFORK) and the file is the parent's.
-		 * The few bytes of the struct are left behind with the parent's table. */
+		/* A forked child: the mapping is absent (MADV_DONTFORK) and the file is the
+		 * parent's. The few bytes of the struct are left behind with the parent's table. */
 		o->b = NULL;
 		return;
 	}

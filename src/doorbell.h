@@ -52,8 +52,7 @@ static inline bool zc_bell_closed(const struct zc_bell *b)
  * check the ready set" (seq_cst on both sides: one of the two sees the other). */
 static inline bool zc_bell_set(struct zc_bell *b, uint32_t bit)
 {
-	atomic_fetch_or_explicit(&b->hdr->bits[bit / 64], 1ull << (bit % 64),
-				 memory_order_seq_cst);
+	atomic_fetch_or_explicit(&b->hdr->bits[bit / 64], 1ull << (bit % 64), memory_order_seq_cst);
 	return atomic_load_explicit(&b->hdr->sleeping, memory_order_seq_cst) != 0;
 }
 static inline void zc_bell_bump(struct zc_bell *b)

@@ -1,7 +1,7 @@
 /* A wait set of 1024 subscriptions (8 topics x 128 subscribers, each its own handle) sleeps on ONE
  * futex word, its doorbell, and wakes up reporting exactly the subscribers a publish reached. With
- * the doorbell turned off ($ZCAST_NO_DOORBELL=1, in a child) the same wait set sleeps on one word per
- * topic: the doorbell is what makes the difference. A guard adds its own word to either. */
+ * the doorbell turned off ($ZCAST_NO_DOORBELL=1, in a child) the same wait set sleeps on one word
+ * per topic: the doorbell is what makes the difference. A guard adds its own word to either. */
 #include <pthread.h>
 #include <sys/resource.h>
 
@@ -48,7 +48,8 @@ static void open_all(struct bed *B)
 			topic_opts(&so.topic);
 			int i = t * PER_TOPIC + j, id;
 			CHECK_EQ(zcast_sub_open(name, &so, &B->sub[i]), 0);
-			CHECK_EQ(zcast_waitset_add_sub(B->ws, B->sub[i], (void *)(intptr_t)i, &id), 0);
+			CHECK_EQ(zcast_waitset_add_sub(B->ws, B->sub[i], (void *)(intptr_t)i, &id),
+				 0);
 		}
 	}
 }
@@ -65,7 +66,8 @@ static void close_all(struct bed *B)
 static void *publish_later(void *arg)
 {
 	zcast_pub *p = arg;
-	zt_sleep_ms(50); /* the wait below is asleep by then (if not, it finds the message at once) */
+	zt_sleep_ms(
+	    50); /* the wait below is asleep by then (if not, it finds the message at once) */
 	zt_publish(p, 1, 64);
 	return NULL;
 }

@@ -2,8 +2,8 @@
  * slots come back), the publisher that rings its doorbell goes on publishing unharmed (no error, no
  * blocking, no crash when the doorbell file is removed under its cached mapping), and the doorbell
  * file is removed by the death watcher's reclaim. A second owner killed on a topic nobody else uses
- * leaves its doorbell file to zcast_doorbell_gc(), which removes it; the doorbell of a live wait set
- * is never removed by it. */
+ * leaves its doorbell file to zcast_doorbell_gc(), which removes it; the doorbell of a live wait
+ * set is never removed by it. */
 #include <sys/stat.h>
 
 #include "zt_hostile.h"
@@ -92,7 +92,8 @@ static void test_killed_mid_wait(void)
 	zt_publish(p, 0, 64);
 	zt_publish(p, 1, 64);
 	kill_asleep(pid);
-	/* Reclaimed by this process's death watcher: subscriptions, their queued slots, the file. */
+	/* Reclaimed by this process's death watcher: subscriptions, their queued slots, the file.
+	 */
 	ZT_EVENTUALLY(zcast_pub_matched(p) == 0);
 	ZT_EVENTUALLY(bells_of(pid) == 0);
 	CHECK_NO_LEAK("/bell/victim");

@@ -21,7 +21,7 @@
 #define PUBS (PUB_PROCS + 1) /* + a thread in the first subscriber process */
 #define PER_PUB_TOPIC 150    /* messages of each publisher to each topic */
 #define DRIPS_PER_TOPIC 25
-#define DRIPPER PUBS /* publisher number of the drip phase */
+#define DRIPPER PUBS	       /* publisher number of the drip phase */
 #define STALL_NS 20000000000ll /* no event for this long = a lost wake-up */
 
 static _Atomic uint64_t *drips_taken; /* shared with the children */
@@ -104,8 +104,8 @@ static void take_all(struct sub_state *st)
 }
 
 struct subscriber_args {
-	int ready_w;   /* signalled once every subscription is attached */
-	int go_r;      /* read before waiting (the publishers are started) */
+	int ready_w; /* signalled once every subscription is attached */
+	int go_r;    /* read before waiting (the publishers are started) */
 	bool with_thread;
 };
 
@@ -130,7 +130,8 @@ static int subscriber(void *arg)
 	zt_await(a->go_r);
 	pthread_t th;
 	if (a->with_thread)
-		CHECK_EQ(pthread_create(&th, NULL, publisher_thread, (void *)(intptr_t)PUB_PROCS), 0);
+		CHECK_EQ(pthread_create(&th, NULL, publisher_thread, (void *)(intptr_t)PUB_PROCS),
+			 0);
 	const uint64_t want = (uint64_t)PUBS * PER_PUB_TOPIC + DRIPS_PER_TOPIC;
 	int complete = 0, disabled = -1, rounds = 0;
 	zcast_ws_event ev[5]; /* fewer than are often ready: the rest must stay ready */

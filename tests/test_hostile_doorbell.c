@@ -1,11 +1,11 @@
 /* A hostile doorbell reference: a scribbler rewrites a subscriber record's doorbell field (the
  * reference a publisher follows after every push) with values that name a file of the wrong size, a
- * file others may write, a 1 GiB sparse file, a symbolic link, a real doorbell with a bit beyond the
- * ready set, another wait set's doorbell, garbage — once each, and then flipping among them from a
- * thread while the publisher publishes. The publisher neither fails nor crashes, and writes nothing
- * outside the ready set of a file that passes its checks: the rejected files keep their content,
- * the accepted fake keeps everything but in-range bits and the word. The wait set whose doorbell
- * was named gets at most a spurious check (no false event), and works after the record is
+ * file others may write, a 1 GiB sparse file, a symbolic link, a real doorbell with a bit beyond
+ * the ready set, another wait set's doorbell, garbage — once each, and then flipping among them
+ * from a thread while the publisher publishes. The publisher neither fails nor crashes, and writes
+ * nothing outside the ready set of a file that passes its checks: the rejected files keep their
+ * content, the accepted fake keeps everything but in-range bits and the word. The wait set whose
+ * doorbell was named gets at most a spurious check (no false event), and works after the record is
  * restored. */
 #include <pthread.h>
 #include <sys/stat.h>
@@ -119,12 +119,18 @@ int main(void)
 	CHECK_EQ(symlink(target, link_path), 0);
 
 	const uint64_t hostile[] = {
-	    ref(FAKE_PID, WRONG_SIZE, 3),  ref(FAKE_PID, GROUP_WRITABLE, 3),
-	    ref(FAKE_PID, SPARSE, 3),	   ref(FAKE_PID, SYMLINK, 3),
-	    ref(FAKE_PID, MISSING, 3),	   ref(FAKE_PID, ACCEPTED, ZC_BELL_BITS),
-	    ref(FAKE_PID, ACCEPTED, 65535), good ^ 1, /* the wait set's doorbell, another bit */
-	    good,			   ~0ull,
-	    0x8000000000000000ull,	   ref(0, 0, 0) | 1,
+	    ref(FAKE_PID, WRONG_SIZE, 3),
+	    ref(FAKE_PID, GROUP_WRITABLE, 3),
+	    ref(FAKE_PID, SPARSE, 3),
+	    ref(FAKE_PID, SYMLINK, 3),
+	    ref(FAKE_PID, MISSING, 3),
+	    ref(FAKE_PID, ACCEPTED, ZC_BELL_BITS),
+	    ref(FAKE_PID, ACCEPTED, 65535),
+	    good ^ 1, /* the wait set's doorbell, another bit */
+	    good,
+	    ~0ull,
+	    0x8000000000000000ull,
+	    ref(0, 0, 0) | 1,
 	};
 	const int n_hostile = (int)(sizeof hostile / sizeof hostile[0]);
 	for (int i = 0; i < n_hostile; i++) {
@@ -154,7 +160,8 @@ int main(void)
 	CHECK(atomic_load(&fake->word) != 0);
 	atomic_store(&fake->bits[1], 0);
 
-	/* Flipping among all of them while the publisher publishes (read once, or it would trip). */
+	/* Flipping among all of them while the publisher publishes (read once, or it would trip).
+	 */
 	struct flip f = {&vr->bell, hostile, n_hostile, 0};
 	pthread_t th;
 	CHECK_EQ(pthread_create(&th, NULL, flipper, &f), 0);
