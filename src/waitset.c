@@ -28,6 +28,7 @@ struct ws_entry {
 	bool enabled, armed;
 	bool belled; /* SUB rung through our doorbell: its record holds bell_ref */
 	bool hot;    /* belled and in hot[]: checked at the next collect */
+	bool listed; /* in others[] (an entry re-belled since is skipped there) */
 	uint64_t bell_ref;
 	void *user;
 	zcast_sub *sub;          /* SUB */
@@ -108,9 +109,12 @@ void zcast_waitset_destroy(zcast_waitset *ws)
 static void rebuild_others(zcast_waitset *ws)
 {
 	ws->n_others = 0;
-	for (int i = 0; i < ws->n; i++)
-		if (ws->e[i].kind && !ws->e[i].belled)
+	for (int i = 0; i < ws->n; i++) {
+		struct ws_entry *e = &ws->e[i];
+		e->listed = e->kind && !e->belled;
+		if (e->listed)
 			ws->others[ws->n_others++] = i;
+	}
 	if (ws->cursor >= ws->n_others)
 		ws->cursor = 0;
 }
@@ -327,13 +331,16 @@ int zcast_waitset_enable(zcast_waitset *ws, int id, int enabled)
 	if (e->enabled == (enabled != 0))
 		return 0;
 	e->enabled = enabled != 0;
-	/* A disabled subscriber leaves the doorbell (publishers skip it); enabled, it rejoins. */
+	/* A disabled subscriber leaves the doorbell (publishers skip it); enabled, it rejoins. The
+	 * list of the others changes only if it cannot (executors toggle entries per dispatch). */
 	if (e->kind == ZCAST_WS_SUB) {
-		if (e->enabled)
-			try_bell(ws, id);
-		else
+		if (!e->enabled) {
 			unbell(e);
-		rebuild_others(ws);
+		} else {
+			try_bell(ws, id);
+			if (!e->belled && !e->listed)
+				rebuild_others(ws);
+		}
 	}
 	return 0;
 }
@@ -403,7 +410,7 @@ static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, in
 	for (int j = 0; j < n && k < max; j++) {
 		int o = (ws->cursor + j) % n, i = ws->others[o];
 		struct ws_entry *e = &ws->e[i];
-		if (!e->enabled)
+		if (!e->enabled || e->belled)
 			continue;
 		bool ready = false;
 		switch (e->kind) {
@@ -535,7 +542,7 @@ static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 		goto ready;
 	for (int j = 0; j < ws->n_others; j++) {
 		struct ws_entry *e = &ws->e[ws->others[j]];
-		if (!e->enabled)
+		if (!e->enabled || e->belled)
 			continue;
 		_Atomic uint32_t *w;
 		uint32_t v;
