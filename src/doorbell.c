@@ -25,6 +25,34 @@ static struct zc_bell *table; /* mapped doorbells of this process; the table hol
 static unsigned table_gen;    /* zc_fork_generation the table belongs to */
 static _Atomic uint32_t next_serial;
 
+/* A fork while another thread holds table_mu (a publisher ringing, a join) must not leave the
+ * child a locked mutex: the lock is held across fork, and the child starts with an empty table
+ * (the parent's mappings are MADV_DONTFORK, absent in the child). */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&table_mu);
+}
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&table_mu);
+}
+static void fork_child(void)
+{
+	pthread_mutex_init(&table_mu, NULL);
+	table = NULL;
+}
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void install_fork_handlers(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+static void lock_table(void)
+{
+	pthread_once(&fork_once, install_fork_handlers);
+	pthread_mutex_lock(&table_mu);
+}
+
 static void bell_name(char *out, size_t n, uint64_t key)
 {
 	snprintf(out, n, "/" BELL_PREFIX "%u.%u", (unsigned)(key >> 16), (unsigned)(key & 0xffffu));
@@ -64,7 +92,7 @@ static struct zc_bell *table_find(uint64_t key)
  * to use, with a reference for the caller. */
 static struct zc_bell *table_add(struct zc_bell *b)
 {
-	pthread_mutex_lock(&table_mu);
+	lock_table();
 	struct zc_bell *old = table_find(b->key);
 	if (old) {
 		atomic_fetch_add(&old->refs, 1);
@@ -81,7 +109,7 @@ static struct zc_bell *table_add(struct zc_bell *b)
 
 static void table_remove(struct zc_bell *b)
 {
-	pthread_mutex_lock(&table_mu);
+	lock_table();
 	for (struct zc_bell **pp = &table; *pp; pp = &(*pp)->next) {
 		if (*pp == b) {
 			*pp = b->next;
@@ -108,7 +136,7 @@ static struct zc_bell_hdr *map_checked(int fd, const char *name, unsigned mode)
 
 struct zc_bell *zc_bell_get(uint64_t key, unsigned mode)
 {
-	pthread_mutex_lock(&table_mu);
+	lock_table();
 	struct zc_bell *b = table_find(key);
 	if (b)
 		atomic_fetch_add(&b->refs, 1);
@@ -191,7 +219,7 @@ void zc_bell_ring_ref(uint64_t ref, unsigned mode)
  * leaves them to the cleanups below). */
 static void unlink_owned_at_exit(void)
 {
-	pthread_mutex_lock(&table_mu);
+	lock_table();
 	if (table_gen == atomic_load(&zc_fork_generation)) {
 		for (struct zc_bell *b = table; b; b = b->next) {
 			if (!b->owned)
