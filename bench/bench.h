@@ -23,6 +23,7 @@ typedef struct zb_bench {
 	int pin;          /* child i runs on the (i mod n)-th allowed CPU */
 	int pairs;        /* ping-pong: independent pairs (topics_T<n>: n pairs, 2n topics) */
 	int topics;       /* waitset: topics per subscriber wait set (waitset_T<n>) */
+	int busy;         /* waitset: only the first `busy` topics carry messages (0: all) */
 	int members;      /* join: members of the topic at the measured join (join_M<n>) */
 	int wake;         /* enum zb_wake (transport.h), copied into every channel */
 	int rows_per_msg; /* sample rows per message (0: subs + 1); set by a case's setup */

@@ -12,13 +12,23 @@
  * CPU: every child puts its own utime + stime and the wall time of its measured phase (publisher:
  * first measured message .. last one published; subscriber: first measured message .. last STOP)
  * into ctl->res; main.c reports cpu_pct = sum of cpu/wall as a share of all allowed cores.
+ * --busy N: messages go to the first N topics only (wake_T<n>: one busy topic among T subscriptions).
  * Warm-up = max(--warmup, 2T) messages, so every topic carries >= 2 messages before measuring.
- * zcast only: the case uses the zcast wait-set API directly (no transport.h equivalent); every other
- * system is reported as skipped. The channels are not the generic b->ch (T can exceed
+ * zcast and floor: the case uses the zcast wait-set API directly (no transport.h equivalent). The
+ * floor (system "floor") is what a wake-up cannot beat, whatever T: the publisher stores the stamp
+ * in shared memory, bumps ONE futex word and wakes it if a subscriber sleeps; each subscriber sleeps
+ * on that one word (T plays no part). Every other system is reported as skipped.
+ * $ZCAST_NO_DOORBELL=1 runs zcast's wait sets without their doorbell (one word per topic armed on
+ * every wait, as before the doorbell): cases wake_nobell_T<n> in bench/run.sh. The channels are not the generic b->ch (T can exceed
  * ZB_MAX_CHILDREN); b->ch[0] only holds the common parameters (run id = domain, size, depth). */
 #include "bench.h"
 
 #include <dirent.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +41,29 @@
 #define WS_MAX_EVENTS 64
 
 static void topic_name(char *buf, size_t n, int t) { snprintf(buf, n, "/ws_%d", t); }
+
+/* ---- the floor: one futex word, stamps in a shared ring ---- */
+#define FLOOR_RING 4096
+struct floor_shm {
+	_Atomic uint32_t word, waiters;
+	_Atomic long last; /* last published message index, -1 = none */
+	struct {
+		_Atomic int64_t stamp;
+		_Atomic uint32_t flags;
+	} msg[FLOOR_RING];
+};
+static struct floor_shm *floor_shm; /* mapped by setup, inherited by the children */
+
+static void floor_send(long i, int64_t stamp, int stop)
+{
+	struct floor_shm *f = floor_shm;
+	atomic_store(&f->msg[i % FLOOR_RING].stamp, stamp);
+	atomic_store(&f->msg[i % FLOOR_RING].flags, stop ? ZB_FLAG_STOP : 0u);
+	atomic_store(&f->last, i);
+	atomic_fetch_add(&f->word, 1);
+	if (atomic_load(&f->waiters))
+		syscall(SYS_futex, &f->word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
 
 static int64_t left(int64_t deadline)
 {
@@ -52,6 +85,7 @@ static int count_fds(void)
 
 static int setup(zb_bench *b)
 {
+	int floor = b->sys && !strcmp(b->sys->name, "floor");
 	if (b->topics < 1)
 		b->topics = 16;
 	b->subs = WS_SUBS;
@@ -60,6 +94,15 @@ static int setup(zb_bench *b)
 		b->warmup = 2L * b->topics;
 	zb_chan_init(&b->ch[0], "ws", b, WS_SUBS, WS_DEPTH);
 	b->nch = 0; /* topics are opened by the children themselves (no prepare/cleanup per channel) */
+	if (floor) {
+		floor_shm = mmap(NULL, sizeof *floor_shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (floor_shm == MAP_FAILED) {
+			b->skip = "mmap of the floor's shared page failed";
+			return 1 + WS_SUBS;
+		}
+		atomic_store(&floor_shm->last, -1);
+		return 1 + WS_SUBS;
+	}
 #ifdef ZB_HAVE_ZCAST
 	if (b->sys && b->sys != &zb_sys_zcast) {
 		b->skip = "case waitset uses the zcast wait-set API; the harness has no equivalent for this system";
@@ -86,7 +129,7 @@ static int publisher(zb_bench *b, int idx)
 	int T = b->topics;
 	zcast_pub **pubs = calloc((size_t)T, sizeof *pubs);
 	char topic[32];
-	for (int t = 0; t < T; t++) {
+	for (int t = 0; t < T && !floor_shm; t++) {
 		zcast_pub_opts o;
 		zcast_pub_opts_init(&o);
 		o.domain = p->run_id;
@@ -109,7 +152,8 @@ static int publisher(zb_bench *b, int idx)
 	long total = b->warmup + b->samples;
 	for (long i = 0; i <= total + T - 1; i++) {
 		/* i < total: data message i on topic i % T; then one STOP per topic */
-		int stop = i >= total, t = stop ? (int)(i - total) : (int)(i % T);
+		int busy = b->busy > 0 && b->busy < T ? b->busy : T; /* --busy: the rest stay idle */
+		int stop = i >= total, t = stop ? (int)(i - total) : (int)(i % busy);
 		if (!stop) {
 			next.tv_nsec += period;
 			while (next.tv_nsec >= 1000000000L) {
@@ -131,6 +175,17 @@ static int publisher(zb_bench *b, int idx)
 		} else if (!stop && i > b->warmup && t0 > t_end) {
 			total = i; /* cap reached: go on with the STOPs */
 			i--;
+			continue;
+		}
+		if (floor_shm) {
+			floor_send(i, t0, stop);
+			int64_t t1 = zb_now();
+			if (!stop)
+				res->published++;
+			if (!stop && i >= b->warmup) {
+				zb_sample x = {i - b->warmup, -1, t0, t1, t1 - t0};
+				zb_ctl_add(ctl, &x);
+			}
 			continue;
 		}
 		zb_hdr h = {.seq = (uint64_t)i, .stamp = t0, .size = (uint32_t)b->size,
@@ -162,7 +217,7 @@ static int publisher(zb_bench *b, int idx)
 		}
 	}
 	res->minflt = zb_minflt() - f0;
-	for (int t = 0; t < T; t++)
+	for (int t = 0; t < T && !floor_shm; t++)
 		zcast_pub_close(pubs[t]);
 	free(pubs);
 	zb_close_in_turn(b, idx, NULL, 0);
@@ -271,10 +326,67 @@ static int subscriber(zb_bench *b, int idx)
 	return 0;
 }
 
+/* The floor's subscriber: sleeps on the one word, then handles every message published since. */
+static int floor_subscriber(zb_bench *b, int idx)
+{
+	zb_ctl *ctl = b->ctl;
+	struct floor_shm *f = floor_shm;
+	if (zb_start(b, idx, NULL, 0))
+		return 1;
+	zb_child_res *res = &ctl->res[idx];
+	int64_t deadline = zb_deadline(b), c0 = 0, w0 = 0;
+	long seen = -1;
+	int stops = 0;
+	while (stops < b->topics) {
+		uint32_t v = atomic_load(&f->word);
+		atomic_fetch_add(&f->waiters, 1);
+		if (atomic_load(&f->last) == seen) {
+			struct timespec ts = {0, 100000000};
+			syscall(SYS_futex, &f->word, FUTEX_WAIT, v, &ts, NULL, 0);
+		}
+		atomic_fetch_sub(&f->waiters, 1);
+		if (zb_now() > deadline) {
+			zb_fail(ctl, idx, "floor: no message for too long after %ld", seen);
+			return 1;
+		}
+		for (long last = atomic_load(&f->last); seen < last;) {
+			seen++;
+			int64_t ta = zb_now();
+			int64_t stamp = atomic_load(&f->msg[seen % FLOOR_RING].stamp);
+			uint32_t flags = atomic_load(&f->msg[seen % FLOOR_RING].flags);
+			int64_t t = zb_now();
+			deadline = zb_deadline(b);
+			if (flags & ZB_FLAG_STOP) {
+				stops++;
+				continue;
+			}
+			res->received++;
+			if (seen >= b->warmup) {
+				if (!w0) {
+					c0 = zb_cpu_ns();
+					w0 = ta;
+				}
+				zb_sample x = {seen - b->warmup, idx - 1, stamp, t, t - stamp};
+				zb_ctl_add(ctl, &x);
+				zb_sample y = {seen - b->warmup, -2 - (idx - 1), ta, t, t - ta};
+				zb_ctl_add(ctl, &y);
+			}
+		}
+	}
+	if (w0) {
+		res->cpu_ns = zb_cpu_ns() - c0;
+		res->wall_ns = zb_now() - w0;
+	}
+	zb_close_in_turn(b, idx, NULL, 0);
+	return 0;
+}
+
 static int child(int idx, void *arg)
 {
 	zb_bench *b = arg;
-	return idx == 0 ? publisher(b, idx) : subscriber(b, idx);
+	if (idx == 0)
+		return publisher(b, idx);
+	return floor_shm ? floor_subscriber(b, idx) : subscriber(b, idx);
 }
 
 static void finish(zb_bench *b)
@@ -288,6 +400,11 @@ static void finish(zb_bench *b)
 	if (b->ctl->res[0].wall_ns > 0)
 		b->msgs_per_s = (double)b->published * 1e9 / (double)b->ctl->res[0].wall_ns;
 	char topic[32];
+	if (floor_shm) {
+		munmap(floor_shm, sizeof *floor_shm);
+		floor_shm = NULL;
+		return;
+	}
 	for (int t = 0; t < b->topics; t++) { /* usually gone already (not retained) */
 		topic_name(topic, sizeof topic, t);
 		zcast_topic_remove(b->ch[0].run_id, topic);

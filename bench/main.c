@@ -134,6 +134,7 @@ static void usage(void)
 	        "       [--pairs T]  (case pingpong: T concurrent pairs on 2T topics)\n"
 	        "       [--topics T]  (case waitset: T topics, 2 subscriber processes with one wait set each;\n"
 	        "                      --rate = total msgs/s over all topics)\n"
+	        "       [--busy N]  (case waitset: messages go to the first N topics only, the others stay idle)\n"
 	        "       [--members M]  (case join: M members when the measured subscriber joins, 2..1024)\n"
 	        "       [--rate HZ]  (case join_collide: publish rate while another process joins/leaves, >= 1000)\n"
 	        "       [--pin]  (child i on the (i mod ncpu)-th allowed CPU)\n"
@@ -158,7 +159,7 @@ int main(int argc, char **argv)
 		{"size", 1, 0, 'z'}, {"mode", 1, 0, 'm'}, {"spin", 0, 0, 'p'}, {"samples", 1, 0, 'N'},
 		{"warmup", 1, 0, 'w'}, {"cap-s", 1, 0, 'C'}, {"subs", 1, 0, 's'}, {"rate", 1, 0, 'r'},
 		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"sleep-us", 1, 0, 'Z'}, {"depth", 1, 0, 'D'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'},
-		{"topics", 1, 0, 'K'}, {"members", 1, 0, 'M'}, {"spin-us", 1, 0, 'B'}, {"wake", 1, 0, 'x'}, {0, 0, 0, 0}};
+		{"topics", 1, 0, 'K'}, {"busy", 1, 0, 'U'}, {"members", 1, 0, 'M'}, {"spin-us", 1, 0, 'B'}, {"wake", 1, 0, 'x'}, {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
 		case 'A': b.pin = 1; break;
 		case 'k': b.pairs = atoi(optarg); break;
 		case 'K': b.topics = atoi(optarg); break;
+		case 'U': b.busy = atoi(optarg); break;
 		case 'M': b.members = atoi(optarg); break;
 		case 'W': b.work_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'Z': b.sleep_ns = (int64_t)(atof(optarg) * 1000); break;
@@ -287,8 +289,8 @@ int main(int argc, char **argv)
 	json_str(f, "system", sysname, 1);
 	json_str(f, "status", status, 1);
 	json_str(f, "reason", why, 1);
-	fprintf(f, "  \"size\": %zu,\n  \"mode\": \"%s\",\n  \"spin\": %d,\n  \"subs\": %d,\n  \"pairs\": %d,\n  \"topics\": %d,\n  \"pin\": %d,\n", b.size,
-	        b.mode == ZB_TOUCH ? "touch" : "transport", b.spin, b.subs, b.pairs, b.topics, b.pin);
+	fprintf(f, "  \"size\": %zu,\n  \"mode\": \"%s\",\n  \"spin\": %d,\n  \"subs\": %d,\n  \"pairs\": %d,\n  \"topics\": %d,\n  \"busy\": %d,\n  \"pin\": %d,\n", b.size,
+	        b.mode == ZB_TOUCH ? "touch" : "transport", b.spin, b.subs, b.pairs, b.topics, b.busy, b.pin);
 	fprintf(f, "  \"rate_hz\": %g,\n  \"samples_requested\": %ld,\n  \"warmup\": %ld,\n  \"cap_s\": %g,\n",
 	        b.rate_hz, b.samples, b.warmup, b.cap_s);
 	fprintf(f, "  \"rows\": %ld,\n  \"published\": %ld,\n  \"received\": %ld,\n  \"failed\": %ld,\n", nsamp,

@@ -62,6 +62,12 @@ def case_order(name):
     m = re.match(r"waitset_T(\d+)", name)
     if m:
         return (6, 0, int(m.group(1)))
+    m = re.match(r"wake_(nobell_)?T(\d+)", name)
+    if m:
+        return (6.5, bool(m.group(1)), int(m.group(2)))
+    m = re.match(r"fanout_ws_(nobell_)?S(\d+)", name)
+    if m:
+        return (4.5, bool(m.group(1)), int(m.group(2)))
     m = re.match(r"join_M(\d+)", name)
     if m:
         return (7, 0, int(m.group(1)))
@@ -116,6 +122,16 @@ def target_rows(summary, cases):
                 k = pre + pct + "_ns"
                 rows.append(("%s zcast %s %s ÷ floor" % (c, what, pct), rat(get(c, "zcast", k), get(c, "floor", k)), 1.2))
         rows.append(("%s zcast E2E p99_9 ÷ iceoryx" % c, rat(get(c, "zcast", "p99_9_ns"), get(c, "iceoryx", "p99_9_ns")), 1.0))
+    # The doorbell (docs/WAITSETS.md): wake-to-callback flat in the subscriptions per process, and
+    # fan-out to wait sets no dearer than the floor's one wake for all.
+    for T in (10, 100, 1024):
+        rows.append(("wake_T%d zcast p50 ÷ wake_T1 zcast p50 (one busy topic among T subscriptions)" % T,
+                     rat(get("wake_T%d" % T, "zcast", "p50_ns"), get("wake_T1", "zcast", "p50_ns")), 1.2))
+    for c in sorted([c for c in cases if re.match(r"fanout_ws_S\d+$", c)], key=case_order):
+        for pre, what in (("publish_", "publish call"), ("", "E2E")):
+            k = pre + "p50_ns"
+            rows.append(("%s (a wait set per subscriber) zcast %s p50 ÷ floor" % (c, what),
+                         rat(get(c, "zcast", k), get(c, "floor", k)), 1.2))
     flt = [m["minflt_per_msg"] for c in cases for s_, m in summary.get(c, {}).items()
            if s_ == "zcast" and "minflt_per_msg" in m]
     L = ["## Targets (same-run ratios)", "", "| target | value | limit | met |", "|---|---|---|---|"]
@@ -388,6 +404,34 @@ def main():
             top_text.append(" Every measured T (up to %d) stayed below it." % max(Ts))
         top_text = ["".join(top_text), ""]
 
+    # wake-to-callback against subscriptions per process: wake_T<n> (doorbell), wake_nobell_T<n>
+    # (every topic word armed on each wait: the wait set before the doorbell), and the floor
+    series = []
+    for label, pat, system, color in (("zcast (doorbell)", r"wake_T(\d+)$", "zcast", "tab:red"),
+                                      ("zcast without doorbell", r"wake_nobell_T(\d+)$", "zcast", "tab:orange"),
+                                      ("floor (one futex word)", r"wake_T(\d+)$", "floor", "black")):
+        pts = sorted((int(re.match(pat, c).group(1)), summary[c][system]) for c in cases
+                     if re.match(pat, c) and system in summary.get(c, {}))
+        if pts:
+            series.append((label, color, pts))
+    if series:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for label, color, pts in series:
+            ax.plot([t for t, _ in pts], [m["p50_ns"] / 1e3 for _, m in pts], "o-", color=color, label=label + " p50")
+            ax.plot([t for t, _ in pts], [m["p99_ns"] / 1e3 for _, m in pts], "x--", color=color, alpha=0.4,
+                    label=label + " p99")
+        ax.set_xscale("log", base=10)
+        ax.set_yscale("log")
+        ax.set_xlabel("subscriptions per process (one wait set, one busy topic)")
+        ax.set_ylabel("wake-to-callback, µs")
+        ax.set_title("wake-to-callback vs subscriptions per process (64 B, 1000 msgs/s)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(plots, "wake.png"), dpi=90)
+        plt.close(fig)
+        pngs.append("wake.png")
+
     targets = target_rows(summary, cases) + membership_rows(summary)
 
     # ---- report.md ---------------------------------------------------------------------
@@ -398,7 +442,10 @@ def main():
          "ping-pong; `one-way` columns = send stamp → receive returned, both directions pooled. `continuous_*`: receive time − send stamp under full load. `fanout_*`: E2E "
          "pooled over all subscribers; `pub` = duration of the publisher's send call. `waitset_T<n>`: "
          "like fan-out, 2 subscriber processes each waiting on T topics in one wait set (1000 msgs/s in "
-         "total). `topics_T<n>`: the same at 100 Hz per topic (topic sweep); `recv` = duration of the "
+         "total). `wake_T<n>`: the same with one busy topic among T subscriptions per process "
+         "(wake-to-callback; `wake_nobell_T<n>`: zcast with $ZCAST_NO_DOORBELL=1, the wait set before "
+         "its doorbell; floor: one futex word). `fanout_ws_S<n>`: fan-out whose subscribers each wait in "
+         "a wait set of their own. `topics_T<n>`: the same at 100 Hz per topic (topic sweep); `recv` = duration of the "
          "successful zcast_take, `CPU %` = CPU time of all processes ÷ wall time of the measured phase, "
          "share of all cores. `overload_*`: "
          "slow consumer (sleeps 50 µs per message), latency = age of the data when received; `full`: the "
@@ -481,7 +528,7 @@ def main():
         if "cdf_%s.png" % c in pngs:
             L += ["", "![CDF %s](plots/cdf_%s.png)" % (c, c)]
         L.append("")
-    for p in ("payload_transport.png", "payload_touch.png", "fanout.png", "topics.png"):
+    for p in ("payload_transport.png", "payload_touch.png", "fanout.png", "topics.png", "wake.png"):
         if p in pngs:
             L += ["## plot: %s" % p[:-4], "", "![%s](plots/%s)" % (p, p), ""]
     open(os.path.join(out, "report.md"), "w").write("\n".join(L) + "\n")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the zcast benchmark suite and writes bench/results/<timestamp>/ (+ bench/results/latest).
-#   bench/run.sh [--quick] [--build-dir DIR] [--systems "zcast floor ..."] [--no-pin]
+#   bench/run.sh [--quick] [--build-dir DIR] [--systems "zcast floor ..."] [--no-pin] [--only REGEX]
+# --only: runs just the configurations whose name matches REGEX (grep -E), e.g. '^(wake|fanout_ws)_'.
 # Participants are pinned round-robin to the allowed CPUs (ping-pong: one per core) unless --no-pin.
 # Starts its own iox-roudi (config generated into the results dir) and stops it by PID on exit.
 set -u
@@ -11,6 +12,7 @@ QUICK=0
 BUILD="${ZCAST_BUILD_DIR:-$ROOT/build}"
 SYSTEMS_ARG=""
 PIN=--pin
+ONLY=""
 CMDLINE="$0 $*"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -18,7 +20,8 @@ while [ $# -gt 0 ]; do
 	--build-dir) BUILD="$2"; shift ;;
 	--systems) SYSTEMS_ARG="$2"; shift ;;
 	--no-pin) PIN="" ;;
-	-h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+	--only) ONLY="$2"; shift ;;
+	-h|--help) sed -n '2,6p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -145,6 +148,7 @@ FAILS=0
 run() { # run <name> <systems> <args...>
 	local name="$1" systems="$2" s
 	shift 2
+	[ -z "$ONLY" ] || echo "$name" | grep -Eq -- "$ONLY" || return 0
 	for s in $(sys_list "$systems"); do
 		timeout -k 5 900 "$BIN" --system "$s" --name "$name" --out "${OUT_RAW:-$OUT/raw}" $PIN "$@" >> "$LOG" 2>&1 || FAILS=$((FAILS + 1))
 		tail -n 1 "$LOG"
@@ -181,6 +185,12 @@ if [ "$QUICK" = 1 ]; then
 	run fanout_S1 "zcast floor iceoryx uds" --case fanout --size 1K --subs 1 --samples 150 --warmup 20
 	run fanout_S8 "zcast floor iceoryx uds" --case fanout --size 1K --subs 8 --samples 100 --warmup 20
 	run waitset_T16 "$ALL" --case waitset --topics 16 --size 64 --rate 1000 --samples 1000
+	for T in 1 100; do
+		run wake_T$T "zcast floor" --case waitset --topics $T --busy 1 --size 64 --rate 1000 --samples 1000
+		ZCAST_NO_DOORBELL=1 run wake_nobell_T$T "zcast" --case waitset --topics $T --busy 1 --size 64 \
+			--rate 1000 --samples 1000
+	done
+	ZB_ZCAST_WAITSET=1 run fanout_ws_S8 "zcast floor" --case fanout --size 1K --subs 8 --samples 100 --warmup 20
 	for M in 64 1024; do
 		run join_M$M "zcast" --case join --members $M --samples 300 --warmup 20
 	done
@@ -232,6 +242,23 @@ else
 	for T in 1 16 128 129 512; do
 		run waitset_T$T "$ALL" --case waitset --topics $T --size 64 --rate 1000 --samples 5000 --cap-s $CAP
 	done
+	# Wake-to-callback against subscriptions per process (docs/WAITSETS.md, the doorbell): two
+	# subscriber processes, each with T subscriptions in one wait set, one busy topic at 1000 msgs/s.
+	# zcast with its doorbell and the floor (one futex word) in rounds, then zcast without the
+	# doorbell ($ZCAST_NO_DOORBELL=1: every topic word armed on each wait, the wait set before it).
+	for T in 1 10 100 1024; do
+		run_rounds wake_T$T "zcast floor" 6000 --case waitset --topics $T --busy 1 --size 64 --rate 1000 --cap-s $CAP
+		ZCAST_NO_DOORBELL=1 run_rounds wake_nobell_T$T "zcast" 6000 --case waitset --topics $T --busy 1 \
+			--size 64 --rate 1000 --cap-s $CAP
+	done
+	# Fan-out to S processes that each wait in a wait set of their own ($ZB_ZCAST_WAITSET=1): one
+	# doorbell wake per sleeping wait set (with the doorbell) against the floor's one wake for all.
+	for S in 8 32; do
+		n=$(( (5000 + S - 1) / S )); [ $n -lt 300 ] && n=300
+		ZB_ZCAST_WAITSET=1 run_rounds fanout_ws_S$S "zcast floor" $n --case fanout --size 1K --subs $S --warmup 20
+		ZB_ZCAST_WAITSET=1 ZCAST_NO_DOORBELL=1 run_rounds fanout_ws_nobell_S$S "zcast" $n --case fanout \
+			--size 1K --subs $S --warmup 20
+	done
 	# Membership churn (zcast only): one join + leave on a topic with M members; and the publish
 	# calls (2 kHz, 4 MiB slots, DROP_OLD consumer) while another process joins and leaves once per ms.
 	for M in 64 256 1024; do
@@ -240,7 +267,7 @@ else
 	run join_collide_4MiB "zcast" --case join_collide --size 4M --rate 2000 --samples 10000 --warmup 200
 fi
 # Typed messages (docs/TYPED.md): sensor_msgs/Image at 10 Hz, see bench/typed_image.c.
-if [ -x "$BUILD/bench/zcast-bench-typed" ]; then
+if [ -x "$BUILD/bench/zcast-bench-typed" ] && [ -z "$ONLY" ]; then
 	TCOUNT=200; [ "$QUICK" = 1 ] && TCOUNT=20
 	"$BUILD/bench/zcast-bench-typed" --count $TCOUNT --rate 10 > "$OUT/typed.txt" 2>> "$LOG" ||
 		{ echo "typed benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }

@@ -2,17 +2,21 @@
  * place, publish); reader = zcast_sub with FULL policy (backpressure, no loss). Event mode sleeps
  * in zcast_wait / zcast_loan_wait / zcast_publish_wait; busy-poll mode loops on the non-blocking
  * calls until they stop returning ZCAST_EAGAIN / ZCAST_ENOSLOT. try_send makes one attempt of
- * each: no free slot or no room in the FULL queue = full, the loan is dropped unpublished. */
+ * each: no free slot or no room in the FULL queue = full, the loan is dropped unpublished.
+ * $ZB_ZCAST_WAITSET=1: a reader waits in a wait set of its own (zcast_waitset_wait) instead of
+ * zcast_wait, as a process that waits for many subscriptions does (fan-out to wait sets). */
 #include "transport.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <zcast/waitset.h>
 #include <zcast/zcast.h>
 
 struct zb_chan {
 	const zb_chan_params *p;
 	zcast_pub *pub;
 	zcast_sub *sub;
+	zcast_waitset *ws; /* $ZB_ZCAST_WAITSET=1 readers */
 };
 
 static int z_prepare(zb_chan_params *p, void **shared, char *why, size_t n)
@@ -48,6 +52,11 @@ static int z_open(const zb_chan_params *p, void *shared, int reader, zb_chan **o
 		o.queue_depth = (uint32_t)p->depth;
 		o.spin_ns = (uint64_t)p->spin_ns;
 		r = zcast_sub_open(topic, &o, &c->sub);
+		const char *e = getenv("ZB_ZCAST_WAITSET");
+		int id;
+		if (!r && e && e[0] == '1' &&
+		    ((r = zcast_waitset_create(&c->ws)) || (r = zcast_waitset_add_sub(c->ws, c->sub, NULL, &id))))
+			zcast_sub_close(c->sub);
 	}
 	if (r) {
 		fprintf(stderr, "zcast %s_open(%s): %s: %s\n", reader < 0 ? "pub" : "sub", topic,
@@ -134,7 +143,13 @@ static int z_recv(zb_chan *c, zb_hdr *h, size_t size, int mode, int64_t deadline
 				return -1;
 			continue;
 		}
-		r = zcast_wait(c->sub, left(deadline));
+		if (c->ws) {
+			zcast_ws_event ev;
+			r = zcast_waitset_wait(c->ws, left(deadline), &ev, 1);
+			r = r > 0 ? 0 : r;
+		} else {
+			r = zcast_wait(c->sub, left(deadline));
+		}
 		if (r && r != ZCAST_ETIMEDOUT)
 			break;
 		woke = 1;
@@ -154,6 +169,7 @@ static void z_close(zb_chan *c)
 {
 	if (c->pub)
 		zcast_pub_close(c->pub);
+	zcast_waitset_destroy(c->ws);
 	if (c->sub)
 		zcast_sub_close(c->sub);
 	free(c);

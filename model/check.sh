@@ -130,6 +130,8 @@ else
 	run waits-loan        clean 23 -- -DWAITS -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1
 	run waits-pubcrash    clean 23 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DPUBCRASH
 	run waits-history     clean 23 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DNSUBS=1
+	run bell-pubcrash     clean 23 -- -DBELL -DNPUB=1 -DPUBCRASH
+	run bell-2pub         clean 23 -- -DBELL -DNPUBR=2 -DNPUB=1 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DPUBCRASH
 	echo "== mutants (each must be rejected)"
 	run mutant-a-bit-after-visible  error 22 -- -DNPUB=2 -DMUT_A
 	run mutant-b-other-word-first   error 22 -- -DNPUB=2 -DMUT_B
@@ -139,6 +141,9 @@ else
 	run mutant-no-owed-wake         error 22 -- -DNPUB=1 -DPUBCRASH -DMUT_NO_OWED
 	run mutant-owed-plain-store     error 22 -- -DNPUBR=2 -DNPUB=1 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DPUBCRASH -DMUT_STORE_CLEAR
 	run mutant-reclaim-no-wake      error 22 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DMUT_RECLAIM_NOWAKE
+	run mutant-bell-no-recheck      error 22 -- -DBELL -DNPUB=2 -DMUT_C
+	run mutant-bell-sleep-before-bit error 22 -- -DBELL -DNPUB=2 -DMUT_BELL_ORDER
+	run mutant-bell-owed-no-ring    error 22 -- -DBELL -DNPUB=1 -DPUBCRASH -DMUT_BELL_OWED
 	echo "== finding kept as a regression (must be rejected)"
 	run zero-target-publish-leaks   error 22 -- -DNPUB=2 -DHISTD=0 -DJOINH=0 -DBUG_ZERO_TARGETS
 fi

@@ -31,13 +31,21 @@
  *                 critical section, or inside it once its publish is complete
  *                 and its wake is marked owed; see MODEL.md)
  *   GC_ANY        the publisher may run dead-member cleanup at any publish
+ *   BELL          subscribers wait in wait sets with a doorbell (one each): the publisher
+ *                 sets the subscriber's ready bit after the push and wakes the doorbell
+ *                 word only if its owner announced sleep; the owner looks at its ring only
+ *                 when the bit was set (or the entry was ready last time), announces on the
+ *                 doorbell, re-checks the bit and sleeps on the word's value read first;
+ *                 an owed wake (and the death watcher's) rings every doorbell
  *   WAITS         every loan may be zcast_loan_wait(-1) (sleep on the pool's `freed`
  *                 word) and every publish zcast_publish_wait(-1) (sleep on the
  *                 topic's `space` word while the FULL ring is full), chosen per attempt
  * Mutants (each must make SPIN report an error):
  *   MUT_A  holder bit set after the descriptor is visible in the ring
  *   MUT_B  release reads the non-history word before the history word
- *   MUT_C  no re-check of the ring after announcing sleep
+ *   MUT_C  no re-check of the ring after announcing sleep (BELL: of the ready bit)
+ *   MUT_BELL_ORDER  (BELL) the publisher reads the owner's sleep flag before it sets the bit
+ *   MUT_BELL_OWED   (BELL) an owed wake rings no doorbell (only the topic word)
  *   MUT_D  notify value read after the re-check
  *   MUT_E  cleanup does not free PUBLISHED slots whose bitmap is already empty
  *   MUT_NO_OWED      nobody performs an owed wake (next locker, death watcher)
@@ -116,7 +124,14 @@ byte space;                  /* topic futex word: publish_wait sleeps on it */
 byte space_w;                /* space_waiters: announced publish_wait sleepers */
 byte freed[NPUBR];           /* pool futex word: loan_wait sleeps on it */
 byte freed_w[NPUBR];         /* the pool's announced loan_wait sleepers */
-bit  asleep[NSUB];           /* kernel: subscriber i is in notify's wait queue */
+bit  asleep[NSUB];           /* kernel: subscriber i is in notify's wait queue (BELL: in
+                                its doorbell word's) */
+#ifdef BELL
+bit  bellbit[NSUB];          /* subscriber i's bit in its wait set's doorbell (ready set) */
+byte bellword[NSUB];         /* that doorbell's futex word */
+bit  bellsleep[NSUB];        /* its owner announced sleep */
+bit  hot[NSUB];              /* owner-local: check the ring (bit taken, or ready last time) */
+#endif
 byte pword[NPUBR];           /* kernel: publisher p is in the wait queue of
                                 W_SPACE / W_FREED (0: not asleep) */
 bit  pcsafe[NPUBR];          /* PUBCRASH: publisher p holds the lock at a point
@@ -193,6 +208,21 @@ inline clear_owed(tok)
 #endif
 }
 
+/* Ring subscriber j's doorbell from outside a publish (zc_bell_ring_ref): set the bit,
+ * then bump and wake the word if the owner announced sleep. */
+inline ring_bell(j)
+{
+#ifdef BELL
+	bellbit[j] = 1;
+	if
+	:: bellsleep[j] -> bellword[j]++; d_step { asleep[j] = 0 }
+	:: else -> skip
+	fi
+#else
+	skip
+#endif
+}
+
 /* Perform an owed wake: read wake_owed; if set, bump notify, wake its sleepers, then
  * clear exactly the mark that was read. Done by the next locker right after it
  * acquires the lock (also on takeover from a dead owner) and by the death watcher.
@@ -205,6 +235,10 @@ inline perform_owed()
 	:: r0 != 0 ->
 		notify++;
 		wake_notify();
+#if defined(BELL) && !defined(MUT_BELL_OWED)
+		ring_bell(0);
+		ring_bell(1);
+#endif
 		clear_owed(r0);
 		r0 = 0
 	:: else -> skip
@@ -470,6 +504,7 @@ proctype Publisher(byte p)
 {
 	byte k, s, q, tm, h, dc, e, x, r0, r1, prev, v;
 	bit wake, ok, lw, pw, ph;
+	byte bw;	/* BELL: targets whose doorbell owner was seen asleep (bit i) */
 
 	k = 1;
 #ifdef PUBCRASH
@@ -576,7 +611,17 @@ endsp:						(pword[p] == 0) -> space_w--;
 #ifdef MUT_A
 							w0[s] = w0[s] | SBIT;
 #endif
-							wake = wake | sleeping[0]
+							wake = wake | sleeping[0];
+#ifdef BELL
+#ifndef MUT_BELL_ORDER
+							bellbit[0] = 1;
+							if :: bellsleep[0] -> d_step { bw = bw | 1; wake = 1 } :: else -> skip fi
+#else
+							if :: bellsleep[0] -> d_step { bw = bw | 1; wake = 1 } :: else -> skip fi;
+							bellbit[0] = 1
+#endif
+#endif
+							skip
 						:: else -> skip
 						fi;
 						/* target 1: DROP_OLD */
@@ -611,7 +656,17 @@ endsp:						(pword[p] == 0) -> space_w--;
 #ifdef MUT_A
 							w1[s] = w1[s] | SBIT;
 #endif
-							wake = wake | sleeping[1]
+							wake = wake | sleeping[1];
+#ifdef BELL
+#ifndef MUT_BELL_ORDER
+							bellbit[1] = 1;
+							if :: bellsleep[1] -> d_step { bw = bw | 2; wake = 1 } :: else -> skip fi
+#else
+							if :: bellsleep[1] -> d_step { bw = bw | 2; wake = 1 } :: else -> skip fi;
+							bellbit[1] = 1
+#endif
+#endif
+							skip
 						:: else -> skip
 						fi
 					fi;
@@ -644,14 +699,23 @@ endsp:						(pword[p] == 0) -> space_w--;
 						 * the lock; from here a crash is modelled */
 						d_step { wake_owed = q; pcsafe[p] = 1 };
 						notify++;
+#ifdef BELL
+						/* the doorbells found asleep: bumped under the lock too */
+						if :: bw & 1 -> bellword[0]++ :: else -> skip fi;
+						if :: bw & 2 -> bellword[1]++ :: else -> skip fi;
+#endif
 						d_step { lock = 0; pcsafe[p] = 0; tm = 0 };	/* unlock */
 						/* after the unlock: wake, then clear our own mark */
 						wake_notify();
+#ifdef BELL
+						if :: bw & 1 -> d_step { asleep[0] = 0 } :: else -> skip fi;
+						if :: bw & 2 -> d_step { asleep[1] = 0 } :: else -> skip fi;
+#endif
 						clear_owed(q)
 					:: else ->
 						d_step { lock = 0; tm = 0 }	/* unlock */
 					fi;
-					d_step { wake = 0; q = 0 };
+					d_step { wake = 0; q = 0; bw = 0 };
 					if
 					:: ph -> space_w--; ph = 0
 					:: else -> skip
@@ -711,15 +775,30 @@ proctype Sub(byte i)
 			unlock()
 		:: else -> skip
 		fi;
+#ifdef BELL
+		/* attached to its wait set after the join: what the join queued (history)
+		 * is checked first (zcast_waitset_add_sub makes the entry hot) */
+		hot[i] = 1;
+#endif
 
 		do
 		:: /* take: read the head word, the tail, the entry (one snapshot: a
 		    * stale read only makes the CAS below fail), then CAS the head */
+#ifdef BELL
+			/* the wait set takes its ready set; the ring is looked at only when
+			 * the bit was set or the entry was ready last time (hot) */
+			d_step { if :: bellbit[i] -> hot[i] = 1; bellbit[i] = 0 :: else -> skip fi };
+#endif
 			d_step {
 				h = hpos[i]; dc = hdc[i];
 				if
+#ifdef BELL
+				:: hot[i] && h != tl[i] -> e = ring[i * D + h % D]
+				:: else -> e = 0; h = 0; dc = 0; hot[i] = 0
+#else
 				:: h != tl[i] -> e = ring[i * D + h % D]
 				:: else -> e = 0; h = 0; dc = 0
+#endif
 				fi
 			};
 			if
@@ -752,6 +831,23 @@ proctype Sub(byte i)
 					e = 0
 				:: else -> skip
 				fi
+#ifdef BELL
+			:: else ->
+				/* nothing to check: read the doorbell word, announce, re-check the
+				 * ready bit, then sleep on the value read first */
+				v = bellword[i];
+				bellsleep[i] = 1;
+#ifndef MUT_C
+				if
+				:: bellbit[i] -> d_step { bellsleep[i] = 0; v = 0 }
+				:: else ->
+#endif
+					d_step { if :: bellword[i] == v -> asleep[i] = 1 :: else -> skip fi };
+endb:					(!asleep[i]) -> d_step { bellsleep[i] = 0; v = 0 }
+#ifndef MUT_C
+				fi
+#endif
+#else
 			:: else ->
 				/* empty: read notify, announce, re-check, then sleep on the
 				 * value read first (INVARIANT no-lost-wakeup) */
@@ -777,6 +873,7 @@ proctype Sub(byte i)
 endw:					(!asleep[i]) -> d_step { sleeping[i] = 0; v = 0 }
 #ifndef MUT_C
 				fi
+#endif
 #endif
 			fi
 		od

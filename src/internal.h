@@ -349,6 +349,7 @@ struct zcast_pub {
 	uint32_t *targets; /* scratch, max_subs entries: subscriber index ... */
 	uint32_t *depths;  /* ... and its depth, read once and validated */
 	uint32_t *rr_wake; /* scratch: RR members to wake after unlock */
+	struct zc_bell_cache *bells; /* doorbells of the subscribers (doorbell.c), lazily made */
 };
 
 /* Hooks of the layer above the core (the pollable descriptor, subfd.c): the core calls them, never

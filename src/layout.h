@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 3u
+#define ZC_LAYOUT_VERSION 4u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -165,7 +165,10 @@ struct zc_sub_rec {
 	_Atomic uint32_t sleeping; /* waiters blocked on `notify` (or on `wake` for RR) */
 	_Atomic uint32_t wake;	   /* this subscriber's own futex word (RR members) */
 	uint32_t pad0;
-	uint64_t pad[11];
+	/* The doorbell of the wait set this subscriber is attached to (ZC_BELL_REF), 0 = none.
+	 * Written by the subscriber's process; a publisher reads it once per push. */
+	_Atomic uint64_t bell;
+	uint64_t pad[10];
 	/* One line the subscriber writes, one the publishing lock holder writes: a counter of the
 	 * one side beside a word of the other would move the line between their cores on every
 	 * message. */
@@ -235,6 +238,35 @@ struct zc_slot_hdr {
 	_Atomic uint64_t bits[]; /* holder bitmap, bitmap_words words */
 };
 
+/* ---- doorbell: one small segment per wait set (docs/WAITSETS.md, "The doorbell") ----
+ * A subscriber record names it by ZC_BELL_REF: the owner's pid (32) | a serial (16) | the entry's
+ * bit (16); the file is /dev/shm/zcast-bell.<pid>.<serial>, exactly ZC_BELL_SIZE bytes. A publisher
+ * that queues a message for the subscriber sets the bit and, only if the owner sleeps, bumps `word`
+ * and wakes it. The owner holds an OFD lock on byte 0 while it lives. */
+#define ZC_BELL_MAGIC 0x5a43415354424c4cull /* "ZCASTBLL" */
+#define ZC_BELL_BITS 16384u
+#define ZC_BELL_SIZE 4096u
+#define ZC_BELL_REF(pid, serial, bit)                                                              \
+	(((uint64_t)(uint32_t)(pid) << 32) | ((uint64_t)((serial)&0xffffu) << 16) |                \
+	 (uint64_t)((bit)&0xffffu))
+#define ZC_BELL_REF_PID(r) ((uint32_t)((r) >> 32))
+#define ZC_BELL_REF_SERIAL(r) ((uint32_t)((r) >> 16) & 0xffffu)
+#define ZC_BELL_REF_BIT(r) ((uint32_t)(r)&0xffffu)
+#define ZC_BELL_REF_KEY(r) ((r) >> 16) /* names the file: pid and serial */
+struct zc_bell_hdr {
+	_Atomic uint64_t magic;	 /* owner, written last at creation */
+	uint32_t layout_version; /* owner, at creation */
+	_Atomic uint32_t closed; /* owner or a cleaner, before the unlink: mappers let go */
+	uint64_t pad[6];
+	alignas(ZC_CACHELINE) _Atomic uint32_t word; /* futex: bumped by a ringer that finds the owner
+						      * asleep */
+	_Atomic uint32_t sleeping; /* owner: 1 from just before its last check until it wakes */
+	uint32_t pad1[14];
+	alignas(ZC_CACHELINE) _Atomic uint64_t bits[ZC_BELL_BITS / 64]; /* ready set: ringers set,
+									   * the owner takes */
+};
+
+_Static_assert(sizeof(struct zc_bell_hdr) <= ZC_BELL_SIZE, "doorbell fits its file");
 _Static_assert(sizeof(struct zc_intent) == 64, "intent is one cache line");
 _Static_assert(sizeof(struct zc_lock) == 64, "lock is one cache line");
 _Static_assert(sizeof(struct zc_pub_rec) == 64, "pub record size");

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "doorbell.h"
 
 void zcast_pub_opts_init(zcast_pub_opts *o)
 {
@@ -22,6 +23,7 @@ static void pub_free(zcast_pub *p)
 	free(p->targets);
 	free(p->depths);
 	free(p->rr_wake);
+	zc_bell_cache_free(p);
 	free(p);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "doorbell.h"
 
 #define REPROBE_NS 10000000 /* a ring stuck at one head is probed again after 10 ms */
 
@@ -201,6 +202,10 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, bool *wake_topic, uint32
 		zc_ring_push_at(&ring, tail, desc);
 		ZC_CRASH("publish:after-push");
 		atomic_fetch_add_explicit(&r->delivered, 1, memory_order_relaxed);
+		/* Read once: a scribbled reference can only ring somebody's doorbell for nothing. */
+		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_relaxed);
+		if (bell)
+			zc_bell_push(p, k, bell); /* a wait set: its bit, and its word if it sleeps */
 		if (atomic_load_explicit(&r->sleeping, memory_order_seq_cst)) {
 			if (IS_RR(d)) {
 				atomic_fetch_add(&r->wake, 1);
@@ -228,7 +233,8 @@ static int publish_once(zcast_pub *p, zcast_msg *msg)
 	if (r < 0)
 		return r;
 	r = publish_locked(p, msg, &wake_topic, &n_rr);
-	uint64_t owed = r == 0 && (wake_topic || n_rr) ? zc_wake_owe(h) : 0;
+	uint32_t n_bells = zc_bell_pending(p);
+	uint64_t owed = r == 0 && (wake_topic || n_rr || n_bells) ? zc_wake_owe(h) : 0;
 	if (wake_topic) /* bumped under the lock: a sleeper that read the word before sleeps no more
 			 */
 		atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);
@@ -239,6 +245,8 @@ static int publish_once(zcast_pub *p, zcast_msg *msg)
 	if (wake_topic)
 		zc_futex_wake(&h->notify,
 			      INT_MAX); /* one wake for every sleeping broadcast subscriber */
+	if (n_bells)
+		zc_bell_wake_pending(p); /* one wake per sleeping wait set */
 	if (owed)
 		zc_wake_paid(h, owed);
 	return r;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "doorbell.h"
 
 void zc_release_desc_bit(struct zc_topic *t, uint64_t desc, uint32_t bit)
 {
@@ -196,6 +197,8 @@ static int reclaim_subs(struct zc_topic *t)
 			continue;
 		zc_reclaim_sub(t, k);
 		ZC_CRASH("gc:after-sub-sweep");
+		/* The dead process's doorbell file goes too (only if its owner is gone). */
+		zc_bell_reap(atomic_exchange(&r->bell, 0));
 		r->group = ZC_NO_SUB;
 		atomic_store(&r->state, ZC_REC_FREE);
 		dead++;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "doorbell.h"
 
 void zcast_sub_opts_init(zcast_sub_opts *o)
 {
@@ -142,6 +143,7 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	ZC_WRITE_ONCE(rec->probed_head, UINT64_MAX);
 	zc_ring_reset(&s->ring);
 	atomic_store(&rec->sleeping, 0);
+	atomic_store(&rec->bell, 0); /* a wait set sets it when we are attached */
 	atomic_store(&rec->held, 0);
 	atomic_store(&rec->delivered, 0);
 	atomic_store(&rec->dropped, 0);
@@ -245,6 +247,8 @@ void zc_sub_release(zcast_sub *s, zcast_msg *m)
 	zc_wake_space(s->t.hdr);
 	/* Below max_held again with messages queued: a wait set that slept because we were at the
 	 * limit is ready now. */
+	if (s->max_held && held == s->max_held && zc_sub_has_queued(s))
+		zc_bell_ring_ref(atomic_load(&s->rec->bell), s->t.mode);
 	if (s->max_held && held == s->max_held && zc_sub_has_queued(s) &&
 	    atomic_load_explicit(&s->rec->sleeping, memory_order_seq_cst)) {
 		_Atomic uint32_t *w =

@@ -1,15 +1,24 @@
 /* Wait sets: wait for many subscribers, guards, timers and graph words in one call
  * (docs/WAITSETS.md).
  *
- * One wait: scan for ready entries; if none, arm every enabled entry with the wake-up handshake
- * (read the word, announce, re-check, sleep on the value read first), sleep on the distinct words
- * (zc_mwait: futex_waitv, helpers beyond 128 words, or the fallback), disarm, scan again.
- * Subscribers of one topic share its notify word, even through different handles (mappings): words
- * are told apart by (control segment inode, which word), so the 128-word budget counts topics. */
+ * Subscribers ring the wait set's doorbell (doorbell.c): the record of each attached subscriber
+ * names the doorbell and a bit (the entry id), a publisher sets the bit after pushing and wakes the
+ * doorbell word only if we sleep. One wait: take the ready set, check only the entries whose bit
+ * was set or that were ready last time ("hot"), plus the entries without a doorbell; if none is
+ * ready, announce the sleep on the doorbell, check the ready set once more and sleep on the doorbell
+ * word and the other entries' words. A wait thus costs O(ready), not O(attached).
+ *
+ * Entries without the doorbell (guards, graph words, subscribers of group-mode topics, a
+ * subscriber already attached elsewhere, $ZCAST_NO_DOORBELL=1) are armed one by one with the
+ * wake-up handshake (read the word, announce, re-check, sleep on the value read first) and slept
+ * on together (zc_mwait: futex_waitv, helpers beyond 128 words, or the fallback). Subscribers of
+ * one topic share its notify word, even through different handles (mappings): words are told apart
+ * by (control segment inode, which word), so the 128-word budget counts topics. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "doorbell.h"
 #include "wait_internal.h"
 
 enum { KEY_NOTIFY = 0, KEY_GRAPH = 1, KEY_RR = 2 /* + sub index */ };
@@ -17,6 +26,10 @@ enum { KEY_NOTIFY = 0, KEY_GRAPH = 1, KEY_RR = 2 /* + sub index */ };
 struct ws_entry {
 	int kind; /* enum zcast_ws_kind; 0 = free */
 	bool enabled, armed;
+	bool belled; /* SUB rung through our doorbell: its record holds bell_ref */
+	bool hot;    /* belled and in hot[]: checked at the next collect */
+	bool listed; /* in others[] (an entry re-belled since is skipped there) */
+	uint64_t bell_ref;
 	void *user;
 	zcast_sub *sub;          /* SUB */
 	zcast_guard *guard;      /* GUARD */
@@ -29,7 +42,17 @@ struct ws_entry {
 struct zcast_waitset {
 	struct ws_entry *e;
 	int n, cap; /* entries in use are e[0 .. n-1] with kind != 0 */
-	int cursor; /* scan start: after the last reported entry (fairness) */
+	int cursor; /* scan start in others[]: after the last reported entry (fairness) */
+	int *others, n_others; /* entries without the doorbell, rebuilt on every change */
+	int *hot, n_hot;       /* belled entries to check, oldest first */
+	int *tmp;              /* scratch for collect */
+	bool hot_first;        /* alternates: neither kind of entry starves the other */
+	bool no_bell;          /* $ZCAST_NO_DOORBELL=1 or the doorbell could not be made */
+	bool bell_armed;
+	struct zc_bell_own bell; /* bell.b == NULL until the first subscriber needs it */
+	uint32_t bell_words;     /* ready-set words in use: (highest belled id) / 64 + 1 */
+	int64_t slice_ns;        /* smallest last-resort sleep slice of a belled subscriber */
+	uint32_t last_words;     /* futex words of the last sleep (zcast_waitset_last_words) */
 	struct zc_mwait mw;
 	struct zc_wword *words;
 	uint64_t *keys; /* two per word */
@@ -45,20 +68,55 @@ int zcast_waitset_create(zcast_waitset **out)
 	if (!ws)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	zc_mwait_init(&ws->mw);
+	const char *env = getenv("ZCAST_NO_DOORBELL");
+	ws->no_bell = env && env[0] == '1';
 	*out = ws;
 	return 0;
+}
+
+/* Takes our doorbell out of the entry's subscriber record (only if it is still ours). */
+static void unbell(struct ws_entry *e)
+{
+	if (!e->belled)
+		return;
+	e->belled = false;
+	if (!zc_inherited(&e->sub->t)) {
+		uint64_t ref = e->bell_ref;
+		atomic_compare_exchange_strong(&e->sub->rec->bell, &ref, 0);
+	}
 }
 
 void zcast_waitset_destroy(zcast_waitset *ws)
 {
 	if (!ws)
 		return;
+	for (int i = 0; i < ws->n; i++)
+		if (ws->e[i].kind == ZCAST_WS_SUB)
+			unbell(&ws->e[i]);
+	zc_bell_destroy(&ws->bell);
 	zc_mwait_fini(&ws->mw);
 	free(ws->e);
+	free(ws->others);
+	free(ws->hot);
+	free(ws->tmp);
 	free(ws->words);
 	free(ws->keys);
 	free(ws->hash);
 	free(ws);
+}
+
+/* The entries without the doorbell, in id order: what collect scans and arm arms one by one. */
+static void rebuild_others(zcast_waitset *ws)
+{
+	ws->n_others = 0;
+	for (int i = 0; i < ws->n; i++) {
+		struct ws_entry *e = &ws->e[i];
+		e->listed = e->kind && !e->belled;
+		if (e->listed)
+			ws->others[ws->n_others++] = i;
+	}
+	if (ws->cursor >= ws->n_others)
+		ws->cursor = 0;
 }
 
 /* A free entry (reused ids first), with room for one more word per entry. */
@@ -73,14 +131,25 @@ static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
 		if (ws->n == ws->cap) {
 			int cap = ws->cap ? ws->cap * 2 : 16;
 			struct ws_entry *ne = realloc(ws->e, (size_t)cap * sizeof *ne);
+			if (ne)
+				ws->e = ne;
+			int *lists[3] = {ws->others, ws->hot, ws->tmp};
+			for (int l = 0; l < 3; l++) {
+				int *nl = realloc(lists[l], (size_t)cap * sizeof *nl);
+				if (nl)
+					lists[l] = nl;
+				ne = nl ? ne : NULL;
+			}
+			ws->others = lists[0];
+			ws->hot = lists[1];
+			ws->tmp = lists[2];
 			if (!ne)
 				return zc_err(ZCAST_ENOMEM, "out of memory");
-			ws->e = ne;
 			ws->cap = cap;
 		}
 		ws->n++;
 	}
-	uint32_t need = (uint32_t)ws->n;
+	uint32_t need = (uint32_t)ws->n + 1; /* every entry's word and the doorbell's */
 	if (need > ws->cap_words) {
 		uint32_t cap = ws->cap_words ? ws->cap_words * 2 : 16;
 		while (cap < need)
@@ -108,6 +177,7 @@ static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
 	e->enabled = true;
 	e->user = user;
 	*id = i;
+	rebuild_others(ws);
 	return 0;
 }
 
@@ -118,6 +188,41 @@ static int topic_ino(struct zc_topic *t, uint64_t *ino)
 		return zc_errno(ZCAST_ESYS, "fstat of the control segment");
 	*ino = (uint64_t)st.st_ino;
 	return 0;
+}
+
+/* Queues a belled entry for a check at the next collect. */
+static void make_hot(zcast_waitset *ws, struct ws_entry *e)
+{
+	if (e->hot)
+		return;
+	e->hot = true;
+	ws->hot[ws->n_hot++] = (int)(e - ws->e);
+}
+
+/* Attaches entry `id` (an enabled subscriber) to our doorbell if it can be: the doorbell exists
+ * (made on first use), the id fits the ready set, the topic is not shared with a group (the
+ * doorbell file is 0600: a publisher of another uid could not ring it), and the record names no
+ * other wait set's doorbell. Otherwise the entry is armed the classic way. */
+static void try_bell(zcast_waitset *ws, int id)
+{
+	struct ws_entry *e = &ws->e[id];
+	if (ws->no_bell || (uint32_t)id >= ZC_BELL_BITS || (e->sub->t.mode & 0077u) ||
+	    zc_inherited(&e->sub->t))
+		return;
+	if (!ws->bell.b && zc_bell_create(&ws->bell) < 0) {
+		ws->no_bell = true; /* no doorbell (a full /dev/shm): every entry the classic way */
+		return;
+	}
+	uint64_t ref = zc_bell_ref(&ws->bell, (uint32_t)id), none = 0;
+	if (!atomic_compare_exchange_strong(&e->sub->rec->bell, &none, ref))
+		return;
+	e->belled = true;
+	e->bell_ref = ref;
+	if ((uint32_t)id / 64 + 1 > ws->bell_words)
+		ws->bell_words = (uint32_t)id / 64 + 1;
+	if (e->sub->slice_ns > 0 && (ws->slice_ns == 0 || e->sub->slice_ns < ws->slice_ns))
+		ws->slice_ns = e->sub->slice_ns;
+	make_hot(ws, e); /* messages queued before the reference was visible are found */
 }
 
 int zcast_waitset_add_sub(zcast_waitset *ws, zcast_sub *sub, void *user, int *id)
@@ -131,6 +236,8 @@ int zcast_waitset_add_sub(zcast_waitset *ws, zcast_sub *sub, void *user, int *id
 	ws->e[*id].sub = sub;
 	ws->e[*id].topic = &sub->t;
 	ws->e[*id].ino = ino;
+	try_bell(ws, *id);
+	rebuild_others(ws);
 	return 0;
 }
 
@@ -199,11 +306,20 @@ int zcast_waitset_remove(zcast_waitset *ws, int id)
 	struct ws_entry *e = entry(ws, id);
 	if (!e)
 		return ZCAST_EINVAL;
+	if (e->kind == ZCAST_WS_SUB)
+		unbell(e); /* a stale bit of this id later only costs a check */
+	if (e->hot) { /* e->hot <=> the id is in hot[] once: the id may be reused */
+		int keep = 0;
+		for (int j = 0; j < ws->n_hot; j++)
+			if (ws->hot[j] != id)
+				ws->hot[keep++] = ws->hot[j];
+		ws->n_hot = keep;
+		e->hot = false;
+	}
 	e->kind = 0;
 	while (ws->n > 0 && !ws->e[ws->n - 1].kind)
 		ws->n--;
-	if (ws->cursor >= ws->n)
-		ws->cursor = 0;
+	rebuild_others(ws);
 	return 0;
 }
 
@@ -212,24 +328,94 @@ int zcast_waitset_enable(zcast_waitset *ws, int id, int enabled)
 	struct ws_entry *e = entry(ws, id);
 	if (!e)
 		return ZCAST_EINVAL;
+	if (e->enabled == (enabled != 0))
+		return 0;
 	e->enabled = enabled != 0;
+	/* A disabled subscriber leaves the doorbell (publishers skip it); enabled, it rejoins. The
+	 * list of the others changes only if it cannot (executors toggle entries per dispatch). */
+	if (e->kind == ZCAST_WS_SUB) {
+		if (!e->enabled) {
+			unbell(e);
+		} else {
+			try_bell(ws, id);
+			if (!e->belled && !e->listed)
+				rebuild_others(ws);
+		}
+	}
 	return 0;
 }
 
-/* Reports ready entries, starting at the cursor. Consumes what it reports (guard pending, timer
- * expiry, graph value); a subscriber stays ready while messages are queued. */
-static int collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max)
+/* Moves the doorbell's ready set into hot[]: the bits are taken, each entry is checked once. A
+ * bit set after the exchange stays for the next round. */
+static void harvest(zcast_waitset *ws)
 {
-	int k = 0, last = -1, n = ws->n;
+	if (!ws->bell.b)
+		return;
+	_Atomic uint64_t *bits = ws->bell.b->hdr->bits;
+	for (uint32_t w = 0; w < ws->bell_words; w++) {
+		if (!atomic_load_explicit(&bits[w], memory_order_relaxed))
+			continue;
+		uint64_t x = atomic_exchange_explicit(&bits[w], 0, memory_order_seq_cst);
+		while (x) {
+			int id = (int)(w * 64 + (uint32_t)__builtin_ctzll(x));
+			x &= x - 1;
+			if (id >= ws->n)
+				continue; /* removed since */
+			struct ws_entry *e = &ws->e[id];
+			if (e->kind == ZCAST_WS_SUB && e->belled && !e->hot) {
+				/* A ring may mean a peer joined: its death must be watched too. */
+				zc_deaths_rescan(&e->sub->t);
+				make_hot(ws, e);
+			}
+		}
+	}
+}
+
+static void report(zcast_ws_event *ev, int *k, struct ws_entry *e, int id)
+{
+	ev[*k].kind = e->kind;
+	ev[*k].id = id;
+	ev[*k].user = e->user;
+	(*k)++;
+}
+
+/* The hot entries, oldest first: a ready one is reported and goes to the back (level-triggered:
+ * checked again next time), one that is not ready leaves; beyond `max` they wait in front. */
+static int collect_hot(zcast_waitset *ws, zcast_ws_event *ev, int k, int max)
+{
+	int keep = 0, done = 0;
+	for (int j = 0; j < ws->n_hot; j++) {
+		int id = ws->hot[j];
+		struct ws_entry *e = &ws->e[id];
+		if (k >= max) {
+			ws->hot[keep++] = id;
+		} else if (e->kind == ZCAST_WS_SUB && e->belled && e->enabled &&
+			   zc_sub_ready(e->sub)) { /* at max_held it waits for a release */
+			report(ev, &k, e, id);
+			ws->tmp[done++] = id;
+		} else {
+			e->hot = false;
+		}
+	}
+	memcpy(ws->hot + keep, ws->tmp, (size_t)done * sizeof *ws->tmp);
+	ws->n_hot = keep + done;
+	return k;
+}
+
+/* The entries without the doorbell, starting at the cursor. Consumes what it reports (guard
+ * pending, timer expiry, graph value); a subscriber stays ready while messages are queued. */
+static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int k, int max)
+{
+	int last = -1, n = ws->n_others;
 	for (int j = 0; j < n && k < max; j++) {
-		int i = (ws->cursor + j) % n;
+		int o = (ws->cursor + j) % n, i = ws->others[o];
 		struct ws_entry *e = &ws->e[i];
-		if (!e->kind || !e->enabled)
+		if (!e->enabled || e->belled)
 			continue;
 		bool ready = false;
 		switch (e->kind) {
 		case ZCAST_WS_SUB:
-			ready = zc_sub_ready(e->sub); /* at max_held it waits for a release */
+			ready = zc_sub_ready(e->sub);
 			break;
 		case ZCAST_WS_GUARD:
 			ready = atomic_load(&e->guard->pending) &&
@@ -253,15 +439,28 @@ static int collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max)
 		}
 		}
 		if (ready) {
-			ev[k].kind = e->kind;
-			ev[k].id = i;
-			ev[k].user = e->user;
-			k++;
-			last = i;
+			report(ev, &k, e, i);
+			last = o;
 		}
 	}
-	if (k)
+	if (last >= 0)
 		ws->cursor = (last + 1) % n;
+	return k;
+}
+
+/* Reports ready entries: the doorbell's and the others, taking turns at going first. */
+static int collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max)
+{
+	harvest(ws);
+	int k = 0;
+	ws->hot_first = !ws->hot_first;
+	if (ws->hot_first) {
+		k = collect_hot(ws, ev, k, max);
+		k = collect_others(ws, now, ev, k, max);
+	} else {
+		k = collect_others(ws, now, ev, k, max);
+		k = collect_hot(ws, ev, k, max);
+	}
 	return k;
 }
 
@@ -294,8 +493,12 @@ static void add_word(zcast_waitset *ws, uint32_t *n, uint64_t ka, uint64_t kb, _
 
 static void disarm(zcast_waitset *ws)
 {
-	for (int i = 0; i < ws->n; i++) {
-		struct ws_entry *e = &ws->e[i];
+	if (ws->bell_armed) {
+		ws->bell_armed = false;
+		atomic_store_explicit(&ws->bell.b->hdr->sleeping, 0, memory_order_seq_cst);
+	}
+	for (int j = 0; j < ws->n_others; j++) {
+		struct ws_entry *e = &ws->e[ws->others[j]];
 		if (!e->armed)
 			continue;
 		e->armed = false;
@@ -308,14 +511,38 @@ static void disarm(zcast_waitset *ws)
 	}
 }
 
-/* Arms every enabled entry. Returns false (all disarmed) when one turned out ready meanwhile. */
+/* Announces the sleep on the doorbell: read the word, set `sleeping`, then look at the ready set
+ * once more (a publisher sets its bit, then reads `sleeping`: one of us sees the other). Returns
+ * false (disarmed) when a bit is set. */
+static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
+{
+	struct zc_bell_hdr *h = ws->bell.b->hdr;
+	uint32_t v = atomic_load_explicit(&h->word, memory_order_seq_cst);
+	atomic_store_explicit(&h->sleeping, 1, memory_order_seq_cst);
+	ws->bell_armed = true;
+	for (uint32_t w = 0; w < ws->bell_words; w++)
+		if (atomic_load_explicit(&h->bits[w], memory_order_seq_cst))
+			return false;
+	if (ws->slice_ns > 0) { /* the shortest last-resort slice of a belled subscriber */
+		int64_t slice = zc_now_ns() + ws->slice_ns;
+		if (*until < 0 || *until > slice)
+			*until = slice;
+	}
+	add_word(ws, n, 0, (uint64_t)(uintptr_t)&h->word, &h->word, v, 0);
+	return true;
+}
+
+/* Arms the doorbell and every enabled entry without it. Returns false (all disarmed) when one
+ * turned out ready meanwhile. */
 static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 {
 	uint32_t n = 0;
 	memset(ws->hash, 0xff, ws->cap_hash * sizeof *ws->hash);
-	for (int i = 0; i < ws->n; i++) {
-		struct ws_entry *e = &ws->e[i];
-		if (!e->kind || !e->enabled)
+	if (ws->bell.b && ws->bell_words && !arm_bell(ws, &n, until))
+		goto ready;
+	for (int j = 0; j < ws->n_others; j++) {
+		struct ws_entry *e = &ws->e[ws->others[j]];
+		if (!e->enabled || e->belled)
 			continue;
 		_Atomic uint32_t *w;
 		uint32_t v;
@@ -379,6 +606,7 @@ int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_event *ev
 		int64_t until = deadline;
 		uint32_t n;
 		if (arm(ws, &n, &until)) {
+			ws->last_words = n;
 			int r = zc_mwait_wait(&ws->mw, ws->words, n, until);
 			disarm(ws);
 			if (r < 0 && r != ZCAST_ETIMEDOUT)
@@ -386,4 +614,14 @@ int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_event *ev
 		}
 		now = zc_now_ns(); /* timers compare against a clock read after the sleep: never early */
 	}
+}
+
+int zcast_waitset_last_words(const zcast_waitset *ws)
+{
+	return ws ? (int)ws->last_words : ZCAST_EINVAL;
+}
+
+int zcast_doorbell_gc(void)
+{
+	return zc_bell_sweep();
 }

@@ -1,6 +1,7 @@
 /* Wake-ups: who sleeps on which word, and the wake that is owed.
  *
- * Subscribers sleep on the topic's `notify` word (RR members on their record's `wake` word),
+ * Subscribers sleep on the topic's `notify` word (RR members on their record's `wake` word, wait
+ * sets on their doorbell, doorbell.c),
  * publishers waiting for queue room on `space`, loaners on their pool's `freed` word. A sleeper
  * announces itself before its last check, so a waker pays a syscall only when someone sleeps.
  *
@@ -12,6 +13,7 @@
 #include <limits.h>
 
 #include "internal.h"
+#include "doorbell.h"
 
 void zc_wake_space(struct zc_topic_hdr *h)
 {
@@ -58,13 +60,20 @@ void zc_wake_all(struct zc_topic *t)
 	atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);
 	zc_futex_wake(&h->notify, INT_MAX);
 	uint32_t hi = atomic_load(&h->sub_hi);
+	struct zc_bell_batch bells = {0};
 	for (uint32_t k = 0; k < hi && k < t->max_subs; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
 		if (ZC_READ_ONCE(r->policy) == ZCAST_POLICY_BALANCE_RR && atomic_load(&r->sleeping)) {
 			atomic_fetch_add(&r->wake, 1);
 			zc_futex_wake(&r->wake, INT_MAX);
 		}
+		/* A wait set's doorbell: its bit says "check this subscriber" (a push whose bit a
+		 * killed publisher never set, a member that joined and must be watched). */
+		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_relaxed);
+		if (bell && atomic_load(&r->state) != ZC_REC_FREE)
+			zc_bell_batch_ring(&bells, bell, t->mode);
 	}
+	zc_bell_batch_wake(&bells); /* one wake per sleeping wait set */
 }
 
 uint64_t zc_wake_owe(struct zc_topic_hdr *h)

@@ -15,6 +15,9 @@ for s in zcast floor; do
 		"$BIN" --system $s --case fanout --name fanout_S2 --size 1K --subs 2 --rate 1000 --samples 50 \
 			--warmup 5 --out "$OUT/raw/part$k"
 	done
+	# wait set, one busy topic among 4 (zcast: the doorbell; floor: one futex word)
+	"$BIN" --system $s --case waitset --name wake_T4 --topics 4 --busy 1 --size 64 --rate 2000 \
+		--samples 100 --out "$OUT/raw"
 	"$BIN" --system $s --case join --name join_M8 --members 8 --samples 30 --warmup 5 --out "$OUT/raw"
 	"$BIN" --system $s --case join_collide --name join_collide_1MiB --size 1M --rate 2000 --samples 400 \
 		--warmup 10 --out "$OUT/raw"
@@ -33,6 +36,7 @@ for sys_ in ("zcast", "floor"):
     eq(sys_ + " ack samples", a["samples"], 200)
     eq(sys_ + " ack oneway samples (both directions)", a["oneway_samples"], 400)
     eq(sys_ + " ack faults", a["minflt_per_msg"] >= 0, True)
+    eq(sys_ + " wake_T4 E2E samples (100 x 2 subs)", s["wake_T4"][sys_]["samples"], 200)
     f = s["fanout_S2"][sys_]
     eq(sys_ + " fanout rounds", f["rounds"], 2)
     eq(sys_ + " fanout E2E samples (2 rounds x 50 x 2 subs)", f["samples"], 200)

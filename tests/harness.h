@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "zcast/zcast.h"
+#include "zcast/waitset.h"
 
 #define ZT_SKIP 77
 #define ZT_MAX_CHILDREN 256
@@ -65,6 +66,7 @@ static inline void zt_cleanup(void)
 	}
 	if (d)
 		closedir(d);
+	zcast_doorbell_gc(); /* wait sets of children that died (only dead owners' files) */
 }
 
 static inline void zt_kill_children(void)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zcast/waitset.h>
+
 #include "cli.h"
 
 struct gc_out {
@@ -101,8 +103,12 @@ static int run_gc(struct cli *c)
 	} else {
 		r = gc_topic(&g, c->pos[0], dry);
 	}
+	/* Doorbell files of wait sets whose process died (not per domain: only dead owners'). */
+	int bells = dry ? 0 : zcast_doorbell_gc();
 	if (c->json)
-		printf("],\"reclaimed\":%d}\n", g.reclaimed);
+		printf("],\"reclaimed\":%d,\"doorbells_removed\":%d}\n", g.reclaimed, bells > 0 ? bells : 0);
+	else if (bells > 0)
+		printf("removed %d doorbell file(s) of wait sets whose process died\n", bells);
 	if (r < 0)
 		return cli_fail(c, r);
 	if (!c->json && g.dead == 0)
@@ -126,7 +132,9 @@ const struct cli_cmd cmd_gc = {
     .summary = "reclaim members of crashed processes (--dry-run: only tell)",
     .details = "A member is dead when its process no longer holds the lock on its record (the\n"
 	       "kernel drops it when a process dies, whatever the PID is reused for). Reclaiming\n"
-	       "releases its queued and held messages and loans, and frees its record.\n",
+	       "releases its queued and held messages and loans, and frees its record. Without\n"
+	       "--dry-run it also removes the doorbell files of wait sets whose process died\n"
+	       "(/dev/shm/zcast-bell.*).\n",
     .opts = gc_opts,
     .min_pos = 0,
     .max_pos = 1,

@@ -2,9 +2,10 @@
  * @brief Wait sets, guards, pollable subscriber descriptors and graph events (docs/WAITSETS.md).
  *
  * A process with many subscriptions waits for all of them in one call: zcast_waitset_wait() sleeps
- * on the futex words of every attached subscriber (subscribers of one topic share one word), guard,
- * graph word and the nearest timer. Publishers keep the usual wake rule: no syscall for a
- * busy subscriber, one FUTEX_WAKE per topic for sleeping broadcast subscribers.
+ * on the wait set's doorbell (one futex word, whatever the number of subscribers) plus one word per
+ * guard and graph entry, until the nearest timer. A publisher that queues a message for an attached
+ * subscriber marks it ready in the doorbell and makes a syscall only if the wait set sleeps: one
+ * FUTEX_WAKE per sleeping wait set, none for a busy one. The wait dispatches only what is ready.
  *
  * Thread safety
  *  - zcast_waitset: one thread at a time (add, remove, enable, wait). Attached handles must stay open
@@ -82,6 +83,16 @@ ZCAST_API int zcast_waitset_enable(zcast_waitset *ws, int id, int enabled);
  * stay ready for the next call; the scan starts after the last reported entry, so none starves. */
 ZCAST_API int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_event *events,
 				 int max);
+
+/** The number of futex words the last sleep of zcast_waitset_wait waited on (0 before any sleep):
+ * 1 for a wait set of subscribers of any number that all ring its doorbell, plus one per guard,
+ * graph entry and subscriber without the doorbell (see docs/WAITSETS.md). For tests and tuning. */
+ZCAST_API int zcast_waitset_last_words(const zcast_waitset *ws);
+
+/** Removes the doorbell files (/dev/shm/zcast-bell.PID.N) of wait sets whose process died; returns
+ * how many, or a negative code. A live process's doorbell is never touched. `zcast gc` calls it;
+ * creating a wait set's doorbell and reclaiming a dead subscriber do it too. */
+ZCAST_API int zcast_doorbell_gc(void);
 
 /* ---- pollable descriptors ---- */
 

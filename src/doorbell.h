@@ -1,0 +1,93 @@
+/* Doorbells: one small segment per wait set, so that a wait on many subscribers sleeps on one futex
+ * word and wakes up knowing which of them fired (docs/WAITSETS.md, "The doorbell").
+ *
+ * The owner (a wait set) creates /dev/shm/zcast-bell.<pid>.<serial> and writes a reference to it
+ * (ZC_BELL_REF, layout.h) into the record of every subscriber it waits for. A publisher that pushes
+ * a message to such a subscriber sets the subscriber's bit in the doorbell's ready set and, only if
+ * the owner sleeps, bumps the doorbell word and wakes it after unlocking (an owed wake, like the
+ * topic word's). A ringer trusts nothing of the doorbell's: the reference is read once, the file is
+ * checked (fstat: owner, mode, exactly ZC_BELL_SIZE bytes) before it is mapped, and the bit is
+ * range checked; a wrong reference can only ring somebody's doorbell for nothing. */
+#ifndef ZC_DOORBELL_H
+#define ZC_DOORBELL_H
+
+#include "internal.h"
+
+/* One mapped doorbell, shared by every user in this process (refcounted). */
+struct zc_bell {
+	_Atomic int refs;
+	uint64_t key; /* ZC_BELL_REF_KEY: pid and serial */
+	struct zc_bell_hdr *hdr;
+	struct zc_bell *next; /* the process's table of mapped doorbells */
+	bool owned;	      /* one of this process's own wait sets */
+};
+
+/* ---- the owner: a wait set ---- */
+struct zc_bell_own {
+	struct zc_bell *b;
+	int fd;		   /* holds the liveness lock (byte 0) */
+	unsigned fork_gen; /* a forked child lets go of its parent's doorbell without touching it */
+	char name[64];
+};
+/* Creates this process's next doorbell (removing dead ones first). 0 or a negative code. */
+ZC_HIDDEN int zc_bell_create(struct zc_bell_own *o);
+/* Marks it closed, unlinks it and drops the liveness lock. */
+ZC_HIDDEN void zc_bell_destroy(struct zc_bell_own *o);
+static inline uint64_t zc_bell_ref(const struct zc_bell_own *o, uint32_t bit)
+{
+	return (o->b->key << 16) | bit;
+}
+
+/* ---- ringers ---- */
+/* The doorbell `key` names, mapped after the trust checks (`mode`: the caller's topic.mode), with
+ * a reference; NULL when it cannot be used. */
+ZC_HIDDEN struct zc_bell *zc_bell_get(uint64_t key, unsigned mode);
+ZC_HIDDEN void zc_bell_put(struct zc_bell *b);
+static inline bool zc_bell_closed(const struct zc_bell *b)
+{
+	return atomic_load_explicit(&b->hdr->closed, memory_order_relaxed) != 0;
+}
+/* Sets `bit` (< ZC_BELL_BITS) after the push it announces. Returns true when the owner sleeps:
+ * the caller bumps the word (zc_bell_bump) and wakes it. Pairs with the owner's "announce, then
+ * check the ready set" (seq_cst on both sides: one of the two sees the other). */
+static inline bool zc_bell_set(struct zc_bell *b, uint32_t bit)
+{
+	atomic_fetch_or_explicit(&b->hdr->bits[bit / 64], 1ull << (bit % 64), memory_order_seq_cst);
+	return atomic_load_explicit(&b->hdr->sleeping, memory_order_seq_cst) != 0;
+}
+static inline void zc_bell_bump(struct zc_bell *b)
+{
+	atomic_fetch_add_explicit(&b->hdr->word, 1, memory_order_seq_cst);
+}
+ZC_HIDDEN void zc_bell_wake(struct zc_bell *b);
+/* Rings the doorbell a subscriber record's reference names, now (wakes included): the slow path
+ * of releases. */
+ZC_HIDDEN void zc_bell_ring_ref(uint64_t ref, unsigned mode);
+/* Ringing many records at once (owed wakes, repairs, joins): bits set at once, each sleeping
+ * doorbell bumped and woken once, by zc_bell_batch_wake. */
+#define ZC_BELL_BATCH 32
+struct zc_bell_batch {
+	uint32_t n;
+	struct zc_bell *b[ZC_BELL_BATCH];
+};
+ZC_HIDDEN void zc_bell_batch_ring(struct zc_bell_batch *bb, uint64_t ref, unsigned mode);
+ZC_HIDDEN void zc_bell_batch_wake(struct zc_bell_batch *bb);
+
+/* ---- a publisher's cache (publish.c): one entry per subscriber record, no lock, no syscall
+ * while the references stay the same ---- */
+/* Under the topic lock, after pushing to subscriber k whose record holds `ref`: sets its bit and,
+ * if the owner sleeps, bumps the word and remembers the doorbell for zc_bell_wake_pending. */
+ZC_HIDDEN void zc_bell_push(zcast_pub *p, uint32_t k, uint64_t ref);
+/* Doorbells zc_bell_push found asleep (the wake is then owed). */
+ZC_HIDDEN uint32_t zc_bell_pending(const zcast_pub *p);
+/* After the unlock: wakes them. */
+ZC_HIDDEN void zc_bell_wake_pending(zcast_pub *p);
+ZC_HIDDEN void zc_bell_cache_free(zcast_pub *p);
+
+/* ---- cleanup: a doorbell's file outlives a killed owner until somebody removes it ---- */
+/* Removes the doorbell `ref` names if its owner is gone (its lock is free). */
+ZC_HIDDEN void zc_bell_reap(uint64_t ref);
+/* Removes every doorbell file whose owner is gone; returns how many. */
+ZC_HIDDEN int zc_bell_sweep(void);
+
+#endif
