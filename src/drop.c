@@ -44,6 +44,7 @@ bool zc_slot_try_free(struct zc_pool_map *m, uint32_t i, uint64_t gen)
 bool zc_slot_release_bit(struct zc_pool_map *m, uint32_t i, uint32_t bit, uint64_t gen)
 {
 	struct zc_slot_hdr *s = zc_slot(m, i);
+	ZC_TSAN_RELEASE(&s->state); /* our reads of the payload end here (see internal.h) */
 	atomic_fetch_and_explicit(&s->bits[bit / 64], ~(1ull << (bit % 64)), memory_order_seq_cst);
 	ZC_CRASH("release:after-clear");
 	return zc_slot_try_free(m, i, gen);

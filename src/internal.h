@@ -17,6 +17,27 @@
 #include "zcast/zcast.h"
 
 #define ZC_HIDDEN __attribute__((visibility("hidden")))
+
+/* ThreadSanitizer sees the synchronisation of one process only. A slot handed from a reader in this
+ * process to a writer in this process through another process (it clears the last holder bit and
+ * frees the slot) looks like a race to it: the release of the bit and the acquire of the loan are
+ * told to it explicitly, on the slot's state word. */
+#if defined(__SANITIZE_THREAD__)
+#define ZC_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ZC_TSAN 1
+#endif
+#endif
+#ifdef ZC_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define ZC_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
+#define ZC_TSAN_RELEASE(p) __tsan_release((void *)(p))
+#else
+#define ZC_TSAN_ACQUIRE(p) ((void)0)
+#define ZC_TSAN_RELEASE(p) ((void)0)
+#endif
 #define ZC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* One load of a field another process (or another handle of ours, through the same mapping) may
  * write. A plain load of shared memory may be repeated by the compiler (it assumes nobody else

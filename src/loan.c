@@ -23,6 +23,7 @@ static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 			memory_order_acq_rel, memory_order_relaxed))
 			continue;
 		ZC_CRASH("loan:after-cas");
+		ZC_TSAN_ACQUIRE(&s->state); /* after every holder's reads (see internal.h) */
 		zcast_msg *msg = malloc(sizeof *msg);
 		if (!msg) {
 			zc_slot_free(m, i, ZC_SLOT_LOANED, ZC_STATE_GEN(w));
