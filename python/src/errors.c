@@ -151,7 +151,7 @@ int pz_wait_sliced(pz_wait_fn fn, void *ctx, PyObject *timeout)
 		Py_BEGIN_ALLOW_THREADS
 		e = fn(ctx, slice);
 		Py_END_ALLOW_THREADS
-		if (e != ZCAST_ETIMEDOUT || slice == left)
+		if (e != ZCAST_ETIMEDOUT || (t >= 0 && slice == left))
 			return e;
 		if (PyErr_CheckSignals() < 0)
 			return INT_MIN;

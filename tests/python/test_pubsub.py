@@ -200,3 +200,20 @@ def test_balance_rr_group_shares_messages():
         for _ in range(4):
             pub.publish(pub.loan(1))
         assert w1.queued + w2.queued == 4 and w1.queued == 2
+
+
+def test_waits_without_timeout_outlast_the_signal_slices():
+    """Forever waits are cut in 100 ms slices (so Ctrl-C works); they must not end at a slice."""
+    with zcast.Publisher("/forever") as pub, zcast.Subscriber("/forever") as sub:
+        threading.Timer(0.35, lambda: pub.publish(pub.loan(3))).start()
+        assert sub.wait() is True
+        threading.Timer(0.35, lambda: pub.publish(pub.loan(4))).start()
+        sub.take().release()
+        msg = sub.receive()
+        assert msg is not None and msg.size == 4
+        msg.release()
+        ws = zcast.WaitSet()
+        ws.add(sub)
+        threading.Timer(0.35, lambda: pub.publish(pub.loan(5))).start()
+        assert ws.wait() == [sub]
+        del ws  # detaches the subscriber, which can then be closed
