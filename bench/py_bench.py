@@ -2,7 +2,7 @@
 """Python benchmark (docs/BENCHMARKS.md, "Python"): acked one-way latency between a C and a Python
 process in every direction, against C -> C in the same run.
 
-    bench/py_bench.py --build-dir BUILD --out DIR [--quick]
+    bench/py_bench.py --build-dir BUILD --out DIR [--quick] [--no-pin]
 
 Cases: raw 64 B, raw 1 MiB and typed sensor_msgs/Image 1 MB (1000 x 1000 mono8), each as c->c,
 py->c, c->py, py->py (bench/py_peer.c and bench/py_peer.py). Runs are interleaved in 3 rounds with
@@ -70,10 +70,11 @@ def main():
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--no-pin", action="store_true", help="do not pin the two processes")
     a = ap.parse_args()
     per_round = 100 if a.quick else 1000
     allowed = sorted(os.sched_getaffinity(0))
-    cpus = (allowed[0], allowed[1]) if len(allowed) >= 2 else (None, None)
+    cpus = (allowed[0], allowed[1]) if len(allowed) >= 2 and not a.no_pin else (None, None)
     runs = [(c, s, r) for c in CASES for s, r in DIRECTIONS]
     pooled = {}
     run_id = 0
