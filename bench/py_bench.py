@@ -114,10 +114,10 @@ def us(ns):
 def report(summary, cmd, cpus):
     L = ["## Python (bench/py_bench.py)", "",
          "Acked one-way latency (µs, CLOCK_MONOTONIC stamp before the loan → message taken), "
-         "sender and receiver processes pinned to CPUs %s and %s, 3 interleaved rounds pooled. "
+         "sender and receiver processes %s, 3 interleaved rounds pooled. "
          "`zero copy` = messages whose pool location (device, inode, offset) was the same in "
-         "sender and receiver; all of them ⇒ bytes copied 0. Command: `%s`." % (cpus[0], cpus[1],
-                                                                                   cmd), "",
+         "sender and receiver; all of them ⇒ bytes copied 0. Command: `%s`." % (
+             "not pinned" if cpus[0] is None else "pinned to CPUs %s and %s" % cpus, cmd), "",
          "| case | direction | p50 | p90 | p99 | p99.9 | max | samples | p50 / c→c | zero copy | bytes copied |",
          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key, s in summary.items():
