@@ -229,3 +229,16 @@ def test_pointcloud_sequence_of_messages():
         assert [f.name for f in r.fields] == ["x", "y", "z"]
         assert [f.offset for f in r.fields] == [0, 4, 8]
         assert (r.data.view(np.float32) == np.arange(12)).all() and r.is_dense is True
+
+
+def test_malformed_message_is_refused_and_released():
+    """An untyped member (it matches any type) publishes bytes that are no valid Image: take
+    raises Corrupt (naming the type), never reads outside the message, and drops it."""
+    with zcast.Subscriber("/bad", type="sensor_msgs/Image") as sub, \
+            zcast.Publisher("/bad", slot_count=2) as raw:
+        m = raw.loan(16)
+        memoryview(m)[:] = bytes([0, 0, 0, 0, 0, 1, 0, 0]) + b"\xff" * 8  # header, then garbage
+        raw.publish(m)
+        with pytest.raises(zcast.Corrupt, match="sensor_msgs/msg/Image"):
+            sub.take()
+        assert zcast.topic_stat("/bad")["slots_free"] == 2
