@@ -299,6 +299,15 @@ static PyObject *message_to_dict(PzMessage *msg, PyObject *unused)
 	return pz_view_to_dict(msg, msg->type, msg->off, msg->aux, msg->bounds);
 }
 
+static PyObject *message_raw(PzMessage *msg, PyObject *name)
+{
+	if (pz_message_check(msg) < 0)
+		return NULL;
+	if (!msg->type)
+		return pz_raisef(ZCAST_EINVAL, "raw: the message is untyped (use memoryview(msg))");
+	return pz_view_raw(msg, msg->type, msg->off, msg->aux, msg->bounds, name);
+}
+
 static PyObject *message_dir(PzMessage *msg, PyObject *unused)
 {
 	(void)unused;
@@ -330,6 +339,9 @@ static PyMethodDef message_methods[] = {
      "the member."},
     {"to_dict", (PyCFunction)message_to_dict, METH_NOARGS,
      "Typed messages: every member as a dict (arrays as numpy copies)."},
+    {"raw", (PyCFunction)message_raw, METH_O,
+     "Typed messages: raw(member) is the bytes of a string or primitive array member, as a "
+     "memoryview of the message (no copy)."},
     {"__dir__", (PyCFunction)message_dir, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

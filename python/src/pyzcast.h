@@ -91,6 +91,8 @@ int pz_view_setattr(PzMessage *msg, const zcast_cdr_type *t, const uint32_t *off
 		    const uint32_t *aux, const uint32_t *bounds, PyObject *name, PyObject *value);
 PyObject *pz_view_set_len(PzMessage *msg, const zcast_cdr_type *t, const uint32_t *off,
 			  const uint32_t *aux, const uint32_t *bounds, PyObject *args);
+PyObject *pz_view_raw(PzMessage *msg, const zcast_cdr_type *t, const uint32_t *off,
+		      const uint32_t *aux, const uint32_t *bounds, PyObject *name);
 PyObject *pz_view_dir(const zcast_cdr_type *t);
 PyObject *pz_view_to_dict(PzMessage *msg, const zcast_cdr_type *t, const uint32_t *off,
 			  const uint32_t *aux, const uint32_t *bounds);

@@ -208,9 +208,11 @@ static Py_ssize_t copy_values(const zcast_cdr_field *f, uint8_t *dst, uint32_t n
 			      PyObject *value)
 {
 	PyObject *np = numpy_module();
-	PyObject *arr =
-	    np ? PyObject_CallMethod(np, "ascontiguousarray", "Os", value, dtypes[f->kind])
-	       : Py_NewRef(value);
+	/* bytes-likes are raw bytes of the member's type; anything else is values numpy converts */
+	int raw = PyBytes_Check(value) || PyByteArray_Check(value) || PyMemoryView_Check(value);
+	PyObject *arr = !np ? Py_NewRef(value)
+			    : PyObject_CallMethod(np, raw ? "frombuffer" : "ascontiguousarray",
+						  "Os", value, dtypes[f->kind]);
 	if (!arr)
 		return -1;
 	Py_buffer b;
@@ -225,7 +227,7 @@ static Py_ssize_t copy_values(const zcast_cdr_field *f, uint8_t *dst, uint32_t n
 			  seq ? "its bound is" : "it has", n);
 		r = -1;
 	} else {
-		memcpy(dst, b.buf, (size_t)b.len);
+		memmove(dst, b.buf, (size_t)b.len); /* the source may be this message */
 	}
 	PyBuffer_Release(&b);
 	Py_DECREF(arr);
@@ -479,6 +481,42 @@ PyObject *pz_view_set_len(PzMessage *msg, const zcast_cdr_type *t, const uint32_
 	return get_member(&c, f, k);
 }
 
+/* The bytes of a string or of an array/sequence of primitives, as a memoryview of the message's
+ * memory (zero copy; writable on loans — a string's length does not change through it). */
+PyObject *pz_view_raw(PzMessage *msg, const zcast_cdr_type *t, const uint32_t *off,
+		      const uint32_t *aux, const uint32_t *bounds, PyObject *name)
+{
+	vctx c = {msg, t, off, aux, bounds};
+	uint32_t k;
+	const zcast_cdr_field *f = find(t, name, &k);
+	if (!f)
+		return NULL;
+	uint32_t at = off[k], n = aux[k], es = zcast_cdr_kind_size(f->kind);
+	if (f->kind == ZCAST_CDR_STRING && f->shape == ZCAST_CDR_ONE) {
+		if (msg->loan) {
+			uint32_t len = load32(msg->base + at); /* read once, clamped */
+			len = len ? len - 1 : 0;
+			n = len > aux[k] ? aux[k] : len;
+			at += 4;
+		}
+		es = 1;
+	} else if (!es || f->shape == ZCAST_CDR_ONE) {
+		return pz_raisef(ZCAST_EINVAL,
+				 "raw: member %s is not a string or an array of "
+				 "primitives",
+				 f->name);
+	} else if (msg->loan) {
+		uint32_t cap;
+		n = w_count(&c, f, k, &cap);
+		if (f->shape == ZCAST_CDR_SEQUENCE)
+			at = zcast_cdr_align_(at + 4, es);
+	}
+	PyObject *span = pz_span_new(msg, (size_t)(msg->base - msg->data) + at, (size_t)n * es);
+	PyObject *mv = span ? PyMemoryView_FromObject(span) : NULL;
+	Py_XDECREF(span);
+	return mv;
+}
+
 PyObject *pz_view_dir(const zcast_cdr_type *t)
 {
 	PyObject *list = PyList_New(t->n_fields);
@@ -582,6 +620,13 @@ static PyObject *view_to_dict(PzView *v, PyObject *unused)
 	return pz_view_to_dict(v->msg, v->t, v->off, v->aux, v->bounds);
 }
 
+static PyObject *view_raw(PzView *v, PyObject *name)
+{
+	if (pz_message_check(v->msg) < 0)
+		return NULL;
+	return pz_view_raw(v->msg, v->t, v->off, v->aux, v->bounds, name);
+}
+
 static PyObject *view_dir(PzView *v, PyObject *unused)
 {
 	(void)unused;
@@ -597,6 +642,8 @@ static PyMethodDef view_methods[] = {
     {"set_len", (PyCFunction)view_set_len, METH_VARARGS,
      "set_len(member, n): sets a sequence's length on a loan; returns the member."},
     {"to_dict", (PyCFunction)view_to_dict, METH_NOARGS, "Every member as a dict (copies)."},
+    {"raw", (PyCFunction)view_raw, METH_O,
+     "raw(member): the bytes of a string or primitive array member, as a memoryview (no copy)."},
     {"__dir__", (PyCFunction)view_dir, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

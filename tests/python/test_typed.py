@@ -242,3 +242,24 @@ def test_malformed_message_is_refused_and_released():
         with pytest.raises(zcast.Corrupt, match="sensor_msgs/msg/Image"):
             sub.take()
         assert zcast.topic_stat("/bad")["slots_free"] == 2
+
+
+def test_raw_member_bytes_without_copy():
+    with zcast.Publisher("/raw", type="sensor_msgs/Image", bounds=IMAGE_BOUNDS) as pub, \
+            zcast.Subscriber("/raw", type="sensor_msgs/Image") as sub:
+        img = pub.loan_typed()
+        img.header.frame_id = "frame"
+        with img.header.raw("frame_id") as b:
+            b[0:1] = b"F"  # in place; the length stays
+        img.data = bytes(range(6))
+        with img.raw("data") as d:
+            assert bytes(d) == bytes(range(6))
+        with pytest.raises(zcast.InvalidArgument):
+            img.raw("width")
+        pub.publish(img)
+        got = sub.take()
+        with got.header.raw("frame_id") as b:
+            assert bytes(b) == b"Frame" and b.readonly
+        assert got.header.frame_id == "Frame"
+        with got.raw("data") as d:
+            assert d.readonly and bytes(d) == bytes(range(6))
