@@ -7,22 +7,17 @@ needs Debian's python3-rosidl and python3-empy (run with /usr/bin/python3).
 import glob
 import os
 import subprocess
+import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shipped_types  # noqa: E402  (python/shipped_types.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MSGGEN_PYTHON = os.environ.get("ZCAST_MSGGEN_PYTHON", "/usr/bin/python3")
-
-
-def shipped_types():
-    """Every .msg of the tree's msg/ as pkg/Name (src/types.c compiles them all in)."""
-    names = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "msg", "*", "msg", "*.msg"))):
-        pkg = os.path.basename(os.path.dirname(os.path.dirname(path)))
-        names.append(pkg + "/" + os.path.splitext(os.path.basename(path))[0])
-    return names
 
 
 class BuildExt(build_ext):
@@ -30,8 +25,11 @@ class BuildExt(build_ext):
         if not os.path.isdir(os.path.join(ROOT, "src")):
             raise SystemExit("zcast's python/ builds inside a zcast source tree (../src missing)")
         gen = os.path.abspath(os.path.join(self.build_temp, "zcast_msgs"))
+        msg = os.path.join(ROOT, "msg")
+        names = ["%s/%s" % t for t in shipped_types.shipped_types(msg)]
         subprocess.check_call([MSGGEN_PYTHON, os.path.join(ROOT, "tools", "zcast-msggen"),
-                               "-I", os.path.join(ROOT, "msg"), "-o", gen] + shipped_types())
+                               "-I", msg, "-o", gen] + names)
+        shipped_types.write(msg, os.path.join(gen, "shipped_types.h"))
         for ext in self.extensions:
             ext.include_dirs.append(gen)
             # The library's sources, outside this directory: added here, not to setup() (whose
