@@ -26,6 +26,18 @@ int pz_message_check(PzMessage *msg)
 	return -1;
 }
 
+int pz_members_check(PzMessage *msg)
+{
+	if (pz_message_check(msg) < 0)
+		return -1;
+	if (msg->compacted) {
+		pz_raisef(ZCAST_ESTALE, "the typed loan was compacted for a publish that failed: "
+					"publish it again or release it (its members moved)");
+		return -1;
+	}
+	return 0;
+}
+
 /* Drops our reference: the last drop of a received message releases the hold, of a loan returns
  * the slot. */
 static void drop_now(PzMessage *msg)
@@ -281,7 +293,7 @@ static PyObject *message_resize(PzMessage *msg, PyObject *arg)
 
 static PyObject *message_set_len(PzMessage *msg, PyObject *args)
 {
-	if (pz_message_check(msg) < 0)
+	if (pz_members_check(msg) < 0)
 		return NULL;
 	if (!msg->type || !msg->loan || msg->compacted)
 		return pz_raisef(ZCAST_EINVAL,
@@ -292,7 +304,7 @@ static PyObject *message_set_len(PzMessage *msg, PyObject *args)
 static PyObject *message_to_dict(PzMessage *msg, PyObject *unused)
 {
 	(void)unused;
-	if (pz_message_check(msg) < 0)
+	if (pz_members_check(msg) < 0)
 		return NULL;
 	if (!msg->type)
 		return pz_raisef(ZCAST_EINVAL, "to_dict: the message is untyped");
@@ -301,7 +313,7 @@ static PyObject *message_to_dict(PzMessage *msg, PyObject *unused)
 
 static PyObject *message_raw(PzMessage *msg, PyObject *name)
 {
-	if (pz_message_check(msg) < 0)
+	if (pz_members_check(msg) < 0)
 		return NULL;
 	if (!msg->type)
 		return pz_raisef(ZCAST_EINVAL, "raw: the message is untyped (use memoryview(msg))");
@@ -416,7 +428,7 @@ static int field_named(const zcast_cdr_type *t, PyObject *name)
 static PyObject *message_getattro(PzMessage *msg, PyObject *name)
 {
 	if (msg->type && field_named(msg->type, name)) {
-		if (pz_message_check(msg) < 0)
+		if (pz_members_check(msg) < 0)
 			return NULL;
 		return pz_view_getattr(msg, msg->type, msg->off, msg->aux, msg->bounds, name);
 	}
@@ -426,7 +438,7 @@ static PyObject *message_getattro(PzMessage *msg, PyObject *name)
 static int message_setattro(PzMessage *msg, PyObject *name, PyObject *value)
 {
 	if (msg->type && field_named(msg->type, name)) {
-		if (pz_message_check(msg) < 0)
+		if (pz_members_check(msg) < 0)
 			return -1;
 		return pz_view_setattr(msg, msg->type, msg->off, msg->aux, msg->bounds, name,
 				       value);

@@ -73,6 +73,9 @@ extern PyTypeObject PzMessage_Type;
 PyObject *pz_message_new(zcast_msg *m, int loan, PyObject *owner);
 /* 0 if the message may be used; else raises (published, released, busy) and returns -1. */
 int pz_message_check(PzMessage *msg);
+/* As pz_message_check, and the members of a typed loan are where they were laid out (not
+ * compacted by a publish that then failed). */
+int pz_members_check(PzMessage *msg);
 /* Drops the hold (or defers it to the last exported buffer). */
 void pz_message_release(PzMessage *msg);
 /* Typed: sets up the reader (received) view; 0 or raises. */

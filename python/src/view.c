@@ -593,21 +593,21 @@ static PyObject *view_getattro(PzView *v, PyObject *name)
 		PyErr_Clear();
 		return PyObject_GenericGetAttr((PyObject *)v, name);
 	}
-	if (pz_message_check(v->msg) < 0)
+	if (pz_members_check(v->msg) < 0)
 		return NULL;
 	return pz_view_getattr(v->msg, v->t, v->off, v->aux, v->bounds, name);
 }
 
 static int view_setattro(PzView *v, PyObject *name, PyObject *value)
 {
-	if (pz_message_check(v->msg) < 0)
+	if (pz_members_check(v->msg) < 0)
 		return -1;
 	return pz_view_setattr(v->msg, v->t, v->off, v->aux, v->bounds, name, value);
 }
 
 static PyObject *view_set_len(PzView *v, PyObject *args)
 {
-	if (pz_message_check(v->msg) < 0)
+	if (pz_members_check(v->msg) < 0)
 		return NULL;
 	return pz_view_set_len(v->msg, v->t, v->off, v->aux, v->bounds, args);
 }
@@ -615,14 +615,14 @@ static PyObject *view_set_len(PzView *v, PyObject *args)
 static PyObject *view_to_dict(PzView *v, PyObject *unused)
 {
 	(void)unused;
-	if (pz_message_check(v->msg) < 0)
+	if (pz_members_check(v->msg) < 0)
 		return NULL;
 	return pz_view_to_dict(v->msg, v->t, v->off, v->aux, v->bounds);
 }
 
 static PyObject *view_raw(PzView *v, PyObject *name)
 {
-	if (pz_message_check(v->msg) < 0)
+	if (pz_members_check(v->msg) < 0)
 		return NULL;
 	return pz_view_raw(v->msg, v->t, v->off, v->aux, v->bounds, name);
 }

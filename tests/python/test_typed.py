@@ -263,3 +263,20 @@ def test_raw_member_bytes_without_copy():
         assert got.header.frame_id == "Frame"
         with got.raw("data") as d:
             assert d.readonly and bytes(d) == bytes(range(6))
+
+
+def test_publish_retry_after_queue_full_sends_the_compacted_loan():
+    with zcast.Publisher("/retry", type="std_msgs/String", bounds={"data": 32}) as pub, \
+            zcast.Subscriber("/retry", type="std_msgs/String", queue_depth=1) as sub:
+        first = pub.loan_typed()
+        first.data = "one"
+        pub.publish(first)
+        m = pub.loan_typed()
+        m.data = "two"  # shorter than its bound: publish moves bytes
+        with pytest.raises(zcast.QueueFull):
+            pub.publish(m)
+        with pytest.raises(zcast.Stale, match="compacted"):
+            m.data  # members moved: no stale offsets are used
+        assert sub.take().data == "one"
+        pub.publish(m)  # published as compacted, not compacted twice
+        assert sub.take().data == "two"
