@@ -471,7 +471,6 @@ PyTypeObject PzMessage_Type = {
     .tp_getset = message_getset,
 };
 
-int pz_message_types_init(PyObject *module);
 int pz_message_types_init(PyObject *module)
 {
 	info_type = PyStructSequence_NewType(&info_desc);

@@ -1,8 +1,6 @@
 /* zcast._zcast: the native module behind `import zcast` (docs/PYTHON.md). */
 #include "pyzcast.h"
 
-int pz_message_types_init(PyObject *module);
-
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "zcast._zcast",

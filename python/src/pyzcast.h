@@ -71,6 +71,8 @@ typedef struct PzMessage {
 
 extern PyTypeObject PzMessage_Type;
 PyObject *pz_message_new(zcast_msg *m, int loan, PyObject *owner);
+/* Adds Message and MessageInfo to the module. */
+int pz_message_types_init(PyObject *module);
 /* 0 if the message may be used; else raises (published, released, busy) and returns -1. */
 int pz_message_check(PzMessage *msg);
 /* As pz_message_check, and the members of a typed loan are where they were laid out (not
