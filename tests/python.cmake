@@ -35,6 +35,6 @@ foreach(t ${ZT_PY_TESTS})
   get_filename_component(n ${t} NAME_WE)
   string(REGEX REPLACE "^test_" "python_" n ${n})
   add_test(NAME ${n} COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${t})
-  set_tests_properties(${n} PROPERTIES TIMEOUT 300 ENVIRONMENT "${ZT_PY_ENV}" LABELS python
+  set_tests_properties(${n} PROPERTIES TIMEOUT 600 ENVIRONMENT "${ZT_PY_ENV}" LABELS python
     REQUIRED_FILES $<TARGET_FILE:zcast_python>)
 endforeach()

@@ -280,3 +280,14 @@ def test_publish_retry_after_queue_full_sends_the_compacted_loan():
         assert sub.take().data == "one"
         pub.publish(m)  # published as compacted, not compacted twice
         assert sub.take().data == "two"
+
+
+def test_fixed_size_types_need_no_bounds(test_types):
+    with zcast.Publisher("/fx", type="zcast_test/Fixed") as pub, \
+            zcast.Subscriber("/fx", type="zcast_test/Fixed") as sub:
+        m = pub.loan_typed()
+        m.a, m.b, m.c = 255, -2.5, 65535
+        m.v = {"x": 1.0, "y": -1.0, "z": 0.25}
+        pub.publish(m)
+        assert sub.take().to_dict() == {"a": 255, "b": -2.5, "c": 65535,
+                                        "v": {"x": 1.0, "y": -1.0, "z": 0.25}}
