@@ -531,6 +531,9 @@ def main():
     for p in ("payload_transport.png", "payload_touch.png", "fanout.png", "topics.png", "wake.png"):
         if p in pngs:
             L += ["## plot: %s" % p[:-4], "", "![%s](plots/%s)" % (p, p), ""]
+    py_md = os.path.join(out, "python.md")  # bench/py_bench.py's section
+    if os.path.exists(py_md):
+        L += [open(py_md).read()]
     open(os.path.join(out, "report.md"), "w").write("\n".join(L) + "\n")
     print("report: %s (%d cases, %d plots)" % (os.path.join(out, "report.md"), len(cases), len(pngs)))
 

@@ -273,6 +273,15 @@ if [ -x "$BUILD/bench/zcast-bench-typed" ] && [ -z "$ONLY" ]; then
 		{ echo "typed benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
 	cat "$OUT/typed.txt"
 fi
+# Python (docs/PYTHON.md): every direction between C and Python, against C -> C in the same run.
+if [ -x "$BUILD/bench/zcast-bench-pypeer" ] && ls "$BUILD"/python/zcast/_zcast*.so >/dev/null 2>&1; then
+	PYARGS=(--build-dir "$BUILD" --out "$OUT")
+	[ "$QUICK" = 1 ] && PYARGS+=(--quick)
+	[ -z "$PIN" ] && PYARGS+=(--no-pin)
+	"$PY" "$HERE/py_bench.py" "${PYARGS[@]}" >> "$LOG" 2>&1 ||
+		{ echo "python benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
+	[ -f "$OUT/python.md" ] && cat "$OUT/python.md"
+fi
 T1=$(date +%s)
 echo "elapsed_s: $((T1 - T0))" >> "$OUT/machine.txt"
 echo "failed_configs: $FAILS" >> "$OUT/machine.txt"
