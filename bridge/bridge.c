@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dds/ddsi/ddsi_serdata.h>
+
 #include "internal.h"
 
 static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
@@ -39,6 +41,8 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		rt->cfg = &c->routes[i];
 		rt->b = b;
 		rt->claim = claim_for(b, i);
+		pthread_mutex_init(&rt->mu, NULL);
+		pthread_cond_init(&rt->cv, NULL);
 	}
 	b->n_routes = c->n_routes;
 	for (size_t i = 0; i < b->n_routes; i++) {
@@ -79,6 +83,12 @@ void zcast_bridge_stop(zcast_bridge *b)
 	dds_delete(b->participant);
 	for (size_t i = 0; i < b->n_routes; i++) {
 		struct zb_route_rt *rt = &b->routes[i];
+		if (rt->pending)
+			ddsi_serdata_unref(rt->pending);
+		free(rt->in_off);
+		free(rt->in_len);
+		pthread_mutex_destroy(&rt->mu);
+		pthread_cond_destroy(&rt->cv);
 		if (rt->sub)
 			zcast_sub_close(rt->sub);
 		if (rt->pub)

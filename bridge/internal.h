@@ -64,6 +64,17 @@ struct zb_route_rt {
 	_Atomic uint64_t
 	    pub_id;	   /* IN: our publisher's id (an OUT route of the same topic skips it) */
 	_Atomic int state; /* enum zcast_bridge_state */
+	/* IN routes: samples are delivered from Cyclone's listener while that never has to wait;
+	 * when a reliable route must wait for room, the sample is left in `pending` and the route's
+	 * thread
+	 * (`draining`) delivers it and what follows, with waits (route_in.c) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int draining;
+	struct ddsi_serdata *pending;
+	dds_sample_info_t pending_si;
+	uint32_t *in_off, *in_len; /* reader slots for validation */
+	int64_t resume_ts; /* source timestamps up to this were delivered by an earlier holder */
 	_Atomic uint64_t forwarded, skipped, dropped;
 };
 
@@ -84,7 +95,7 @@ dds_qos_t *zb_route_qos(const zcast_bridge_route *r);
 int zb_route_claim(struct zb_route_rt *rt);
 int64_t zb_now_ns(void);
 /* Creates the route's DDS topic and its writer (OUT) or reader (IN). 0 or -1 (printed). */
-int zb_route_dds_open(struct zb_route_rt *rt);
+int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_listener);
 /* The zcast domain of the config (NULL: the environment's). */
 const char *zb_zdomain_opt(const zcast_bridge_config *c);
 

@@ -45,7 +45,7 @@ const char *zb_zdomain_opt(const zcast_bridge_config *c)
 	return c->zcast_domain[0] ? c->zcast_domain : NULL;
 }
 
-int zb_route_dds_open(struct zb_route_rt *rt)
+int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_listener)
 {
 	const zcast_bridge_route *r = rt->cfg;
 	char tname[256], yname[256];
@@ -71,7 +71,7 @@ int zb_route_dds_open(struct zb_route_rt *rt)
 	if (r->dir == ZCAST_BRIDGE_OUT)
 		rt->endpoint = dds_create_writer(rt->b->participant, rt->topic, q, NULL);
 	else
-		rt->endpoint = dds_create_reader(rt->b->participant, rt->topic, q, NULL);
+		rt->endpoint = dds_create_reader(rt->b->participant, rt->topic, q, reader_listener);
 	dds_delete_qos(q);
 	if (rt->endpoint < 0) {
 		fprintf(stderr, "zcast-bridge: %s: DDS %s: %s\n", r->topic,

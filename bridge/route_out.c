@@ -67,7 +67,7 @@ void *zb_route_out(void *arg)
 	struct zb_route_rt *rt = arg;
 	if (zb_route_claim(rt) < 0)
 		return NULL;
-	if (zb_route_dds_open(rt) < 0 || open_sub(rt) < 0) {
+	if (zb_route_dds_open(rt, NULL) < 0 || open_sub(rt) < 0) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
 		return NULL;
 	}

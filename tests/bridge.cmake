@@ -19,7 +19,7 @@ if(TARGET zcast_bridge_cli)
     target_link_libraries(cyc_peer PRIVATE ${ZCAST_DDSC})
     set_target_properties(cyc_peer PROPERTIES C_EXTENSIONS ON)
     add_test(NAME bridge COMMAND ${ZT_BRIDGE}/bridge_test.sh $<TARGET_FILE:zcast_bridge_cli>
-      $<TARGET_FILE:zb_peer> $<TARGET_FILE:cyc_peer>)
+      $<TARGET_FILE:zb_peer> $<TARGET_FILE:cyc_peer> $<TARGET_FILE:zcast_cli>)
     set_tests_properties(bridge PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
   endif()
 endif()

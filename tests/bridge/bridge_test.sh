@@ -5,44 +5,30 @@
 # transient-local history; a stalled reliable reader loses nothing, a best-effort keep-last one keeps
 # the newest), bridge kill -9 with a standby taking over and a restart resuming, and interop with a
 # plain Cyclone DDS program both ways. Needs root and `ip netns` (exit 77 otherwise).
-# Usage: bridge_test.sh <zcast-bridge> <zb_peer> <cyc_peer>
+# Usage: bridge_test.sh <zcast-bridge> <zb_peer> <cyc_peer> <zcast tool>
 set -uo pipefail
-BRIDGE=$1 PEER=$2 CYC=$3
-if [ "$(id -u)" -ne 0 ]; then
-  echo "SKIP: the bridge test needs root (it creates network namespaces)"; exit 77
-fi
-if ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-  echo "SKIP: 'ip netns' is unavailable (Debian package iproute2)"; exit 77
-fi
+BRIDGE=$1 PEER=$2 CYC=$3 ZCAST=$4
+. "$(dirname "$0")/netns.sh"
+zb_netns_check
 id=$$
-NA=zbA$id NB=zbB$id VA=zbva$id VB=zbvb$id DA=zbA$id DB=zbB$id
+DA=zbA$id DB=zbB$id
 W=$(mktemp -d /tmp/zcast-bridge-test.XXXXXX)
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   wait 2>/dev/null
-  ip netns del "$NA" 2>/dev/null; ip netns del "$NB" 2>/dev/null
+  zb_netns_down
   rm -f /dev/shm/zcast."$DA".* /dev/shm/zcast."$DB".* /dev/shm/zcast-bridge."$DA".* \
     /dev/shm/zcast-bridge."$DB".*
   rm -rf "$W"
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 fail() { echo "FAIL: $*"; for f in "$W"/*.log; do echo "--- $f"; tail -n 20 "$f"; done; exit 1; }
 
-ip netns add "$NA" && ip netns add "$NB" || fail "ip netns add"
-ip link add "$VA" netns "$NA" type veth peer name "$VB" netns "$NB" || fail "veth pair"
-ip -n "$NA" addr add 10.77.0.1/24 dev "$VA" && ip -n "$NB" addr add 10.77.0.2/24 dev "$VB" ||
-  fail "addresses"
-for n in "$NA:$VA" "$NB:$VB"; do
-  ip -n "${n%%:*}" link set lo up && ip -n "${n%%:*}" link set "${n#*:}" up &&
-    ip -n "${n%%:*}" route add 224.0.0.0/4 dev "${n#*:}" || fail "link up / multicast route"
-done
-# Cyclone on the veth only (discovery by multicast over it).
-uri() { echo "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"$1\"/></Interfaces></General></Domain></CycloneDDS>"; }
-# Arrays, not functions: "${inA[@]}" cmd & is one process (ip netns exec and env exec in place), so
-# $! is the program itself and kill -9 reaches it.
-inA=(ip netns exec "$NA" env ZCAST_DOMAIN="$DA" CYCLONEDDS_URI="$(uri "$VA")")
-inB=(ip netns exec "$NB" env ZCAST_DOMAIN="$DB" CYCLONEDDS_URI="$(uri "$VB")")
+zb_netns_up "$id" || fail "setting up the namespaces and the veth pair"
+inA=("${inA[@]}" ZCAST_DOMAIN="$DA")
+inB=("${inB[@]}" ZCAST_DOMAIN="$DB")
 
 # Routes: A sends the sized topics, the QoS topics and /kr; B sends /back (a Cyclone program on B to
 # zcast on A).
@@ -168,6 +154,17 @@ start b2 B "$W/b.conf"
 wait "$p" || fail "publisher /kr"
 wait "$s" || fail "subscriber through kill -9 and restart: $(cat "$W/kr.log")"
 echo "kill -9 and restart: $(tail -n 1 "$W/kr.log")"
-# The killed bridges' zcast members are reclaimed like any member's: no dead member stays.
-sleep 1
+# The killed bridges were members like any other: their records, loans and slots are reclaimed (by
+# the death watchers of the processes that share the topics), so no dead member is left.
+for h in A B; do
+  if [ $h = A ]; then pre=("${inA[@]}"); else pre=("${inB[@]}"); fi
+  for _ in $(seq 100); do "${pre[@]}" "$ZCAST" gc --all --dry-run > "$W/gc$h.log" 2>&1 && break; sleep 0.1; done
+  "${pre[@]}" "$ZCAST" gc --all --dry-run > "$W/gc$h.log" 2>&1 || fail "dead members left on $h: $(cat "$W/gc$h.log")"
+done
+echo "killed bridges reclaimed: no dead member on A or B"
+# A clean stop (SIGTERM) ends with the counters and exit status 0.
+kill -TERM "$pid_a2" "$pid_b2"
+wait "$pid_a2" || fail "bridge a2 did not stop cleanly"
+wait "$pid_b2" || fail "bridge b2 did not stop cleanly"
+grep 'in /kr: forwarded' "$W/b2.log"
 echo "PASS"
