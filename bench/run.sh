@@ -246,6 +246,13 @@ if [ -x "$BUILD/bench/zcast-bench-typed" ]; then
 		{ echo "typed benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
 	cat "$OUT/typed.txt"
 fi
+# Bridge (docs/BRIDGE.md): Cyclone DDS pair vs zcast -> bridge -> DDS -> bridge -> zcast between two
+# network namespaces (root only; bench/bridge.sh says "skipped" otherwise).
+if [ -x "$BUILD/bench/zcast-bench-bridge" ] && [ -x "$BUILD/bridge/zcast-bridge" ]; then
+	"$HERE/bridge.sh" "$BUILD" $([ "$QUICK" = 1 ] && echo --quick) > "$OUT/bridge.txt" 2>> "$LOG" ||
+		{ echo "bridge benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
+	cat "$OUT/bridge.txt"
+fi
 T1=$(date +%s)
 echo "elapsed_s: $((T1 - T0))" >> "$OUT/machine.txt"
 echo "failed_configs: $FAILS" >> "$OUT/machine.txt"
