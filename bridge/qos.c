@@ -14,7 +14,8 @@ dds_qos_t *zb_route_qos(const zcast_bridge_route *r)
 	if (!q)
 		return NULL;
 	if (r->reliable) {
-		dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
+		/* a writer waits at most 1 s for room, then the route retries (route_out.c) */
+		dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
 		dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
 	} else {
 		dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);

@@ -2,6 +2,8 @@
  * included) to dds_writecdr. */
 #include <stdio.h>
 
+#include <dds/ddsi/ddsi_serdata.h>
+
 #include "internal.h"
 
 /* Opens the route's subscriber: FULL or DROP_OLD as the QoS says, with the history if any. */
@@ -52,8 +54,16 @@ static void forward(struct zb_route_rt *rt, zcast_msg *m, uint64_t *last)
 	if (d && n >= ZCAST_TYPED_PREFIX)
 		sd = zb_serdata_new(rt->sertype, d + ZCAST_TYPED_HEADER_OFFSET,
 				    n - ZCAST_TYPED_HEADER_OFFSET);
-	/* dds_writecdr consumes the reference; reliable writers block (no timeout) for room */
-	if (!sd || dds_writecdr(rt->endpoint, sd) < 0) {
+	/* dds_writecdr consumes one reference on every path; ours keeps the sample for a retry when
+	 * a reliable writer had no room for a second (the bound lets a stop end the wait) */
+	int rc = DDS_RETCODE_ERROR;
+	if (sd) {
+		do
+			rc = dds_writecdr(rt->endpoint, ddsi_serdata_ref(sd));
+		while (rc == DDS_RETCODE_TIMEOUT && !atomic_load(&rt->b->stop));
+		ddsi_serdata_unref(sd);
+	}
+	if (rc < 0) {
 		atomic_fetch_add(&rt->dropped, 1);
 		return;
 	}

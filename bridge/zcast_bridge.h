@@ -32,9 +32,10 @@ typedef struct zcast_bridge_route {
 	int reliable;	  /**< 1: FULL <-> RELIABLE KEEP_ALL; 0: DROP_OLD <-> BEST_EFFORT */
 	uint32_t depth;	  /**< zcast queue depth; DDS KEEP_LAST depth when best effort */
 	uint32_t history; /**< > 0: TRANSIENT_LOCAL with this depth <-> zcast history */
-	size_t max_size;  /**< largest message: CDR bytes with their header (IN: slot size + 4) */
-	uint32_t slots;	  /**< pool slots of an IN route's publisher */
-	int line;	  /**< line of the config file */
+	size_t max_size; /**< largest message: CDR bytes with their header (an IN route's slots hold
+			    4 more) */
+	uint32_t slots;	 /**< pool slots of an IN route's publisher */
+	int line;	 /**< line of the config file */
 } zcast_bridge_route;
 
 /** A parsed configuration. */
