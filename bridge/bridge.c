@@ -70,6 +70,16 @@ int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
 	st->forwarded = atomic_load(&rt->forwarded);
 	st->skipped = atomic_load(&rt->skipped);
 	st->dropped = atomic_load(&rt->dropped);
+	st->matched = 0;
+	if (st->state == ZCAST_BRIDGE_ACTIVE && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
+		dds_publication_matched_status_t m;
+		if (dds_get_publication_matched_status(rt->endpoint, &m) == 0)
+			st->matched = m.current_count;
+	} else if (st->state == ZCAST_BRIDGE_ACTIVE) {
+		dds_subscription_matched_status_t m;
+		if (dds_get_subscription_matched_status(rt->endpoint, &m) == 0)
+			st->matched = m.current_count;
+	}
 	return 0;
 }
 
@@ -85,6 +95,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 		struct zb_route_rt *rt = &b->routes[i];
 		if (rt->pending)
 			ddsi_serdata_unref(rt->pending);
+		zb_sources_free(rt->sources);
 		free(rt->in_off);
 		free(rt->in_len);
 		pthread_mutex_destroy(&rt->mu);

@@ -16,7 +16,7 @@
 
 #include "internal.h"
 
-#define ZB_STATE_MAGIC 0x315453424353435aull /* "ZCSCBST1" */
+#define ZB_STATE_MAGIC 0x325453424353435aull /* "ZCSCBST2" */
 
 static int claim_locked(struct zb_claim *c, const char *zdomain, const char *topic)
 {

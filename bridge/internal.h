@@ -10,6 +10,10 @@
 
 #define ZB_MAX_TYPES 256
 #define ZB_MAX_ROUTES 64
+#define ZB_SOURCES 8	 /* sending bridges remembered per IN route */
+#define ZB_SOURCE_LEN 96 /* "<boot id>/<zcast domain>" */
+
+struct zb_state;
 
 struct zcast_bridge_config {
 	const zcast_cdr_type *types[ZB_MAX_TYPES];
@@ -27,18 +31,36 @@ struct ddsi_serdata *zb_serdata_new(const struct ddsi_sertype *st, const void *b
 /* The bytes (header + CDR, padding of the encapsulation options removed) of a received sample. */
 const void *zb_serdata_bytes(const struct ddsi_serdata *d, size_t *n);
 
+/* Message identity across bridges (sources.c). A bridge's DDS writer announces its source in
+ * USER_DATA ("zcastsrc=<boot id>/<zcast domain>;"): every bridge of one host and domain is the same
+ * source, and gives a message the same source timestamp (the host's boot time in whole seconds plus
+ * the message's zcast publish time), so a receiving bridge recognises a message a successor sent
+ * again. */
+void zb_source_id(const char *zdomain, char out[ZB_SOURCE_LEN]);
+int64_t zb_source_ts(int64_t publish_time_ns);
+struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader);
+void zb_sources_free(struct zb_sources *s);
+/* 1 if the sample from this publication was already delivered (it is a resend). */
+int zb_sources_seen(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
+/* Records a delivered sample. */
+void zb_sources_delivered(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
+
 /* ROS 2 names (names.c): "rt/<topic>" and "<pkg>::msg::dds_::<Type>_". 0 or -1 if too long. */
 int zb_dds_topic_name(const char *topic, char *out, size_t cap);
 int zb_dds_type_name(const char *ros_type, char *out, size_t cap);
-/* "typehash=RIHS01_<hex>;" as rmw_dds_common encodes it for the endpoint USER_DATA. */
-void zb_user_data(const zcast_cdr_type *t, char out[96]);
+/* "typehash=RIHS01_<hex>;" as rmw_dds_common encodes it for the endpoint USER_DATA, then
+ * "zcastsrc=<id>;" if src is not NULL. */
+void zb_user_data(const zcast_cdr_type *t, const char *src, char out[256]);
 
 /* One route's claim on this host (claim.c): a locked file per zcast domain and topic, so one bridge
  * at a time serves a topic; the file also keeps what the route forwarded, so a restart resumes. */
 struct zb_state {
 	uint64_t magic;
-	uint64_t out_last_seq; /* OUT: newest zcast sequence handed to DDS */
-	int64_t in_last_ts;    /* IN: newest DDS source timestamp written into zcast */
+	uint64_t out_acked_seq; /* OUT: newest zcast sequence every matched reader acknowledged */
+	struct { /* IN: newest source timestamp delivered, per sending host's bridge */
+		char id[ZB_SOURCE_LEN];
+		int64_t last_ts;
+	} in[ZB_SOURCES];
 };
 struct zb_claim {
 	pthread_mutex_t lock; /* the routes of one topic share their bridge's claim */
@@ -73,8 +95,8 @@ struct zb_route_rt {
 	int draining;
 	struct ddsi_serdata *pending;
 	dds_sample_info_t pending_si;
-	uint32_t *in_off, *in_len; /* reader slots for validation */
-	int64_t resume_ts; /* source timestamps up to this were delivered by an earlier holder */
+	uint32_t *in_off, *in_len;  /* reader slots for validation */
+	struct zb_sources *sources; /* IN: the duplicate filter (sources.c) */
 	_Atomic uint64_t forwarded, skipped, dropped;
 };
 
@@ -90,7 +112,7 @@ struct zcast_bridge {
 void *zb_route_out(void *arg); /* route_out.c */
 void *zb_route_in(void *arg);  /* route_in.c */
 /* QoS of a route's DDS endpoints (qos.c). */
-dds_qos_t *zb_route_qos(const zcast_bridge_route *r);
+dds_qos_t *zb_route_qos(const zcast_bridge_route *r, const char *src);
 /* Waits until the route is claimed (or the bridge stops): 0 claimed, -1 stopping. */
 int zb_route_claim(struct zb_route_rt *rt);
 int64_t zb_now_ns(void);

@@ -84,6 +84,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int shown[64];
+	uint32_t matched[64] = {0};
 	for (size_t i = 0; i < n; i++)
 		shown[i] = ZCAST_BRIDGE_STARTING;
 	int failed = 0;
@@ -98,6 +99,14 @@ int main(int argc, char **argv)
 				fflush(stdout);
 				shown[i] = st.state;
 				failed |= st.state == ZCAST_BRIDGE_FAILED;
+			}
+			if (st.matched != matched[i]) {
+				printf("zcast-bridge: line %d %s %s: %u remote %s\n", r[i].line,
+				       r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in", r[i].topic,
+				       st.matched,
+				       r[i].dir == ZCAST_BRIDGE_OUT ? "reader(s)" : "writer(s)");
+				fflush(stdout);
+				matched[i] = st.matched;
 			}
 		}
 		struct timespec ts = {0, 20 * 1000 * 1000};

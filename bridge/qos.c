@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-dds_qos_t *zb_route_qos(const zcast_bridge_route *r)
+dds_qos_t *zb_route_qos(const zcast_bridge_route *r, const char *src)
 {
 	dds_qos_t *q = dds_create_qos();
 	if (!q)
@@ -35,8 +35,8 @@ dds_qos_t *zb_route_qos(const zcast_bridge_route *r)
 	dds_qset_data_representation(q, 1, &xcdr1);
 	/* a bridge never reads what it writes itself (loop avoidance, docs/BRIDGE.md) */
 	dds_qset_ignorelocal(q, DDS_IGNORELOCAL_PARTICIPANT);
-	char ud[96];
-	zb_user_data(r->type, ud);
+	char ud[256];
+	zb_user_data(r->type, src, ud);
 	dds_qset_userdata(q, ud, strlen(ud));
 	return q;
 }

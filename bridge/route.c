@@ -65,7 +65,9 @@ int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_liste
 			dds_strretcode(rt->topic));
 		return -1;
 	}
-	dds_qos_t *q = zb_route_qos(r);
+	char src[ZB_SOURCE_LEN];
+	zb_source_id(zdomain(rt->b->cfg), src);
+	dds_qos_t *q = zb_route_qos(r, r->dir == ZCAST_BRIDGE_OUT ? src : NULL);
 	if (!q)
 		return -1;
 	if (r->dir == ZCAST_BRIDGE_OUT)

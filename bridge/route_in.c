@@ -39,11 +39,12 @@ enum { DONE = 0, WOULD_WAIT = 1 };
 
 /* Delivers one sample. Without `wait`, a reliable route returns WOULD_WAIT (nothing consumed)
  * where it would have to wait; a best-effort route drops instead. */
-static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, int64_t ts, int wait)
+static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dds_sample_info_t *si,
+		   int wait)
 {
 	const zcast_bridge_route *r = rt->cfg;
-	if (ts <= rt->resume_ts) { /* replayed history an earlier holder already delivered */
-		atomic_fetch_add(&rt->skipped, 1);
+	if (zb_sources_seen(rt->sources, si->publication_handle, si->source_timestamp)) {
+		atomic_fetch_add(&rt->skipped, 1); /* sent again by a bridge that took over */
 		return DONE;
 	}
 	if (n < ZCAST_CDR_HEADER || n > r->max_size) {
@@ -95,7 +96,7 @@ static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, int64_t 
 		atomic_fetch_add(&rt->dropped, 1);
 		return DONE;
 	}
-	rt->claim->state->in_last_ts = ts;
+	zb_sources_delivered(rt->sources, si->publication_handle, si->source_timestamp);
 	atomic_fetch_add(&rt->forwarded, 1);
 	return DONE;
 }
@@ -112,7 +113,7 @@ static int drain(struct zb_route_rt *rt, int wait)
 		if (si.valid_data) {
 			size_t n;
 			const void *bytes = zb_serdata_bytes(sd, &n);
-			if (deliver(rt, bytes, n, si.source_timestamp, wait) == WOULD_WAIT) {
+			if (deliver(rt, bytes, n, &si, wait) == WOULD_WAIT) {
 				rt->pending = sd, rt->pending_si = si;
 				return WOULD_WAIT;
 			}
@@ -170,7 +171,6 @@ void *zb_route_in(void *arg)
 	struct zb_route_rt *rt = arg;
 	if (zb_route_claim(rt) < 0)
 		return NULL;
-	rt->resume_ts = ZB_READ_ONCE(rt->claim->state->in_last_ts);
 	uint32_t nf = rt->cfg->type->n_flat ? rt->cfg->type->n_flat : 1;
 	rt->in_off = calloc(nf, sizeof *rt->in_off);
 	rt->in_len = calloc(nf, sizeof *rt->in_len);
@@ -179,7 +179,8 @@ void *zb_route_in(void *arg)
 		dds_lset_data_available(l, on_data);
 	/* the publisher first: its id must be known before anything arrives that an OUT route of
 	 * the same topic could send back */
-	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0) {
+	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
+	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint))) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
 	} else {
 		pthread_mutex_lock(&rt->mu);

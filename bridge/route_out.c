@@ -1,6 +1,7 @@
 /* A route from a local zcast topic to DDS: take a typed message, hand its CDR bytes (header
- * included) to dds_writecdr. */
+ * included) to dds_forwardcdr with a source timestamp derived from the message (sources.c). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <dds/ddsi/ddsi_serdata.h>
 
@@ -23,11 +24,12 @@ static int open_sub(struct zb_route_rt *rt)
 	return e;
 }
 
-/* Newest sequence an earlier holder of the claim forwarded; 0 if the topic was made anew since
+/* Newest sequence every reader acknowledged under an earlier holder of the claim: what follows is
+ * sent again (receiving bridges drop what they had, sources.c). 0 if the topic was made anew since
  * (sequences restart with the topic). Read once: the state file is shared memory. */
 static uint64_t resume_point(struct zb_route_rt *rt)
 {
-	uint64_t last = ZB_READ_ONCE(rt->claim->state->out_last_seq);
+	uint64_t last = ZB_READ_ONCE(rt->claim->state->out_acked_seq);
 	zcast_topic_stat st;
 	const char *d = zb_zdomain_opt(rt->b->cfg);
 	if (zcast_topic_stat_get(d, rt->cfg->topic, &st) < 0 || st.last_sequence < last)
@@ -54,12 +56,15 @@ static void forward(struct zb_route_rt *rt, zcast_msg *m, uint64_t *last)
 	if (d && n >= ZCAST_TYPED_PREFIX)
 		sd = zb_serdata_new(rt->sertype, d + ZCAST_TYPED_HEADER_OFFSET,
 				    n - ZCAST_TYPED_HEADER_OFFSET);
-	/* dds_writecdr consumes one reference on every path; ours keeps the sample for a retry when
-	 * a reliable writer had no room for a second (the bound lets a stop end the wait) */
+	/* dds_forwardcdr keeps our source timestamp (sources.c) and, like dds_writecdr, consumes
+	 * one reference on every path; ours keeps the sample for a retry when a reliable writer had
+	 * no room for a second (the bound lets a stop end the wait) */
 	int rc = DDS_RETCODE_ERROR;
 	if (sd) {
+		sd->statusinfo = 0;
+		sd->timestamp.v = zb_source_ts(info.publish_time_ns);
 		do
-			rc = dds_writecdr(rt->endpoint, ddsi_serdata_ref(sd));
+			rc = dds_forwardcdr(rt->endpoint, ddsi_serdata_ref(sd));
 		while (rc == DDS_RETCODE_TIMEOUT && !atomic_load(&rt->b->stop));
 		ddsi_serdata_unref(sd);
 	}
@@ -68,7 +73,8 @@ static void forward(struct zb_route_rt *rt, zcast_msg *m, uint64_t *last)
 		return;
 	}
 	*last = info.sequence;
-	rt->claim->state->out_last_seq = info.sequence;
+	if (dds_wait_for_acks(rt->endpoint, 0) == DDS_RETCODE_OK) /* a check: it does not wait */
+		rt->claim->state->out_acked_seq = info.sequence;
 	atomic_fetch_add(&rt->forwarded, 1);
 }
 

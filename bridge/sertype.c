@@ -1,6 +1,6 @@
 /* An opaque-CDR type for Cyclone DDS 0.10 (its ddsi_sertype / ddsi_serdata interface): a sample is
  * the serialized message itself (encapsulation header + CDR stream), so the bridge writes the bytes
- * of a zcast typed message with dds_writecdr and takes received bytes with dds_takecdr, and nothing
+ * of a zcast typed message with dds_forwardcdr and takes received bytes with dds_takecdr, and nothing
  * is deserialized or re-serialized on the way. ROS 2 topics are keyless: every sample is the one
  * instance, so key-related operations are trivial. */
 #include <stdlib.h>

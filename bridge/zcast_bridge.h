@@ -72,6 +72,7 @@ typedef struct zcast_bridge_stat {
 	uint64_t forwarded; /**< messages forwarded */
 	uint64_t skipped;   /**< messages not forwarded on purpose (own, already forwarded) */
 	uint64_t dropped;   /**< messages lost here (best effort full, invalid, too large) */
+	uint32_t matched;   /**< remote DDS endpoints matched now (readers of OUT, writers of IN) */
 } zcast_bridge_stat;
 int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st);
 /** Stops the threads, deletes the DDS entities and leaves the zcast topics. */

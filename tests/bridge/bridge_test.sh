@@ -6,6 +6,7 @@
 # the newest), bridge kill -9 with a standby taking over and a restart resuming, and interop with a
 # plain Cyclone DDS program both ways. Needs root and `ip netns` (exit 77 otherwise).
 # Usage: bridge_test.sh <zcast-bridge> <zb_peer> <cyc_peer> <zcast tool>
+# ZB_KEEP=1 copies the logs to /tmp/zbkeep before cleaning up.
 set -uo pipefail
 BRIDGE=$1 PEER=$2 CYC=$3 ZCAST=$4
 . "$(dirname "$0")/netns.sh"
@@ -23,8 +24,13 @@ cleanup() {
   rm -rf "$W"
 }
 trap cleanup EXIT
+[ -n "${ZB_KEEP:-}" ] && trap "cp -r $W /tmp/zbkeep; cleanup" EXIT
 trap "exit 1" INT TERM
-fail() { echo "FAIL: $*"; for f in "$W"/*.log; do echo "--- $f"; tail -n 20 "$f"; done; exit 1; }
+fail() { echo "FAIL: $*"; for f in "$W"/*.log; do echo "--- $f"; grep -v ": active$" "$f" | tail -n 30; done; exit 1; }
+wait_for() { # file pattern what: waits up to 20 s for a line matching pattern
+  for _ in $(seq 400); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+  fail "timed out waiting for $3"
+}
 
 zb_netns_up "$id" || fail "setting up the namespaces and the veth pair"
 inA=("${inA[@]}" ZCAST_DOMAIN="$DA")
@@ -75,7 +81,13 @@ start() { # name A|B conf: starts a bridge, waits until every route is active
 }
 start a1 A "$W/a.conf"
 start b1 B "$W/b.conf"
-echo "bridges up"
+# DDS discovery done: every writer of A has B's reader (volatile routes would lose what is sent
+# before), and B's readers have A's writers.
+for t in s64 s64k s4m late rel be kr; do
+  wait_for "$W/a1.log" "out /$t: 1 remote reader" "A's writer of /$t to match"
+  wait_for "$W/b1.log" "in /$t: 1 remote writer" "B's reader of /$t to match"
+done
+echo "bridges up and matched"
 
 # 1. Sizes: every message intact, in order, on B; a plain Cyclone reader on B reads /s64k too.
 run_size() { # topic bytes count
@@ -83,8 +95,9 @@ run_size() { # topic bytes count
   local c=""
   if [ "$1" = /s64k ]; then
     "${inB[@]}" "$CYC" sub rt/s64k "$3" 30 > "$W/cyc_sub.log" 2>&1 & c=$!; pids+=($c)
+    wait_for "$W/a1.log" "out /s64k: 2 remote reader" "A's writer of /s64k to match the Cyclone reader"
   fi
-  sleep 0.3
+  wait_for "$W/sub${1#/}.log" subscribed "the subscriber of $1"
   "${inA[@]}" "$PEER" pub "$1" "$2" "$3" --subs 1 > "$W/pub${1#/}.log" 2>&1 || fail "publisher $1"
   wait "$s" || fail "subscriber $1: $(cat "$W/sub${1#/}.log")"
   if [ -n "$c" ]; then wait "$c" || fail "Cyclone reader of rt/s64k: $(cat "$W/cyc_sub.log")"; fi
@@ -97,7 +110,7 @@ echo "interop zcast(A) -> Cyclone(B): $(tail -n 1 "$W/cyc_sub.log")"
 
 # 2. Interop the other way: a plain Cyclone writer on B, a zcast subscriber on A.
 "${inA[@]}" "$PEER" sub /back 100 > "$W/back.log" 2>&1 & s=$!; pids+=($s)
-sleep 0.3
+wait_for "$W/back.log" subscribed "the subscriber of /back"
 "${inB[@]}" "$CYC" pub rt/back 65536 100 > "$W/cyc_pub.log" 2>&1 || fail "Cyclone writer on B"
 wait "$s" || fail "zcast subscriber on A of rt/back: $(cat "$W/back.log")"
 echo "interop Cyclone(B) -> zcast(A): $(tail -n 1 "$W/back.log")"
@@ -105,8 +118,7 @@ echo "interop Cyclone(B) -> zcast(A): $(tail -n 1 "$W/back.log")"
 # 3. Late joiner: 10 published on A with nobody on B; a subscriber joining B afterwards asks for
 # history and gets exactly the newest 4 (A's transient-local history, kept on B as zcast history).
 "${inA[@]}" "$PEER" pub /late 1024 10 --subs 1 > "$W/late_pub.log" 2>&1 || fail "publisher /late"
-sleep 0.5
-"${inB[@]}" "$PEER" sub /late 10 --history 4 --first 7 --timeout-s 5 > "$W/late.log" 2>&1 ||
+"${inB[@]}" "$PEER" sub /late 10 --after-seq 10 --history 4 --first 7 --timeout-s 5 > "$W/late.log" 2>&1 ||
   fail "late joiner: $(cat "$W/late.log")"
 echo "late joiner: $(tail -n 1 "$W/late.log")"
 
@@ -116,7 +128,8 @@ echo "late joiner: $(tail -n 1 "$W/late.log")"
 s1=$!; pids+=($s1)
 "${inB[@]}" "$PEER" sub /be 300 --drop --depth 1 --stall-ms 3000 --timeout-s 30 > "$W/be.log" 2>&1 &
 s2=$!; pids+=($s2)
-sleep 0.5
+wait_for "$W/rel.log" subscribed "the subscriber of /rel"
+wait_for "$W/be.log" subscribed "the subscriber of /be"
 "${inA[@]}" "$PEER" pub /rel 4096 300 --subs 1 > "$W/relpub.log" 2>&1 &
 p1=$!; pids+=($p1)
 "${inA[@]}" "$PEER" pub /be 4096 300 --subs 1 --interval-us 2000 > "$W/bepub.log" 2>&1 || fail "pub /be"
@@ -131,7 +144,7 @@ echo "stalled best-effort keep-last 1: $(tail -n 1 "$W/be.log")"
 # 5. kill -9 mid-stream. A second bridge on A stands by (duplicates nothing); kill -9 of the active
 # one hands /kr to it, which resumes after what was forwarded. Then B's bridge is killed and
 # restarted: A's transient-local history refills the gap and what B had delivered is skipped. The
-# subscriber on B sees 1..500 exactly once.
+# subscriber on B sees 1..300 exactly once.
 start_standby() {
   "${inA[@]}" "$BRIDGE" "$W/a.conf" > "$W/a2.log" 2>&1 &
   pids+=($!); pid_a2=$!
@@ -139,11 +152,12 @@ start_standby() {
   fail "second bridge on A did not stand by"
 }
 start_standby
-"${inB[@]}" "$PEER" sub /kr 500 --depth 64 --timeout-s 40 > "$W/kr.log" 2>&1 & s=$!; pids+=($s)
-sleep 0.3
-"${inA[@]}" "$PEER" pub /kr 2048 500 --subs 1 --history 64 --interval-us 8000 > "$W/krpub.log" 2>&1 &
+"${inB[@]}" "$PEER" sub /kr 300 --depth 64 --timeout-s 40 > "$W/kr.log" 2>&1 & s=$!; pids+=($s)
+wait_for "$W/kr.log" subscribed "the subscriber of /kr"
+# 15 ms apart: the 64 messages of history cover a takeover or restart of up to ~1 s
+"${inA[@]}" "$PEER" pub /kr 2048 300 --subs 1 --history 64 --interval-us 15000 > "$W/krpub.log" 2>&1 &
 p=$!; pids+=($p)
-sleep 1
+sleep 1.2
 kill -9 "$pid_a1"
 for _ in $(seq 100); do grep -q 'out /kr: active$' "$W/a2.log" && break; sleep 0.05; done
 grep -q 'out /kr: active$' "$W/a2.log" || fail "the standby bridge did not take over"

@@ -2,12 +2,13 @@
  * sensor_msgs/Image messages (pattern.h) on a local zcast topic.
  *   zb_peer pub <topic> <bytes> <count> [--interval-us N] [--history N] [--subs N]
  *   zb_peer sub <topic> <count> [--drop] [--depth N] [--history N] [--stall-ms N] [--timeout-s N]
- *                              [--first F]
+ *                              [--first F] [--after-seq S]
  * <bytes> is the CDR size (encapsulation header included). pub waits for --subs subscribers (the
  * bridge) first and blocks rather than lose a message (FULL queues). sub prints one line:
  * "received N first F last L bad B dup D" and exits 0 when it got <count> messages intact and in
  * order (with --first F: exactly F..count, e.g. a late joiner's history; with --drop: when the
- * newest message <count> arrived, everything intact and in order). */
+ * newest message <count> arrived, everything intact and in order). --after-seq S: subscribe only
+ * once the topic's sequence reached S (a late joiner that comes after everything arrived). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,12 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 	o.policy = drop ? ZCAST_POLICY_DROP_OLD : ZCAST_POLICY_FULL;
 	o.queue_depth = (uint32_t)opt(argc, argv, "--depth", 16);
 	o.history = (uint32_t)opt(argc, argv, "--history", 0);
+	zcast_topic_stat ts;
+	long after = opt(argc, argv, "--after-seq", 0);
+	int64_t until = now_ns() + 20 * 1000000000ll;
+	while (after && now_ns() < until &&
+	       (zcast_topic_stat_get(NULL, topic, &ts) < 0 || ts.last_sequence < (uint64_t)after))
+		usleep(10000);
 	zcast_sub *s;
 	int e = zcast_sub_open(topic, &o, &s);
 	if (e < 0)
@@ -134,6 +141,10 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 		uint32_t seq = ok ? (uint32_t)sensor_msgs_msg_Image_header_stamp_sec(&r) : 0;
 		uint32_t n = 0;
 		const uint8_t *d = ok ? sensor_msgs_msg_Image_data(&r, &n) : NULL;
+		if (t.received && seq <= t.last)
+			printf("out of order: %u after %u\n", seq, t.last);
+		else if (t.received && seq > t.last + 1 && !drop)
+			printf("gap: %u after %u\n", seq, t.last);
 		zbp_count(&t, seq,
 			  ok && n + ZBP_OVERHEAD == (uint32_t)(zcast_msg_size(m) - 4) &&
 			      zbp_check(d, n, seq));
