@@ -48,18 +48,18 @@ done
 lat() { # system A-prefix B-prefix bytes count
   local sys=$1 bytes=$4 count=$5
   local -n a=$2 b=$3
-  "${b[@]}" "$BIN" "$sys" echo "$count" > /dev/null 2>"$W/echo.err" & local e=$!; pids+=($e)
+  timeout 300 "${b[@]}" "$BIN" "$sys" echo "$count" > /dev/null 2>"$W/echo.err" & local e=$!; pids+=($e)
   local out
-  out=$("${a[@]}" "$BIN" "$sys" ping "$bytes" "$count" 2>"$W/ping.err") || out="failed: $(cat "$W/ping.err")"
+  out=$(timeout 300 "${a[@]}" "$BIN" "$sys" ping "$bytes" "$count" 2>"$W/ping.err") || out="failed: $(cat "$W/ping.err")"
   wait "$e" 2>/dev/null
   echo "$sys $out"
 }
 thr() { # system A-prefix B-prefix bytes count
   local sys=$1 bytes=$4 count=$5
   local -n a=$2 b=$3
-  "${b[@]}" "$BIN" "$sys" recv "$count" > "$W/recv.out" 2>"$W/recv.err" & local r=$!; pids+=($r)
+  timeout 300 "${b[@]}" "$BIN" "$sys" recv "$count" > "$W/recv.out" 2>"$W/recv.err" & local r=$!; pids+=($r)
   for _ in $(seq 100); do grep -q ready "$W/recv.out" && break; sleep 0.05; done
-  "${a[@]}" "$BIN" "$sys" send "$bytes" "$count" 2>"$W/send.err" || echo "$sys send failed"
+  timeout 300 "${a[@]}" "$BIN" "$sys" send "$bytes" "$count" 2>"$W/send.err" || echo "$sys send failed"
   wait "$r"
   echo "$sys $(grep thr "$W/recv.out" || echo "failed: $(cat "$W/recv.err")")"
 }

@@ -35,10 +35,11 @@ static int claim_locked(struct zb_claim *c, const char *zdomain, const char *top
 	}
 	if (flock(c->fd, LOCK_EX | LOCK_NB) < 0)
 		return errno == EWOULDBLOCK ? 0 : -errno;
+	/* Ours now: a file of another size (another version, or garbage) is made ours anew. */
 	struct stat st;
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_size != 0 && st.st_size != sizeof(struct zb_state)) ||
-	    (st.st_size == 0 && ftruncate(c->fd, sizeof(struct zb_state)) < 0)) {
+	    (st.st_size != sizeof(struct zb_state) &&
+	     (ftruncate(c->fd, 0) < 0 || ftruncate(c->fd, sizeof(struct zb_state)) < 0))) {
 		flock(c->fd, LOCK_UN);
 		return -EINVAL;
 	}

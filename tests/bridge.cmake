@@ -23,3 +23,8 @@ if(TARGET zcast_bridge_cli)
     set_tests_properties(bridge PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
   endif()
 endif()
+if(TARGET zcast_bridge_cli)
+  add_test(NAME bridge_config COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/config_test.sh
+    $<TARGET_FILE:zcast_bridge_cli>)
+  set_tests_properties(bridge_config PROPERTIES TIMEOUT 60)
+endif()
