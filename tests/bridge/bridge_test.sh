@@ -70,7 +70,7 @@ start() { # name A|B conf: starts a bridge, waits until every route is active
   "${ns[@]}" "$BRIDGE" "$conf" > "$W/$name.log" 2>&1 &
   pids+=($!); eval "pid_$name=$!"
   for _ in $(seq 200); do
-    [ "$(grep -c ': active$' "$W/$name.log")" -ge "$n" ] && return 0
+    [ "$(cat "$W/$name.log" 2>/dev/null | grep -c ': active$')" -ge "$n" ] && return 0
     sleep 0.05
   done
   fail "bridge $name did not become active"
