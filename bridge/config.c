@@ -137,7 +137,9 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 		if (c->routes[i].dir == r->dir && strcmp(c->routes[i].topic, r->topic) == 0)
 			return fail(p, "%s %s repeats line %d", w[0], w[1], c->routes[i].line);
 	if (!(r->type = find_type(c, w[2])))
-		return fail(p, "unknown type \"%s\" (a registered type, e.g. std_msgs/msg/String)",
+		return fail(p,
+			    "unknown type \"%s\" (not registered; zcast-bridge knows the types "
+			    "zcast ships)",
 			    w[2]);
 	if (strcmp(w[3], "reliable") == 0)
 		r->reliable = 1;
