@@ -1,10 +1,10 @@
 /* One bridge per topic on a host: a route runs only while its bridge holds an exclusive flock on
  * /dev/shm/zcast-bridge.<zcast domain>.<topic>, so a second bridge (or a restarted one racing the
  * old) is a standby and duplicates nothing. The kernel drops the lock when its holder dies (kill -9
- * included), and a standby takes over. The file also records what was forwarded (struct zb_state),
- * so the next holder resumes where the last one stopped instead of forwarding history again.
- * The file is never removed while in use (an unlinked, locked file would let a newcomer lock a
- * fresh one); `zcast-bridge --clean` removes the files of a domain when no bridge runs. */
+ * included), and a standby takes over. The file also holds the routes' state (struct zb_state: what
+ * readers acknowledged, what was delivered per source), so the next holder resumes.
+ * The file is never removed (an unlinked, locked file would let a newcomer lock a fresh one beside
+ * it); docs/BRIDGE.md says when it may be. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

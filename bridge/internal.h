@@ -53,7 +53,7 @@ int zb_dds_type_name(const char *ros_type, char *out, size_t cap);
 void zb_user_data(const zcast_cdr_type *t, const char *src, char out[256]);
 
 /* One route's claim on this host (claim.c): a locked file per zcast domain and topic, so one bridge
- * at a time serves a topic; the file also keeps what the route forwarded, so a restart resumes. */
+ * at a time serves a topic; the file also keeps the routes' state, so a successor resumes. */
 struct zb_state {
 	uint64_t magic;
 	uint64_t out_acked_seq; /* OUT: newest zcast sequence every matched reader acknowledged */
