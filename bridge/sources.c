@@ -45,9 +45,10 @@ void zb_source_id(const char *zdomain, char out[ZB_SOURCE_LEN])
 /* The boot time in whole seconds (/proc/stat btime): the same in every process of a boot. */
 static int64_t boot_time_ns(void)
 {
-	static int64_t cached = -1;
-	if (cached >= 0)
-		return cached;
+	static _Atomic int64_t cached = -1; /* routes' threads may race to fill it: same value */
+	int64_t c = atomic_load(&cached);
+	if (c >= 0)
+		return c;
 	long long bt = 0;
 	char line[256];
 	FILE *f = fopen("/proc/stat", "r");
@@ -56,7 +57,8 @@ static int64_t boot_time_ns(void)
 			break;
 	if (f)
 		fclose(f);
-	return cached = (int64_t)bt * 1000000000;
+	atomic_store(&cached, (int64_t)bt * 1000000000);
+	return (int64_t)bt * 1000000000;
 }
 
 int64_t zb_source_ts(int64_t publish_time_ns)
