@@ -58,7 +58,7 @@ thr() { # system A-prefix B-prefix bytes count
   local sys=$1 bytes=$4 count=$5
   local -n a=$2 b=$3
   timeout 300 "${b[@]}" "$BIN" "$sys" recv "$count" > "$W/recv.out" 2>"$W/recv.err" & local r=$!; pids+=($r)
-  for _ in $(seq 100); do grep -q ready "$W/recv.out" && break; sleep 0.05; done
+  for _ in $(seq 100); do grep -qs ready "$W/recv.out" && break; sleep 0.05; done
   timeout 300 "${a[@]}" "$BIN" "$sys" send "$bytes" "$count" 2>"$W/send.err" || echo "$sys send failed"
   wait "$r"
   echo "$sys $(grep thr "$W/recv.out" || echo "failed: $(cat "$W/recv.err")")"
