@@ -282,6 +282,13 @@ if [ -x "$BUILD/bench/zcast-bench-pypeer" ] && ls "$BUILD"/python/zcast/_zcast*.
 		{ echo "python benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
 	[ -f "$OUT/python.md" ] && cat "$OUT/python.md"
 fi
+# Bridge (docs/BRIDGE.md): Cyclone DDS pair vs zcast -> bridge -> DDS -> bridge -> zcast between two
+# network namespaces (root only; bench/bridge.sh says "skipped" otherwise).
+if [ -x "$BUILD/bench/zcast-bench-bridge" ] && [ -x "$BUILD/bridge/zcast-bridge" ]; then
+	"$HERE/bridge.sh" "$BUILD" $([ "$QUICK" = 1 ] && echo --quick) > "$OUT/bridge.txt" 2>> "$LOG" ||
+		{ echo "bridge benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
+	cat "$OUT/bridge.txt"
+fi
 T1=$(date +%s)
 echo "elapsed_s: $((T1 - T0))" >> "$OUT/machine.txt"
 echo "failed_configs: $FAILS" >> "$OUT/machine.txt"

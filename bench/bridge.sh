@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Bridge benchmark (docs/BENCHMARKS.md, "Bridge"): host A -> host B over a veth pair between two
+# network namespaces, the same sensor_msgs/Image (a) through a plain Cyclone DDS writer/reader pair
+# and (b) zcast publisher -> zcast-bridge -> DDS -> zcast-bridge -> zcast subscriber, in the same run.
+# Latency: ping-pong, one-way = RTT/2 (p50/p90/p99); throughput: reliable, as fast as allowed.
+#   bench/bridge.sh <build dir> [--quick]
+# Needs root and `ip netns`; prints "bridge: skipped (...)" otherwise.
+set -uo pipefail
+BUILD=$1 QUICK=${2:-}
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BIN=$BUILD/bench/zcast-bench-bridge BRIDGE=$BUILD/bridge/zcast-bridge
+if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
+  echo "bridge: skipped (needs root and ip netns)"; exit 0
+fi
+. "$ROOT/tests/bridge/netns.sh"
+id=$$ W=$(mktemp -d /tmp/zcast-bench-bridge.XXXXXX) DA=zbbA$$ DB=zbbB$$
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  zb_netns_down
+  rm -f /dev/shm/zcast."$DA".* /dev/shm/zcast."$DB".* /dev/shm/zcast-bridge."$DA".* \
+    /dev/shm/zcast-bridge."$DB".*
+  rm -rf "$W"
+}
+trap cleanup EXIT
+trap "exit 1" INT TERM
+zb_netns_up "$id" || { echo "bridge: namespaces could not be set up"; exit 1; }
+# The bridges on DDS domain 0, the Cyclone-only pair on domain 1: neither sees the other's traffic.
+zA=("${inA[@]}" ZCAST_DOMAIN="$DA") zB=("${inB[@]}" ZCAST_DOMAIN="$DB")
+cA=("${inA[@]}" ZB_DDS_DOMAIN=1) cB=("${inB[@]}" ZB_DDS_DOMAIN=1)
+for h in A B; do
+  other=$([ $h = A ] && echo in || echo out) mine=$([ $h = A ] && echo out || echo in)
+  {
+    echo "zcast_domain $([ $h = A ] && echo "$DA" || echo "$DB")"
+    echo "$mine /ping sensor_msgs/msg/Image reliable max_size=5M depth=4"
+    echo "$other /pong sensor_msgs/msg/Image reliable max_size=5M depth=4"
+    echo "$mine /thr sensor_msgs/msg/Image reliable max_size=5M depth=8"
+  } > "$W/$h.conf"
+done
+"${zA[@]}" "$BRIDGE" "$W/A.conf" > "$W/bridgeA.log" 2>&1 & pids+=($!)
+"${zB[@]}" "$BRIDGE" "$W/B.conf" > "$W/bridgeB.log" 2>&1 & pids+=($!)
+for _ in $(seq 200); do
+  [ "$(grep -c ': active$' "$W/bridgeA.log" "$W/bridgeB.log" | awk -F: '{s+=$2} END {print s}')" -ge 6 ] && break
+  sleep 0.05
+done
+
+lat() { # system A-prefix B-prefix bytes count
+  local sys=$1 bytes=$4 count=$5
+  local -n a=$2 b=$3
+  timeout 300 "${b[@]}" "$BIN" "$sys" echo "$count" > /dev/null 2>"$W/echo.err" & local e=$!; pids+=($e)
+  local out
+  out=$(timeout 300 "${a[@]}" "$BIN" "$sys" ping "$bytes" "$count" 2>"$W/ping.err") || out="failed: $(cat "$W/ping.err")"
+  wait "$e" 2>/dev/null
+  echo "$sys $out"
+}
+thr() { # system A-prefix B-prefix bytes count
+  local sys=$1 bytes=$4 count=$5
+  local -n a=$2 b=$3
+  timeout 300 "${b[@]}" "$BIN" "$sys" recv "$count" > "$W/recv.out" 2>"$W/recv.err" & local r=$!; pids+=($r)
+  for _ in $(seq 100); do grep -qs ready "$W/recv.out" && break; sleep 0.05; done
+  timeout 300 "${a[@]}" "$BIN" "$sys" send "$bytes" "$count" 2>"$W/send.err" || echo "$sys send failed"
+  wait "$r"
+  echo "$sys $(grep thr "$W/recv.out" || echo "failed: $(cat "$W/recv.err")")"
+}
+N64=2000 N64K=1000 N4M=100 T64K=5000 T4M=200
+[ "$QUICK" = --quick ] && N64=300 N64K=200 N4M=20 T64K=1000 T4M=40
+echo "# bridge: one-way latency us (p50 p90 p99) and throughput (msgs/s MiB/s), A -> B over veth"
+for s in "64 $N64" "65536 $N64K" "4194304 $N4M"; do
+  set -- $s
+  lat cyclone cA cB "$1" "$2"
+  lat zcast zA zB "$1" "$2"
+done
+for s in "65536 $T64K" "4194304 $T4M"; do
+  set -- $s
+  thr cyclone cA cB "$1" "$2"
+  thr zcast zA zB "$1" "$2"
+done

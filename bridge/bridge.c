@@ -1,0 +1,113 @@
+/* A bridge: one DDS participant, one thread per route (docs/BRIDGE.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dds/ddsi/ddsi_serdata.h>
+
+#include "internal.h"
+
+static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(b->routes[k].cfg->topic, b->routes[i].cfg->topic) == 0) {
+			b->routes[k].sibling = &b->routes[i];
+			b->routes[i].sibling = &b->routes[k];
+			return b->routes[k].claim;
+		}
+	struct zb_claim *c = &b->claims[i];
+	pthread_mutex_init(&c->lock, NULL);
+	c->fd = -1;
+	return c;
+}
+
+int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *err, size_t errlen)
+{
+	struct zcast_bridge *b = calloc(1, sizeof *b);
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return ZCAST_ENOMEM;
+	}
+	b->cfg = c;
+	b->participant = dds_create_participant(c->dds_domain, NULL, NULL);
+	if (b->participant < 0) {
+		snprintf(err, errlen, "DDS participant on domain %u: %s", c->dds_domain,
+			 dds_strretcode(b->participant));
+		free(b);
+		return ZCAST_ESYS;
+	}
+	for (size_t i = 0; i < c->n_routes; i++) {
+		struct zb_route_rt *rt = &b->routes[i];
+		rt->cfg = &c->routes[i];
+		rt->b = b;
+		rt->claim = claim_for(b, i);
+		pthread_mutex_init(&rt->mu, NULL);
+		pthread_cond_init(&rt->cv, NULL);
+	}
+	b->n_routes = c->n_routes;
+	for (size_t i = 0; i < b->n_routes; i++) {
+		struct zb_route_rt *rt = &b->routes[i];
+		int e = pthread_create(
+		    &rt->thread, NULL,
+		    rt->cfg->dir == ZCAST_BRIDGE_OUT ? zb_route_out : zb_route_in, rt);
+		if (e) {
+			snprintf(err, errlen, "thread for line %d: %s", rt->cfg->line, strerror(e));
+			zcast_bridge_stop(b);
+			return ZCAST_ESYS;
+		}
+		rt->started = 1;
+	}
+	*out = b;
+	return 0;
+}
+
+int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
+{
+	if (route >= b->n_routes)
+		return ZCAST_EINVAL;
+	struct zb_route_rt *rt = &b->routes[route];
+	st->state = atomic_load(&rt->state);
+	st->forwarded = atomic_load(&rt->forwarded);
+	st->skipped = atomic_load(&rt->skipped);
+	st->dropped = atomic_load(&rt->dropped);
+	st->matched = 0;
+	if (st->state == ZCAST_BRIDGE_ACTIVE && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
+		dds_publication_matched_status_t m;
+		if (dds_get_publication_matched_status(rt->endpoint, &m) == 0)
+			st->matched = m.current_count;
+	} else if (st->state == ZCAST_BRIDGE_ACTIVE) {
+		dds_subscription_matched_status_t m;
+		if (dds_get_subscription_matched_status(rt->endpoint, &m) == 0)
+			st->matched = m.current_count;
+	}
+	return 0;
+}
+
+void zcast_bridge_stop(zcast_bridge *b)
+{
+	atomic_store(&b->stop, 1);
+	for (size_t i = 0; i < b->n_routes; i++)
+		if (b->routes[i].started)
+			pthread_join(b->routes[i].thread, NULL);
+	/* DDS first: a reader must not deliver into a publisher that is gone */
+	dds_delete(b->participant);
+	for (size_t i = 0; i < b->n_routes; i++) {
+		struct zb_route_rt *rt = &b->routes[i];
+		if (rt->pending)
+			ddsi_serdata_unref(rt->pending);
+		zb_sources_free(rt->sources);
+		free(rt->in_off);
+		free(rt->in_len);
+		pthread_mutex_destroy(&rt->mu);
+		pthread_cond_destroy(&rt->cv);
+		if (rt->sub)
+			zcast_sub_close(rt->sub);
+		if (rt->pub)
+			zcast_pub_close(rt->pub);
+		if (rt->claim == &b->claims[i]) {
+			zb_claim_release(rt->claim);
+			pthread_mutex_destroy(&rt->claim->lock);
+		}
+	}
+	free(b);
+}

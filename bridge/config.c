@@ -1,0 +1,256 @@
+/* The config file: one route per line, "#" comments, errors name file:line (docs/BRIDGE.md).
+ *
+ *   dds_domain 0
+ *   zcast_domain robot
+ *   out /camera/image sensor_msgs/msg/Image reliable history=4 max_size=8M
+ *   in  /cmd_vel      std_msgs/msg/String   best_effort depth=1
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+zcast_bridge_config *zcast_bridge_config_new(void)
+{
+	return calloc(1, sizeof(zcast_bridge_config));
+}
+
+void zcast_bridge_config_free(zcast_bridge_config *c)
+{
+	free(c);
+}
+
+int zcast_bridge_config_add_type(zcast_bridge_config *c, const zcast_cdr_type *type)
+{
+	if (!type || !type->name || c->n_types == ZB_MAX_TYPES)
+		return ZCAST_EINVAL;
+	c->types[c->n_types++] = type;
+	return 0;
+}
+
+size_t zcast_bridge_config_routes(const zcast_bridge_config *c, const zcast_bridge_route **routes)
+{
+	*routes = c->routes;
+	return c->n_routes;
+}
+
+struct pos {
+	const char *name;
+	int line;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(const struct pos *p, const char *fmt, ...)
+{
+	int n = snprintf(p->err, p->errlen, "%s:%d: ", p->name, p->line);
+	va_list ap;
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < p->errlen)
+		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return ZCAST_EINVAL;
+}
+
+/* A count or size: decimal, optional K/M/G suffix (powers of 1024), within [lo, hi]. */
+static int number(const struct pos *p, const char *key, const char *s, uint64_t lo, uint64_t hi,
+		  uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return fail(p, "%s=%s: not a number", key, s);
+	unsigned long long v = strtoull(s, &end, 10);
+	uint64_t mul = 1;
+	if (*end == 'K')
+		mul = 1024, end++;
+	else if (*end == 'M')
+		mul = 1024 * 1024, end++;
+	else if (*end == 'G')
+		mul = 1024 * 1024 * 1024, end++;
+	if (errno || *end || v > hi / mul || v * mul < lo || v * mul > hi)
+		return fail(p, "%s=%s: expected a number from %llu to %llu", key, s,
+			    (unsigned long long)lo, (unsigned long long)hi);
+	*out = v * mul;
+	return 0;
+}
+
+static const zcast_cdr_type *find_type(const zcast_bridge_config *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_types; i++)
+		if (strcmp(c->types[i]->name, name) == 0)
+			return c->types[i];
+	return NULL;
+}
+
+/* "key=value" options after the QoS word. */
+static int route_option(const struct pos *p, zcast_bridge_route *r, char *w)
+{
+	char *eq = strchr(w, '=');
+	if (!eq)
+		return fail(p, "\"%s\": expected key=value (depth, history, max_size, slots)", w);
+	*eq = 0;
+	const char *v = eq + 1;
+	uint64_t n;
+	int e;
+	if (strcmp(w, "depth") == 0) {
+		if ((e = number(p, w, v, 1, 1024, &n)) < 0)
+			return e;
+		r->depth = (uint32_t)n;
+	} else if (strcmp(w, "history") == 0) {
+		if ((e = number(p, w, v, 0, 64, &n)) < 0)
+			return e;
+		r->history = (uint32_t)n;
+	} else if (strcmp(w, "max_size") == 0) {
+		if ((e = number(p, w, v, 64, (uint64_t)1 << 30, &n)) < 0)
+			return e;
+		r->max_size = (size_t)n;
+	} else if (strcmp(w, "slots") == 0) {
+		if ((e = number(p, w, v, 2, 4096, &n)) < 0)
+			return e;
+		r->slots = (uint32_t)n;
+	} else {
+		return fail(p, "unknown option \"%s\" (depth, history, max_size, slots)", w);
+	}
+	return 0;
+}
+
+static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int n)
+{
+	if (n < 4)
+		return fail(p, "expected: in|out <topic> <pkg/msg/Type> reliable|best_effort "
+			       "[depth=N] [history=N] [max_size=N] [slots=N]");
+	if (c->n_routes == ZB_MAX_ROUTES)
+		return fail(p, "more than %d routes", ZB_MAX_ROUTES);
+	zcast_bridge_route *r = &c->routes[c->n_routes];
+	memset(r, 0, sizeof *r);
+	r->line = p->line;
+	r->dir = strcmp(w[0], "out") == 0 ? ZCAST_BRIDGE_OUT : ZCAST_BRIDGE_IN;
+	if (zcast_topic_name_valid(w[1]) < 0 || strlen(w[1]) >= sizeof r->topic)
+		return fail(p, "bad topic name \"%s\" (/name/...: letters, digits, _)", w[1]);
+	snprintf(r->topic, sizeof r->topic, "%s", w[1]);
+	for (size_t i = 0; i < c->n_routes; i++)
+		if (c->routes[i].dir == r->dir && strcmp(c->routes[i].topic, r->topic) == 0)
+			return fail(p, "%s %s repeats line %d", w[0], w[1], c->routes[i].line);
+	if (!(r->type = find_type(c, w[2])))
+		return fail(p,
+			    "unknown type \"%s\" (not registered; zcast-bridge knows the types "
+			    "zcast ships)",
+			    w[2]);
+	if (strcmp(w[3], "reliable") == 0)
+		r->reliable = 1;
+	else if (strcmp(w[3], "best_effort") != 0)
+		return fail(p, "unknown QoS \"%s\" (reliable or best_effort)", w[3]);
+	r->depth = r->reliable ? 16 : 1;
+	r->max_size = 64 * 1024;
+	r->slots = 0;
+	for (int i = 4; i < n; i++) {
+		int e = route_option(p, r, w[i]);
+		if (e < 0)
+			return e;
+	}
+	for (size_t i = 0; i < c->n_routes; i++) /* one topic, one type, whatever the direction */
+		if (strcmp(c->routes[i].topic, r->topic) == 0 && c->routes[i].type != r->type)
+			return fail(p, "%s has type %s on line %d", r->topic,
+				    c->routes[i].type->name, c->routes[i].line);
+	if (!r->slots) /* room for the queue, the history and what is being written */
+		r->slots = r->depth + r->history + 4;
+	c->n_routes++;
+	return 0;
+}
+
+static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
+{
+	char *hash = strchr(s, '#');
+	if (hash)
+		*hash = 0;
+	char *w[16];
+	int n = 0;
+	for (char *t = strtok(s, " \t\r"); t; t = strtok(NULL, " \t\r")) {
+		if (n == 16)
+			return fail(p, "too many words");
+		w[n++] = t;
+	}
+	if (n == 0)
+		return 0;
+	if (strcmp(w[0], "dds_domain") == 0) {
+		uint64_t d;
+		int e;
+		if (n != 2)
+			return fail(p, "expected: dds_domain <0..230>");
+		if ((e = number(p, "dds_domain", w[1], 0, 230, &d)) < 0)
+			return e;
+		c->dds_domain = (uint32_t)d;
+		return 0;
+	}
+	if (strcmp(w[0], "zcast_domain") == 0) {
+		if (n != 2 || zcast_domain_name_valid(w[1]) < 0)
+			return fail(p, "expected: zcast_domain <name> ([A-Za-z0-9_-]{1,32})");
+		snprintf(c->zcast_domain, sizeof c->zcast_domain, "%s", w[1]);
+		return 0;
+	}
+	if (strcmp(w[0], "in") == 0 || strcmp(w[0], "out") == 0)
+		return route_line(c, p, w, n);
+	return fail(p, "unknown keyword \"%s\" (in, out, dds_domain, zcast_domain)", w[0]);
+}
+
+int zcast_bridge_config_parse(zcast_bridge_config *c, const char *name, const char *text, char *err,
+			      size_t errlen)
+{
+	struct pos p = {name, 0, err, errlen};
+	const char *s = text;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char line[1024];
+		p.line++;
+		if (len >= sizeof line)
+			return fail(&p, "line longer than %zu bytes", sizeof line - 1);
+		memcpy(line, s, len);
+		line[len] = 0;
+		int e = parse_line(c, &p, line);
+		if (e < 0)
+			return e;
+		s += len + (nl ? 1 : 0);
+	}
+	if (c->n_routes == 0) {
+		p.line++;
+		return fail(&p,
+			    "no routes (add a line: out|in <topic> <type> reliable|best_effort)");
+	}
+	return 0;
+}
+
+int zcast_bridge_config_load(zcast_bridge_config *c, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ZCAST_EINVAL;
+	}
+	char *text = NULL;
+	size_t cap = 0, len = 0;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *t = realloc(text, cap = len + 65536);
+			if (!t) {
+				free(text), fclose(f);
+				return ZCAST_ENOMEM;
+			}
+			text = t;
+		}
+		size_t k = fread(text + len, 1, 4096, f);
+		len += k;
+		if (k < 4096)
+			break;
+	}
+	fclose(f);
+	text[len] = 0;
+	int e = zcast_bridge_config_parse(c, path, text, err, errlen);
+	free(text);
+	return e;
+}

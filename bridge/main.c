@@ -1,0 +1,126 @@
+/* zcast-bridge: runs the routes of a config file until SIGINT or SIGTERM (docs/BRIDGE.md).
+ * Prints one line per route when it becomes active or stands by, and its counters at exit. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shipped_types.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: zcast-bridge [--check] <config file>\n"
+		"  --check  parse the file, print the routes and exit\n"
+		"config lines (docs/BRIDGE.md):\n"
+		"  dds_domain <N>\n"
+		"  zcast_domain <name>\n"
+		"  out|in <topic> <pkg/msg/Type> reliable|best_effort [depth=N] [history=N] "
+		"[max_size=N] [slots=N]\n");
+	return 2;
+}
+
+static const char *state_name(int s)
+{
+	static const char *const names[] = {"starting", "standby", "active", "failed"};
+	return s >= 0 && s < 4 ? names[s] : "?";
+}
+
+int main(int argc, char **argv)
+{
+	int check = 0;
+	const char *path = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--check") == 0)
+			check = 1;
+		else if (argv[i][0] == '-' || path)
+			return usage();
+		else
+			path = argv[i];
+	}
+	if (!path)
+		return usage();
+	zcast_bridge_config *c = zcast_bridge_config_new();
+	char err[512];
+	if (!c || zcast_bridge_add_shipped_types(c) < 0) {
+		fprintf(stderr, "zcast-bridge: out of memory\n");
+		return 1;
+	}
+	if (zcast_bridge_config_load(c, path, err, sizeof err) < 0) {
+		fprintf(stderr, "zcast-bridge: %s\n", err);
+		zcast_bridge_config_free(c);
+		return 1;
+	}
+	const zcast_bridge_route *r;
+	size_t n = zcast_bridge_config_routes(c, &r);
+	if (check) {
+		for (size_t i = 0; i < n; i++)
+			printf("line %d: %s %s %s %s depth=%u history=%u max_size=%zu\n", r[i].line,
+			       r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in", r[i].topic,
+			       r[i].type->name, r[i].reliable ? "reliable" : "best_effort",
+			       r[i].depth, r[i].history, r[i].max_size);
+		zcast_bridge_config_free(c);
+		return 0;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	zcast_bridge *b;
+	if (zcast_bridge_start(c, &b, err, sizeof err) < 0) {
+		fprintf(stderr, "zcast-bridge: %s\n", err);
+		zcast_bridge_config_free(c);
+		return 1;
+	}
+	int shown[64];
+	uint32_t matched[64] = {0};
+	for (size_t i = 0; i < n; i++)
+		shown[i] = ZCAST_BRIDGE_STARTING;
+	int failed = 0;
+	while (!stop && !failed) {
+		for (size_t i = 0; i < n; i++) {
+			zcast_bridge_stat st;
+			zcast_bridge_stat_get(b, i, &st);
+			if (st.state != shown[i]) {
+				printf("zcast-bridge: line %d %s %s: %s\n", r[i].line,
+				       r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in", r[i].topic,
+				       state_name(st.state));
+				fflush(stdout);
+				shown[i] = st.state;
+				failed |= st.state == ZCAST_BRIDGE_FAILED;
+			}
+			if (st.matched != matched[i]) {
+				printf("zcast-bridge: line %d %s %s: %u remote %s\n", r[i].line,
+				       r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in", r[i].topic,
+				       st.matched,
+				       r[i].dir == ZCAST_BRIDGE_OUT ? "reader(s)" : "writer(s)");
+				fflush(stdout);
+				matched[i] = st.matched;
+			}
+		}
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		zcast_bridge_stat st;
+		zcast_bridge_stat_get(b, i, &st);
+		printf("zcast-bridge: line %d %s %s: forwarded %llu, skipped %llu, dropped %llu\n",
+		       r[i].line, r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in", r[i].topic,
+		       (unsigned long long)st.forwarded, (unsigned long long)st.skipped,
+		       (unsigned long long)st.dropped);
+	}
+	zcast_bridge_stop(b);
+	zcast_bridge_config_free(c);
+	return failed ? 1 : 0;
+}

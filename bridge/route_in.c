@@ -1,0 +1,194 @@
+/* A route from DDS to a local zcast topic: take the CDR bytes of a sample (dds_takecdr), write them
+ * into a zcast loan behind the 4 reserved bytes of a typed message, validate, publish.
+ *
+ * Latency: samples are delivered from Cyclone's data-available listener, on the thread that
+ * received them, as long as that needs no wait. A reliable route that must wait for a slot or for
+ * room in a FULL queue never waits there (it would stall all of Cyclone's reception): it leaves the
+ * sample in rt->pending, sets rt->draining and wakes the route's thread, which delivers it and
+ * everything after it with waits, in order, and hands back to the listener when DDS has nothing
+ * more. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dds/ddsi/ddsi_serdata.h>
+
+#include "internal.h"
+
+static int open_pub(struct zb_route_rt *rt)
+{
+	const zcast_bridge_route *r = rt->cfg;
+	zcast_pub_opts o;
+	zcast_pub_opts_init(&o);
+	o.domain = zb_zdomain_opt(rt->b->cfg);
+	o.type_name = r->type->name;
+	memcpy(o.type_hash, r->type->hash, ZCAST_TYPE_HASH_SIZE);
+	o.slot_size = r->max_size + ZCAST_TYPED_HEADER_OFFSET;
+	o.slot_count = r->slots;
+	o.history_depth = r->history;
+	int e = zcast_pub_open(r->topic, &o, &rt->pub);
+	if (e < 0) {
+		fprintf(stderr, "zcast-bridge: in %s: %s\n", r->topic, zcast_last_error());
+		return e;
+	}
+	atomic_store(&rt->pub_id, zcast_pub_id(rt->pub));
+	return 0;
+}
+
+enum { DONE = 0, WOULD_WAIT = 1 };
+
+/* Delivers one sample. Without `wait`, a reliable route returns WOULD_WAIT (nothing consumed)
+ * where it would have to wait; a best-effort route drops instead. */
+static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dds_sample_info_t *si,
+		   int wait)
+{
+	const zcast_bridge_route *r = rt->cfg;
+	if (zb_sources_seen(rt->sources, si->publication_handle, si->source_timestamp)) {
+		atomic_fetch_add(&rt->skipped, 1); /* sent again by a bridge that took over */
+		return DONE;
+	}
+	if (n < ZCAST_CDR_HEADER || n > r->max_size) {
+		atomic_fetch_add(&rt->dropped, 1);
+		return DONE;
+	}
+	zcast_msg *m = NULL;
+	int e;
+	if (!wait || !r->reliable)
+		e = zcast_loan(rt->pub, n + 4, &m);
+	else
+		while ((e = zcast_loan_wait(rt->pub, n + 4, 100 * 1000 * 1000, &m)) ==
+			   ZCAST_ETIMEDOUT &&
+		       !atomic_load(&rt->b->stop))
+			;
+	if (e == ZCAST_ENOSLOT && r->reliable && !wait)
+		return WOULD_WAIT;
+	if (e < 0) {
+		atomic_fetch_add(&rt->dropped, 1);
+		return DONE;
+	}
+	uint8_t *d = zcast_msg_data(m);
+	memset(d, 0, ZCAST_TYPED_HEADER_OFFSET);
+	memcpy(d + ZCAST_TYPED_HEADER_OFFSET, bytes, n);
+	d[ZCAST_TYPED_HEADER_OFFSET + 3] &= (uint8_t)~3u; /* no padding in the slot */
+	zcast_cdr_reader rd;
+	if (zcast_cdr_read(r->type, d + ZCAST_TYPED_HEADER_OFFSET, n, &rd, rt->in_off, rt->in_len) <
+	    0) {
+		static _Atomic int warned;
+		if (!atomic_fetch_add(&warned, 1))
+			fprintf(stderr, "zcast-bridge: in %s: dropping invalid samples: %s\n",
+				r->topic, zcast_last_error());
+		zcast_msg_drop(m);
+		atomic_fetch_add(&rt->dropped, 1);
+		return DONE;
+	}
+	if (!wait || !r->reliable)
+		e = zcast_publish(rt->pub, m);
+	else
+		while ((e = zcast_publish_wait(rt->pub, m, 100 * 1000 * 1000)) < 0 &&
+		       (e == ZCAST_ETIMEDOUT || e == ZCAST_EAGAIN) && !atomic_load(&rt->b->stop))
+			;
+	if (e == ZCAST_EAGAIN && r->reliable && !wait) {
+		zcast_msg_drop(m); /* the thread loans and copies again: only when congested */
+		return WOULD_WAIT;
+	}
+	if (e < 0) {
+		zcast_msg_drop(m);
+		atomic_fetch_add(&rt->dropped, 1);
+		return DONE;
+	}
+	zb_sources_delivered(rt->sources, si->publication_handle, si->source_timestamp);
+	atomic_fetch_add(&rt->forwarded, 1);
+	return DONE;
+}
+
+/* Delivers what DDS holds. Returns WOULD_WAIT (the sample left in rt->pending) or DONE (empty). */
+static int drain(struct zb_route_rt *rt, int wait)
+{
+	for (;;) {
+		struct ddsi_serdata *sd = rt->pending;
+		dds_sample_info_t si = rt->pending_si;
+		rt->pending = NULL;
+		if (!sd && dds_takecdr(rt->endpoint, &sd, 1, &si, DDS_ANY_STATE) <= 0)
+			return DONE;
+		if (si.valid_data) {
+			size_t n;
+			const void *bytes = zb_serdata_bytes(sd, &n);
+			if (deliver(rt, bytes, n, &si, wait) == WOULD_WAIT) {
+				rt->pending = sd, rt->pending_si = si;
+				return WOULD_WAIT;
+			}
+		}
+		ddsi_serdata_unref(sd);
+		if (atomic_load(&rt->b->stop))
+			return DONE;
+	}
+}
+
+/* Cyclone's listener: deliver now unless the route's thread is draining. */
+static void on_data(dds_entity_t reader, void *arg)
+{
+	(void)reader;
+	struct zb_route_rt *rt = arg;
+	pthread_mutex_lock(&rt->mu);
+	if (!rt->draining && atomic_load(&rt->state) == ZCAST_BRIDGE_ACTIVE &&
+	    drain(rt, 0) == WOULD_WAIT) {
+		rt->draining = 1;
+		pthread_cond_signal(&rt->cv);
+	}
+	pthread_mutex_unlock(&rt->mu);
+}
+
+/* The route's thread: drains with waits when the listener handed over; every 100 ms it also
+ * drains without waiting (a safety net: nothing relies on it). */
+static void run(struct zb_route_rt *rt)
+{
+	pthread_mutex_lock(&rt->mu);
+	while (!atomic_load(&rt->b->stop)) {
+		if (!rt->draining) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100 * 1000 * 1000;
+			if (ts.tv_nsec >= 1000000000)
+				ts.tv_sec++, ts.tv_nsec -= 1000000000;
+			pthread_cond_timedwait(&rt->cv, &rt->mu, &ts);
+			if (!rt->draining && drain(rt, 0) == WOULD_WAIT)
+				rt->draining = 1;
+			continue;
+		}
+		/* draining: the listener keeps off the publisher and the reader until we hand back,
+		 * so the waits happen without the lock */
+		pthread_mutex_unlock(&rt->mu);
+		drain(rt, 1);
+		pthread_mutex_lock(&rt->mu);
+		if (drain(rt, 0) == DONE) /* a sample that came just now is not left behind */
+			rt->draining = 0;
+	}
+	pthread_mutex_unlock(&rt->mu);
+}
+
+void *zb_route_in(void *arg)
+{
+	struct zb_route_rt *rt = arg;
+	if (zb_route_claim(rt) < 0)
+		return NULL;
+	uint32_t nf = rt->cfg->type->n_flat ? rt->cfg->type->n_flat : 1;
+	rt->in_off = calloc(nf, sizeof *rt->in_off);
+	rt->in_len = calloc(nf, sizeof *rt->in_len);
+	dds_listener_t *l = dds_create_listener(rt);
+	if (l)
+		dds_lset_data_available(l, on_data);
+	/* the publisher first: its id must be known before anything arrives that an OUT route of
+	 * the same topic could send back */
+	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
+	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint))) {
+		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
+	} else {
+		pthread_mutex_lock(&rt->mu);
+		atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
+		pthread_mutex_unlock(&rt->mu);
+		run(rt);
+	}
+	if (l)
+		dds_delete_listener(l);
+	return NULL;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# zcast-bridge's config file: a good file parses (--check prints the routes with their defaults);
+# every kind of bad line stops the program with "file:line: what" and exit status 1.
+# Usage: config_test.sh <zcast-bridge>
+set -uo pipefail
+BRIDGE=$1
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat > "$W/good.conf" <<'CONF'
+# comment line
+dds_domain 7
+zcast_domain robot_1
+
+out /camera/image sensor_msgs/msg/Image reliable history=4 max_size=8M   # trailing comment
+in  /cmd          std_msgs/msg/String   best_effort
+in  /camera/image sensor_msgs/msg/Image reliable depth=32 slots=40
+CONF
+out=$("$BRIDGE" --check "$W/good.conf" 2>&1) || fail "good config rejected: $out"
+grep -q "line 5: out /camera/image sensor_msgs/msg/Image reliable depth=16 history=4 max_size=8388608" \
+  <<<"$out" || fail "route of line 5: $out"
+grep -q "line 6: in /cmd std_msgs/msg/String best_effort depth=1 history=0 max_size=65536" <<<"$out" ||
+  fail "route of line 6: $out"
+
+bad() { # expected-message-fragment, then the file's lines
+  local want=$1; shift
+  printf '%s\n' "$@" > "$W/bad.conf"
+  local msg rc=0
+  msg=$("$BRIDGE" --check "$W/bad.conf" 2>&1) || rc=$?
+  [ "$rc" -eq 1 ] || fail "exit status $rc (want 1) for: $* -> $msg"
+  grep -qF "$W/bad.conf:$want" <<<"$msg" || fail "want \"$want\", got \"$msg\""
+}
+R='sensor_msgs/msg/Image'
+bad '2: unknown QoS "sideways" (reliable or best_effort)' '# x' "out /a $R sideways"
+bad '1: unknown keyword "up" (in, out, dds_domain, zcast_domain)' "up /a $R reliable"
+bad '1: bad topic name "a"' "out a $R reliable"
+bad '1: unknown type "foo/msg/Bar"' "out /a foo/msg/Bar reliable"
+bad '1: expected: in|out <topic>' "out /a $R"
+bad '1: depth=0: expected a number from 1 to 1024' "out /a $R reliable depth=0"
+bad '1: history=65: expected a number from 0 to 64' "out /a $R reliable history=65"
+bad '1: max_size=1X: expected a number' "out /a $R reliable max_size=1X"
+bad '1: unknown option "speed"' "out /a $R reliable speed=3"
+bad '1: "fast": expected key=value' "out /a $R reliable fast"
+bad '2: out /a repeats line 1' "out /a $R reliable" "out /a $R best_effort"
+bad '2: /a has type sensor_msgs/msg/Image on line 1' "out /a $R reliable" "in /a std_msgs/msg/String reliable"
+bad '1: expected: dds_domain <0..230>' "dds_domain"
+bad '1: dds_domain=231: expected a number from 0 to 230' "dds_domain 231" "out /a $R reliable"
+bad '1: expected: zcast_domain <name>' "zcast_domain bad/name"
+bad '2: no routes' "dds_domain 1"
+msg=$("$BRIDGE" "$W/missing.conf" 2>&1) && fail "a missing file was accepted"
+grep -q "missing.conf: No such file or directory" <<<"$msg" || fail "missing file: $msg"
+echo PASS

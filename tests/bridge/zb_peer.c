@@ -1,0 +1,171 @@
+/* The zcast side of the bridge tests and benchmark: publishes or receives patterned
+ * sensor_msgs/Image messages (pattern.h) on a local zcast topic.
+ *   zb_peer pub <topic> <bytes> <count> [--interval-us N] [--history N] [--subs N]
+ *   zb_peer sub <topic> <count> [--drop] [--depth N] [--history N] [--stall-ms N] [--timeout-s N]
+ *                              [--first F] [--after-seq S]
+ * <bytes> is the CDR size (encapsulation header included). pub waits for --subs subscribers (the
+ * bridge) first and blocks rather than lose a message (FULL queues). sub prints one line:
+ * "received N first F last L bad B dup D" and exits 0 when it got <count> messages intact and in
+ * order (with --first F: exactly F..count, e.g. a late joiner's history; with --drop: when the
+ * newest message <count> arrived, everything intact and in order). --after-seq S: subscribe only
+ * once the topic's sequence reached S (a late joiner that comes after everything arrived). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sensor_msgs/msg/Image.h"
+#include "pattern.h"
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static long opt(int argc, char **argv, const char *name, long def)
+{
+	for (int i = 0; i + 1 < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return strtol(argv[i + 1], NULL, 0);
+	return def;
+}
+
+static int flag(int argc, char **argv, const char *name)
+{
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static int die(const char *what, int e)
+{
+	fprintf(stderr, "zb_peer: %s: %s (%s)\n", what, zcast_strerror(e), zcast_last_error());
+	return 1;
+}
+
+static int pub(const char *topic, uint32_t bytes, uint32_t count, int argc, char **argv)
+{
+	if (bytes < ZBP_OVERHEAD)
+		return fprintf(stderr, "zb_peer: at least %u bytes\n", ZBP_OVERHEAD), 1;
+	uint32_t n = bytes - ZBP_OVERHEAD;
+	sensor_msgs_msg_Image_bounds bounds = {{sizeof ZBP_FRAME}, sizeof ZBP_ENCODING, n};
+	zcast_pub_opts o;
+	zcast_pub_opts_init(&o);
+	o.history_depth = (uint32_t)opt(argc, argv, "--history", 0);
+	o.slot_count = 8 + o.history_depth;
+	zcast_typed_pub *p;
+	int e = sensor_msgs_msg_Image_pub_open(topic, &bounds, &o, &p);
+	if (e < 0)
+		return die("open", e);
+	long subs = opt(argc, argv, "--subs", 0), interval = opt(argc, argv, "--interval-us", 0);
+	zcast_topic_stat st;
+	while (subs && (zcast_topic_stat_get(NULL, topic, &st) < 0 || st.subscribers < subs))
+		usleep(10000);
+	for (uint32_t seq = 1; seq <= count; seq++) {
+		zcast_msg *m;
+		sensor_msgs_msg_Image_writer w;
+		if ((e = zcast_typed_loan(p, NULL, &m, &w.w, w.off, w.cap)) == ZCAST_ENOSLOT) {
+			usleep(1000), seq--;
+			continue;
+		}
+		if (e < 0)
+			return die("loan", e);
+		sensor_msgs_msg_Image_w_header_stamp_sec_set(&w, (int32_t)seq);
+		sensor_msgs_msg_Image_w_header_stamp_nanosec_set(&w,
+								 (uint32_t)(now_ns() % 1000000000));
+		sensor_msgs_msg_Image_w_header_frame_id_set(&w, ZBP_FRAME);
+		sensor_msgs_msg_Image_w_height_set(&w, 1);
+		sensor_msgs_msg_Image_w_width_set(&w, n);
+		sensor_msgs_msg_Image_w_encoding_set(&w, ZBP_ENCODING);
+		sensor_msgs_msg_Image_w_step_set(&w, n);
+		uint32_t cap;
+		zbp_fill(sensor_msgs_msg_Image_w_data(&w, &cap), n, seq);
+		sensor_msgs_msg_Image_w_data_set_len(&w, n);
+		/* a FULL queue (the bridge's) pushes back: wait for room, lose nothing */
+		while ((e = zcast_typed_publish(p, m, &w.w)) == ZCAST_EAGAIN)
+			usleep(200);
+		if (e < 0)
+			return die("publish", e);
+		if (interval)
+			usleep((useconds_t)interval);
+	}
+	printf("published %u\n", count);
+	fflush(stdout);
+	/* stay a member a moment so the history and the last messages are not torn down under the
+	 * bridge (a publisher that leaves takes its unread slots' history with it only if nobody
+	 * holds them; linger keeps the test's timing out of it) */
+	usleep((useconds_t)opt(argc, argv, "--linger-ms", 300) * 1000);
+	zcast_typed_pub_close(p);
+	return 0;
+}
+
+static int sub(const char *topic, uint32_t count, int argc, char **argv)
+{
+	int drop = flag(argc, argv, "--drop");
+	zcast_sub_opts o;
+	zcast_sub_opts_init(&o);
+	zcast_typed_sub_opts(&o, &sensor_msgs_msg_Image_TYPE);
+	o.policy = drop ? ZCAST_POLICY_DROP_OLD : ZCAST_POLICY_FULL;
+	o.queue_depth = (uint32_t)opt(argc, argv, "--depth", 16);
+	o.history = (uint32_t)opt(argc, argv, "--history", 0);
+	zcast_topic_stat ts;
+	long after = opt(argc, argv, "--after-seq", 0);
+	int64_t until = now_ns() + 20 * 1000000000ll;
+	while (after && now_ns() < until &&
+	       (zcast_topic_stat_get(NULL, topic, &ts) < 0 || ts.last_sequence < (uint64_t)after))
+		usleep(10000);
+	zcast_sub *s;
+	int e = zcast_sub_open(topic, &o, &s);
+	if (e < 0)
+		return die("open", e);
+	printf("subscribed\n");
+	fflush(stdout);
+	long stall = opt(argc, argv, "--stall-ms", 0);
+	if (stall)
+		usleep((useconds_t)stall * 1000);
+	int64_t deadline = now_ns() + opt(argc, argv, "--timeout-s", 20) * 1000000000ll;
+	struct zbp_tally t = {0};
+	while (t.last < count && now_ns() < deadline) {
+		zcast_msg *m;
+		if (zcast_take(s, &m) < 0) {
+			zcast_wait(s, 50 * 1000 * 1000);
+			continue;
+		}
+		sensor_msgs_msg_Image_reader r;
+		int ok = sensor_msgs_msg_Image_read_msg(&r, m) == 0;
+		uint32_t seq = ok ? (uint32_t)sensor_msgs_msg_Image_header_stamp_sec(&r) : 0;
+		uint32_t n = 0;
+		const uint8_t *d = ok ? sensor_msgs_msg_Image_data(&r, &n) : NULL;
+		if (t.received && seq <= t.last)
+			printf("out of order: %u after %u\n", seq, t.last);
+		else if (t.received && seq > t.last + 1 && !drop)
+			printf("gap: %u after %u\n", seq, t.last);
+		zbp_count(&t, seq,
+			  ok && n + ZBP_OVERHEAD == (uint32_t)(zcast_msg_size(m) - 4) &&
+			      zbp_check(d, n, seq));
+		zcast_msg_drop(m);
+	}
+	printf("received %llu first %u last %u bad %llu dup %llu\n", (unsigned long long)t.received,
+	       t.first, t.last, (unsigned long long)t.bad, (unsigned long long)t.dup_or_reordered);
+	zcast_sub_close(s);
+	uint32_t first = (uint32_t)opt(argc, argv, "--first", 1);
+	int complete = drop ? t.last == count : t.received == count - first + 1 && t.first == first;
+	return complete && !t.bad && !t.dup_or_reordered ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 5 && strcmp(argv[1], "pub") == 0)
+		return pub(argv[2], (uint32_t)strtoul(argv[3], NULL, 0),
+			   (uint32_t)strtoul(argv[4], NULL, 0), argc, argv);
+	if (argc >= 4 && strcmp(argv[1], "sub") == 0)
+		return sub(argv[2], (uint32_t)strtoul(argv[3], NULL, 0), argc, argv);
+	fprintf(stderr, "usage: zb_peer pub <topic> <bytes> <count> [opts] | sub <topic> <count> "
+			"[opts]\n");
+	return 2;
+}
