@@ -16,7 +16,8 @@ static int open_sub(struct zb_route_rt *rt)
 	o.domain = zb_zdomain_opt(rt->b->cfg);
 	zcast_typed_sub_opts(&o, r->type);
 	o.policy = r->reliable ? ZCAST_POLICY_FULL : ZCAST_POLICY_DROP_OLD;
-	o.queue_depth = r->depth;
+	/* The queue holds the history at join (a subscriber cannot ask for more than its depth). */
+	o.queue_depth = r->depth > r->history ? r->depth : r->history;
 	o.history = r->history;
 	int e = zcast_sub_open(r->topic, &o, &rt->sub);
 	if (e < 0)
