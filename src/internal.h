@@ -354,6 +354,7 @@ struct zcast_msg {
 	struct zc_pool_map *map;
 	zcast_pub *pub; /* loans */
 	zcast_sub *sub; /* received messages */
+	bool compacted; /* a typed loan already compacted by a publish that then failed */
 };
 
 struct zcast_pub {

@@ -43,6 +43,7 @@ static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 		msg->map = m;
 		msg->pub = p;
 		msg->sub = NULL;
+		msg->compacted = false;
 #ifdef ZCAST_POISON
 		memset(msg->data, 0xdd,
 		       m->slot_size); /* a premature reuse shows as a bad checksum */

@@ -110,6 +110,7 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 		msg->map = m;
 		msg->pub = NULL;
 		msg->sub = s;
+		msg->compacted = false;
 		atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&s->held, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&s->rec->held, 1, memory_order_relaxed);

@@ -102,12 +102,19 @@ int zcast_typed_loan(zcast_typed_pub *p, const void *bounds, zcast_msg **m, zcas
 
 int zcast_typed_publish(zcast_typed_pub *p, zcast_msg *m, const zcast_cdr_writer *w)
 {
-	size_t size;
-	int e = zcast_cdr_compact(p->type, w->bounds, w->base, &size);
-	if (e < 0)
-		return e;
-	if ((e = zcast_msg_resize(m, ZCAST_TYPED_PREFIX + size)) < 0)
-		return e;
+	if (!p || !m || !w)
+		return zc_err(ZCAST_EINVAL, "zcast_typed_publish: NULL argument");
+	/* Compacted once: a retry after a refused publish (a full FULL queue) must not read the
+	 * compacted stream as if it were still laid out at its bounds. */
+	if (!m->compacted) {
+		size_t size;
+		int e = zcast_cdr_compact(p->type, w->bounds, w->base, &size);
+		if (e < 0)
+			return e;
+		if ((e = zcast_msg_resize(m, ZCAST_TYPED_PREFIX + size)) < 0)
+			return e;
+		m->compacted = true;
+	}
 	return zcast_publish(p->pub, m);
 }
 

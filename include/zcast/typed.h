@@ -47,7 +47,8 @@ ZCAST_API int zcast_typed_loan(zcast_typed_pub *pub, const void *bounds, zcast_m
 			       zcast_cdr_writer *w, uint32_t *off, uint32_t *cap);
 /* Compacts the loan in place and publishes its exact size. Consumes m on success only; a count or
  * length above its bound is ZCAST_EINVAL (m still the caller's, its contents partly compacted:
- * drop it). */
+ * drop it). A publish refused after the compaction (say ZCAST_EAGAIN from a full FULL queue) may be
+ * retried with the same m and w: the message is compacted once; do not write it in between. */
 ZCAST_API int zcast_typed_publish(zcast_typed_pub *pub, zcast_msg *m, const zcast_cdr_writer *w);
 /* Copy path: serializes the plain C struct `src` into a loan and publishes it. */
 ZCAST_API int zcast_typed_publish_copy(zcast_typed_pub *pub, const void *src);
