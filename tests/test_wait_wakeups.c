@@ -100,8 +100,10 @@ static void crash_with_sleepers(const char *topic, const char *point)
 	zt_child_ok_within(a, WATCHDOG_MS, "subscriber asleep in zcast_wait(-1)");
 	zt_child_ok_within(b, WATCHDOG_MS, "subscriber asleep in zcast_waitset_wait(-1)");
 	/* The last subscriber out removes the topic, unless the killed publisher's file locks were
-	 * still held by the kernel at that moment (its teardown lags its exit): then a gc does. */
-	ZT_EVENTUALLY(zt_shm_count() == 0 || (zcast_topic_gc(NULL, topic) >= 0 && zt_shm_count() == 0));
+	 * still held by the kernel at that moment (its teardown lags its exit). A gc would keep it
+	 * then (an all-dead topic with history is kept for the next joiner): remove it. */
+	ZT_EVENTUALLY(zt_shm_count() == 0 ||
+		      (zcast_topic_remove(NULL, topic) >= 0 && zt_shm_count() == 0));
 }
 
 static void before_wake(void)
