@@ -5,6 +5,8 @@
  * the history word was read first, nobody can add a bit again: the slot may be freed, by exactly
  * one CAS (PUBLISHED, gen) -> (FREE, gen + 1). Clear-then-scan is sequentially consistent so that
  * of two releasers clearing the last two bits, at least one sees zero. */
+#include <limits.h>
+
 #include "internal.h"
 
 bool zc_slot_bits_zero(struct zc_pool_map *m, uint32_t i)
@@ -29,7 +31,7 @@ bool zc_slot_free(struct zc_pool_map *m, uint32_t i, uint32_t from_state, uint64
 	struct zc_pool_hdr *h = zc_pool_hdr(m);
 	if (atomic_load_explicit(&h->waiters, memory_order_seq_cst)) {
 		atomic_fetch_add_explicit(&h->freed, 1, memory_order_seq_cst);
-		zc_futex_wake(&h->freed, 1);
+		zc_futex_wake(&h->freed, INT_MAX); /* a loan_wait and a room entry may both wait */
 	}
 	return true;
 }

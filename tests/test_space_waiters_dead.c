@@ -29,13 +29,17 @@ static int publish_wait(zcast_pub *p, int64_t timeout_ns)
 	return r;
 }
 
-/* Fills the queue, reports, then waits for room forever (it is killed in that wait). */
+/* Once the subscriber is there (go), fills its queue, reports, then waits for room forever (it is
+ * killed in that wait). */
 static int waiter_main(void *arg)
 {
-	int *ready = arg;
+	int *pipes = arg; /* ready[2], go[2] */
+	char c;
+	if (read(pipes[2], &c, 1) != 1)
+		return 2;
 	zcast_pub *p = open_pub();
 	CHECK_EQ(publish_wait(p, 0), 0); /* the queue (depth 1) is full now */
-	zt_signal(ready[1]);
+	zt_signal(pipes[1]);
 	publish_wait(p, -1);
 	return 1; /* never reached: killed while waiting */
 }
@@ -53,17 +57,22 @@ static uint32_t space_waiters(struct zc_topic_hdr *h)
 int main(void)
 {
 	zt_setup("spacedead", 60);
-	int ready[2];
-	CHECK_EQ(pipe(ready), 0);
-	/* Forked before this process opens anything (no library threads yet). */
-	pid_t pid = zt_fork(waiter_main, ready);
+	int pipes[4], pipes2[4]; /* ready, go: one set per waiter */
+	CHECK_EQ(pipe(pipes), 0);
+	CHECK_EQ(pipe(pipes + 2), 0);
+	memcpy(pipes2, pipes, sizeof pipes);
+	CHECK_EQ(pipe(pipes2 + 2), 0);
+	/* Both forked before this process opens anything: a child forked while library threads run
+	 * may inherit a held sanitizer allocator lock. */
+	pid_t pid = zt_fork(waiter_main, pipes), pid2 = zt_fork(waiter_main, pipes2);
 	zcast_sub_opts so;
 	zcast_sub_opts_init(&so);
 	so.policy = ZCAST_POLICY_FULL;
 	so.queue_depth = 1;
 	zcast_sub *s = NULL;
 	CHECK_EQ(zcast_sub_open(TOPIC, &so, &s), 0);
-	zt_await(ready[0]);
+	zt_signal(pipes[3]);
+	zt_await(pipes[0]);
 	struct zc_topic_hdr *h = zt_map_topic(TOPIC, NULL);
 	ZT_EVENTUALLY(space_waiters(h) == 1 && zt_futex_asleep(pid, pid));
 	kill(pid, SIGKILL);
@@ -80,8 +89,9 @@ int main(void)
 	zcast_msg *m;
 	while (zcast_take(s, &m) == 0)
 		zcast_msg_drop(m);
-	pid = zt_fork(waiter_main, ready);
-	zt_await(ready[0]);
+	pid = pid2;
+	zt_signal(pipes2[3]);
+	zt_await(pipes2[0]);
 	ZT_EVENTUALLY(space_waiters(h) == 1);
 	zcast_pub *live = open_pub();
 	pthread_t th;
