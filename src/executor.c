@@ -73,6 +73,7 @@ struct zcast_executor {
 	bool spinning;
 	pthread_t spin_thread;
 	struct ex_list live;  /* entries added and not removed */
+	struct ex_list timers; /* the timers among them: a turn scans only these */
 	struct ex_list dead;  /* removed, freed once inflight is 0 (by the spinning thread) */
 	struct ex_list done;  /* pool: entries whose last queued turn finished */
 	struct ex_list due;   /* timers found due this turn (spinning thread only) */
@@ -288,10 +289,14 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 	int r = find(ex, en->kind, en->key, NULL)
 		    ? zc_err(ZCAST_EBUSY, "already added to this executor")
 		    : list_reserve(&ex->dead, ex->dead.n + ex->live.n + 1);
+	if (r == 0 && en->kind == ZCAST_WS_TIMER) /* timers live in the executor, not the wait set */
+		r = list_reserve(&ex->timers, ex->timers.n + 1);
 	if (r == 0)
 		r = list_push(&ex->live, en);
 	if (r == 0) {
-		if (en->kind != ZCAST_WS_TIMER) /* timers live in the executor, not the wait set */
+		if (en->kind == ZCAST_WS_TIMER)
+			list_push(&ex->timers, en); /* reserved above */
+		else
 			r = owns_ws(ex) ? attach(ex, en) : command(ex, CMD_ATTACH, en);
 		uint32_t at;
 		if (r < 0 && find(ex, en->kind, en->key, &at) == en)
@@ -345,6 +350,9 @@ static int remove_entry(zcast_executor *ex, int kind, const void *key)
 		return zc_err(ZCAST_ENOENT, "not added to this executor");
 	}
 	list_del(&ex->live, at);
+	for (uint32_t i = 0; i < ex->timers.n; i++)
+		if (ex->timers.v[i] == en)
+			list_del(&ex->timers, i);
 	atomic_store(&en->removed, true);
 	if (en->want_room) {
 		en->want_room = false;
@@ -520,9 +528,9 @@ void zc_ex_quiesce_timer(zcast_timer *t)
 static int64_t next_timer(zcast_executor *ex)
 {
 	int64_t until = -1;
-	for (uint32_t i = 0; i < ex->live.n; i++) {
-		struct ex_entry *en = ex->live.v[i];
-		if (en->kind == ZCAST_WS_TIMER && en->timer->grid.active && en->inflight == 0 &&
+	for (uint32_t i = 0; i < ex->timers.n; i++) {
+		struct ex_entry *en = ex->timers.v[i];
+		if (en->timer->grid.active && en->inflight == 0 &&
 		    (until < 0 || en->timer->grid.next < until))
 			until = en->timer->grid.next;
 	}
@@ -534,9 +542,9 @@ static int64_t next_timer(zcast_executor *ex)
 static void collect_due(zcast_executor *ex, int64_t now)
 {
 	ex->due.n = 0;
-	for (uint32_t i = 0; i < ex->live.n; i++) {
-		struct ex_entry *en = ex->live.v[i];
-		if (en->kind != ZCAST_WS_TIMER || en->inflight > 0)
+	for (uint32_t i = 0; i < ex->timers.n; i++) {
+		struct ex_entry *en = ex->timers.v[i];
+		if (en->inflight > 0)
 			continue;
 		uint64_t n = zc_grid_expire(&en->timer->grid, now);
 		if (n && list_push(&ex->due, en) == 0) {
@@ -916,6 +924,7 @@ void zcast_executor_destroy(zcast_executor *ex)
 	for (uint32_t i = 0; i < ex->dead.n; i++)
 		free_entry(ex->dead.v[i]);
 	free(ex->live.v);
+	free(ex->timers.v);
 	free(ex->dead.v);
 	free(ex->done.v);
 	free(ex->due.v);
