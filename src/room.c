@@ -22,14 +22,16 @@ static bool pool_has_free_slot(const struct zc_pool_map *m)
 	return false;
 }
 
-/* RR groups are few (max_groups); a bitmap of up to 64 groups per pass keeps this allocation-free:
- * groups beyond 64 are treated as having room (a spurious report at worst). */
+#define MAX_GROUPS 1024 /* max_groups == max_subs <= 1024 */
+
+/* FULL queues must each have space; a BALANCE_RR group needs one member with space: two bitmaps
+ * over the group indices, on the stack. */
 static bool queues_have_room(struct zc_topic *t)
 {
 	uint32_t hi = atomic_load(&t->hdr->sub_hi);
 	if (hi > t->max_subs)
 		hi = t->max_subs;
-	uint64_t rr_seen = 0, rr_room = 0;
+	uint64_t rr_seen[MAX_GROUPS / 64] = {0}, rr_room[MAX_GROUPS / 64] = {0};
 	for (uint32_t k = 0; k < hi; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
 		if (atomic_load_explicit(&r->state, memory_order_acquire) != ZC_REC_ACTIVE)
@@ -41,16 +43,19 @@ static bool queues_have_room(struct zc_topic *t)
 		struct zc_ring ring = zc_sub_ring(t, k, depth);
 		bool room = zc_ring_used(&ring) < depth;
 		if (policy == ZCAST_POLICY_BALANCE_RR) {
-			if (group < t->max_groups && group < 64) {
-				rr_seen |= 1ull << group;
-				rr_room |= (uint64_t)room << group;
+			if (group < t->max_groups && group < MAX_GROUPS) {
+				rr_seen[group / 64] |= 1ull << (group % 64);
+				rr_room[group / 64] |= (uint64_t)room << (group % 64);
 			}
 			continue;
 		}
 		if (!room)
 			return false;
 	}
-	return rr_seen == rr_room;
+	for (uint32_t w = 0; w < MAX_GROUPS / 64; w++)
+		if (rr_seen[w] != rr_room[w])
+			return false;
+	return true;
 }
 
 bool zc_pub_has_room(zcast_pub *p)

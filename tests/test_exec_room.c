@@ -110,6 +110,43 @@ static void one_process(void)
 	CHECK_EQ(zcast_pub_close(p), 0);
 }
 
+/* A BALANCE_RR group refuses only when every member is full; one member's take is room. */
+static void rr_group(void)
+{
+	zcast_pub *p = open_pub("/room/rr", 8);
+	zcast_sub *m[2];
+	for (int i = 0; i < 2; i++) {
+		zcast_sub_opts o;
+		zcast_sub_opts_init(&o);
+		o.policy = ZCAST_POLICY_BALANCE_RR;
+		o.group = "g";
+		o.queue_depth = 1;
+		CHECK_EQ(zcast_sub_open("/room/rr", &o, &m[i]), 0);
+	}
+	zcast_executor *ex;
+	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
+	CHECK_EQ(zcast_executor_add_room(ex, p, on_room, p), 0);
+	zcast_msg *l;
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(zcast_loan(p, 8, &l), 0);
+		CHECK_EQ(zcast_publish(p, l), 0);
+	}
+	CHECK_EQ(zcast_loan(p, 8, &l), 0);
+	CHECK_EQ(zcast_publish(p, l), ZCAST_EAGAIN);
+	int before = room_calls;
+	CHECK_EQ(zcast_executor_want_room(ex, p), 0);
+	CHECK_EQ(zcast_executor_spin_once(ex, 0), ZCAST_ETIMEDOUT);
+	zcast_msg *h = take_checked(m[1]);
+	CHECK_EQ(zcast_executor_spin_once(ex, -1), 1);
+	CHECK_EQ(room_calls, before + 1);
+	CHECK_EQ(zcast_publish(p, l), 0);
+	zcast_msg_drop(h);
+	zcast_executor_destroy(ex);
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(zcast_sub_close(m[i]), 0);
+	CHECK_EQ(zcast_pub_close(p), 0);
+}
+
 /* ---- two containers ---- */
 
 #define N_MSGS 3000
@@ -245,6 +282,7 @@ int main(void)
 {
 	zt_setup("exec_room", 200);
 	RUN(one_process);
+	RUN(rr_group);
 	RUN(two_containers);
 	return 0;
 }
