@@ -23,7 +23,7 @@
 #include "executor_internal.h"
 
 struct ex_entry {
-	int kind;        /* enum zcast_ws_kind */
+	int kind;	 /* enum zcast_ws_kind */
 	const void *key; /* what add and remove name: the sub, guard, pub (room, graph) or timer */
 	zcast_sub *sub;
 	zcast_pub *pub;
@@ -37,12 +37,12 @@ struct ex_entry {
 	} cb;
 	void *ctx;
 	unsigned flags;
-	int ws_id;            /* -1: not in the wait set (timers, or detached) */
-	int graph_prev;       /* graph: the count handed to the last call */
+	int ws_id;	      /* -1: not in the wait set (timers, or detached) */
+	int graph_prev;	      /* graph: the count handed to the last call */
 	_Atomic bool removed; /* set under mu; read without it to end a batch early */
 	/* Under mu: */
 	uint32_t inflight; /* callback turns queued or running */
-	bool want_room;    /* room: a callback was asked for and the entry is not enabled yet */
+	bool want_room;	   /* room: a callback was asked for and the entry is not enabled yet */
 	uint64_t due_gen;  /* timers: the timer's gen when this expiry was found due */
 	uint64_t missed;   /* timers: expiries missed before this one */
 };
@@ -68,18 +68,18 @@ struct zcast_executor {
 	_Atomic int stop;
 	pthread_mutex_t mu;
 	pthread_cond_t work_cv; /* workers: work queued, or quit */
-	pthread_cond_t ctl_cv;  /* commands done, inflight reached 0, commands queued (drain) */
+	pthread_cond_t ctl_cv;	/* commands done, inflight reached 0, commands queued (drain) */
 	/* Under mu: */
 	bool spinning;
 	pthread_t spin_thread;
-	struct ex_list live;  /* entries added and not removed */
+	struct ex_list live;   /* entries added and not removed */
 	struct ex_list timers; /* the timers among them: a turn scans only these */
-	struct ex_list dead;  /* removed, freed once inflight is 0 (by the spinning thread) */
-	struct ex_list done;  /* pool: entries whose last queued turn finished */
-	struct ex_list due;   /* timers found due this turn (spinning thread only) */
+	struct ex_list dead;   /* removed, freed once inflight is 0 (by the spinning thread) */
+	struct ex_list done;   /* pool: entries whose last queued turn finished */
+	struct ex_list due;    /* timers found due this turn (spinning thread only) */
 	struct ex_cmd *cmds, **cmds_tail;
-	uint32_t n_want;      /* room entries with want_room set */
-	uint32_t busy;        /* sum of inflight */
+	uint32_t n_want; /* room entries with want_room set */
+	uint32_t busy;	 /* sum of inflight */
 	/* Pool: a ring of queued turns (an entry appears up to `threads` times), workers started at
 	 * the first spin and kept until destroy. */
 	struct ex_entry **q;
@@ -289,7 +289,8 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 	int r = find(ex, en->kind, en->key, NULL)
 		    ? zc_err(ZCAST_EBUSY, "already added to this executor")
 		    : list_reserve(&ex->dead, ex->dead.n + ex->live.n + 1);
-	if (r == 0 && en->kind == ZCAST_WS_TIMER) /* timers live in the executor, not the wait set */
+	if (r == 0 &&
+	    en->kind == ZCAST_WS_TIMER) /* timers live in the executor, not the wait set */
 		r = list_reserve(&ex->timers, ex->timers.n + 1);
 	if (r == 0)
 		r = list_push(&ex->live, en);
@@ -307,7 +308,8 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 		free_entry(en);
 		return r;
 	}
-	zcast_guard_trigger(ex->wake); /* a new timer: the spinning thread recomputes its deadline */
+	zcast_guard_trigger(
+	    ex->wake); /* a new timer: the spinning thread recomputes its deadline */
 	return 0;
 }
 
@@ -575,19 +577,20 @@ static void run_entry(zcast_executor *ex, struct ex_entry *en)
 	case ZCAST_WS_GRAPH: {
 		int now = en->pub ? zcast_pub_matched(en->pub) : zcast_sub_matched(en->sub);
 		if (now >= 0 && now != en->graph_prev) {
-			zcast_graph_event ev = {en->pub, en->pub ? NULL : en->sub, now, en->graph_prev};
+			zcast_graph_event ev = {en->pub, en->pub ? NULL : en->sub, now,
+						en->graph_prev};
 			en->graph_prev = now;
 			en->cb.graph(&ev, en->ctx);
 		}
 		break;
 	}
 	case ZCAST_WS_SUB:
-		for (uint32_t k = 0; k < ex->batch && !atomic_load(&ex->stop) &&
-				     !atomic_load(&en->removed);
-		     k++) {
+		for (uint32_t k = 0;
+		     k < ex->batch && !atomic_load(&ex->stop) && !atomic_load(&en->removed); k++) {
 			zcast_msg *m;
 			if (zcast_take(en->sub, &m) != 0)
-				break; /* EAGAIN, or max_held reached: the entry comes back when ready */
+				break; /* EAGAIN, or max_held reached: the entry comes back when
+					  ready */
 			en->cb.sub(en->sub, m, en->ctx);
 			zcast_msg_drop(m);
 		}

@@ -23,8 +23,8 @@ struct zcast_timer {
 	zcast_executor *ex;
 	struct ex_entry *en;
 	struct zc_timer_grid grid; /* under ex->mu */
-	uint64_t gen;              /* under ex->mu: bumped by cancel, reset, set_period */
-	zcast_timer_fn fn;         /* or old_fn (zcast_executor_add_timer) */
+	uint64_t gen;		   /* under ex->mu: bumped by cancel, reset, set_period */
+	zcast_timer_fn fn;	   /* or old_fn (zcast_executor_add_timer) */
 	zcast_timer_callback old_fn;
 	void *ctx;
 };

@@ -16,8 +16,8 @@
 static bool pool_has_free_slot(const struct zc_pool_map *m)
 {
 	for (uint32_t i = 0; i < m->slot_count; i++)
-		if (ZC_STATE_ST(atomic_load_explicit(&zc_slot(m, i)->state, memory_order_acquire)) ==
-		    ZC_SLOT_FREE)
+		if (ZC_STATE_ST(atomic_load_explicit(&zc_slot(m, i)->state,
+						     memory_order_acquire)) == ZC_SLOT_FREE)
 			return true;
 	return false;
 }
@@ -69,7 +69,8 @@ bool zc_room_arm(zcast_pub *p, struct zc_wword w[2])
 	struct zc_pool_hdr *ph = zc_pool_hdr(p->pool);
 	atomic_fetch_add_explicit(&h->space_waiters, 1, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&ph->waiters, 1, memory_order_seq_cst);
-	w[0] = (struct zc_wword){&h->space, atomic_load_explicit(&h->space, memory_order_seq_cst), 0};
+	w[0] =
+	    (struct zc_wword){&h->space, atomic_load_explicit(&h->space, memory_order_seq_cst), 0};
 	w[1] = (struct zc_wword){&ph->freed, atomic_load_explicit(&ph->freed, memory_order_seq_cst),
 				 0};
 	zc_deaths_rescan(&p->t); /* a dead subscriber with a full queue is reclaimed: a wake */

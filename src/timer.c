@@ -34,9 +34,9 @@ void zc_grid_set_period(struct zc_timer_grid *g, int64_t period)
 
 static int check_period(int64_t period_ns)
 {
-	return period_ns > 0 ? 0
-			     : zc_err(ZCAST_EINVAL, "timer period %lld ns must be > 0",
-				      (long long)period_ns);
+	return period_ns > 0
+		   ? 0
+		   : zc_err(ZCAST_EINVAL, "timer period %lld ns must be > 0", (long long)period_ns);
 }
 
 static int new_timer(zcast_executor *ex, int64_t period_ns, bool oneshot, zcast_timer_fn fn,
@@ -60,7 +60,8 @@ static int new_timer(zcast_executor *ex, int64_t period_ns, bool oneshot, zcast_
 	return zc_ex_add_timer(ex, t, out);
 }
 
-int zcast_executor_add_timer(zcast_executor *ex, int64_t period_ns, zcast_timer_callback cb, void *ctx)
+int zcast_executor_add_timer(zcast_executor *ex, int64_t period_ns, zcast_timer_callback cb,
+			     void *ctx)
 {
 	return new_timer(ex, period_ns, false, NULL, cb, ctx, NULL);
 }

@@ -21,7 +21,8 @@ static void on_msg(zcast_sub *sub, zcast_msg *m, void *ctx)
 	atomic_fetch_add(&e->inside, 1);
 	CHECK_EQ(zcast_msg_sequence(m) > 0, 1);
 	if (e->self_remove) {
-		CHECK_EQ(zcast_executor_remove_sub(e->ex, sub), 0); /* from its own callback: at once */
+		CHECK_EQ(zcast_executor_remove_sub(e->ex, sub),
+			 0);			   /* from its own callback: at once */
 		CHECK_EQ(zcast_sub_close(sub), 0); /* our borrowed message stays valid */
 		CHECK(zcast_msg_data(m) != NULL);
 	} else {

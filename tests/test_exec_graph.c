@@ -59,8 +59,7 @@ static pid_t start_peer(struct peer *p)
 static void spin_until_events(zcast_executor *ex, struct seen *s, int n)
 {
 	int64_t limit = zt_now_ns() + 30000000000ll;
-	while (s->n < n && zt_now_ns() < limit)
-	{
+	while (s->n < n && zt_now_ns() < limit) {
 		int r = zcast_executor_spin_once(ex, 1000000000);
 		CHECK(r > 0 || r == ZCAST_ETIMEDOUT);
 	}

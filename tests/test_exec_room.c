@@ -252,9 +252,9 @@ static int container_main(void *arg)
 	CHECK_EQ(zcast_executor_add_room(c->ex, c->pub, on_room2, c), 0);
 	pump(c);
 	int r = zcast_executor_spin_until(c->ex, zt_now_ns() + 100000000000ll);
-	printf("container %d: sent %llu received %llu, %d refusals, %d room calls (spin %d)\n", c->me,
-	       (unsigned long long)c->sent, (unsigned long long)c->received, c->refusals, c->rooms,
-	       r);
+	printf("container %d: sent %llu received %llu, %d refusals, %d room calls (spin %d)\n",
+	       c->me, (unsigned long long)c->sent, (unsigned long long)c->received, c->refusals,
+	       c->rooms, r);
 	CHECK_EQ(r, 0); /* stopped because done, not at the deadline */
 	CHECK_EQ(c->sent, N_MSGS);
 	CHECK_EQ(c->received, N_MSGS);
@@ -267,8 +267,8 @@ static int container_main(void *arg)
 
 static void two_containers(void)
 {
-	struct shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct shared *sh =
+	    mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);
 	memset(sh, 0, sizeof *sh);
 	struct container a = {.me = 0, .sh = sh}, b = {.me = 1, .sh = sh};

@@ -15,7 +15,7 @@ struct tick {
 	uint64_t missed, last_missed;
 	int sleep_ms_first; /* the first call sleeps this long: later expiries are missed */
 	int cancel_after;   /* cancel from inside the callback after this many calls */
-	int early;          /* calls that ran before their expiry */
+	int early;	    /* calls that ran before their expiry */
 };
 
 static void on_tick(zcast_timer *t, uint64_t missed, void *ctx)
