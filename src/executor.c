@@ -17,6 +17,7 @@
  * removed entry is freed by the spinning thread at the start of a turn (nothing of the previous
  * turn refers to it then), or at once when nobody spins. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ enum { CMD_ATTACH, CMD_DETACH };
 struct ex_cmd {
 	int op, result;
 	bool done;
+	char why[256]; /* the failure's message, for the caller's zcast_last_error */
 	struct ex_entry *en;
 	struct ex_cmd *next;
 };
@@ -224,7 +226,7 @@ static int command(zcast_executor *ex, int op, struct ex_entry *en)
 	zcast_guard_trigger(ex->wake);
 	while (!c.done)
 		pthread_cond_wait(&ex->ctl_cv, &ex->mu);
-	return c.result;
+	return c.result < 0 ? zc_err(c.result, "%s", c.why) : c.result;
 }
 
 /* Under mu, by the owner: what other threads asked for, finished work, wanted room, the dead. */
@@ -237,6 +239,8 @@ static void service(zcast_executor *ex)
 			c->result = atomic_load(&c->en->removed)
 					? zc_err(ZCAST_ENOENT, "entry removed while being added")
 					: attach(ex, c->en);
+		if (c->result < 0)
+			snprintf(c->why, sizeof c->why, "%s", zcast_last_error());
 		c->done = true;
 	}
 	if (ex->cmds) {
@@ -292,6 +296,7 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 	if (r == 0 &&
 	    en->kind == ZCAST_WS_TIMER) /* timers live in the executor, not the wait set */
 		r = list_reserve(&ex->timers, ex->timers.n + 1);
+	bool ours = true; /* false: a racing remove took the entry (and frees it) */
 	if (r == 0)
 		r = list_push(&ex->live, en);
 	if (r == 0) {
@@ -302,10 +307,13 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 		uint32_t at;
 		if (r < 0 && find(ex, en->kind, en->key, &at) == en)
 			list_del(&ex->live, at);
+		else if (r < 0)
+			ours = false;
 	}
 	pthread_mutex_unlock(&ex->mu);
 	if (r < 0) {
-		free_entry(en);
+		if (ours)
+			free_entry(en);
 		return r;
 	}
 	zcast_guard_trigger(
@@ -735,6 +743,7 @@ static void drain(zcast_executor *ex, bool discard)
 			if (en->inflight == 0 && !atomic_load(&en->removed))
 				list_push(&ex->done, en); /* watched again */
 		}
+		pthread_cond_broadcast(&ex->ctl_cv); /* a remove may wait for a dropped turn */
 	}
 	for (;;) {
 		service(ex);
