@@ -43,6 +43,7 @@ struct ex_entry {
 	_Atomic bool removed; /* set under mu; read without it to end a batch early */
 	/* Under mu: */
 	uint32_t inflight; /* callback turns queued or running */
+	uint32_t pins;     /* an add waiting for its attach command: not freed meanwhile */
 	bool want_room;	   /* room: a callback was asked for and the entry is not enabled yet */
 	uint64_t due_gen;  /* timers: the timer's gen when this expiry was found due */
 	uint64_t missed;   /* timers: expiries missed before this one */
@@ -263,7 +264,7 @@ static void service(zcast_executor *ex)
 		}
 	}
 	for (uint32_t i = 0; i < ex->dead.n;) {
-		if (ex->dead.v[i]->inflight == 0) {
+		if (ex->dead.v[i]->inflight == 0 && ex->dead.v[i]->pins == 0) {
 			free_entry(ex->dead.v[i]);
 			list_del(&ex->dead, i);
 		} else {
@@ -302,13 +303,18 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 	if (r == 0) {
 		if (en->kind == ZCAST_WS_TIMER)
 			list_push(&ex->timers, en); /* reserved above */
-		else
-			r = owns_ws(ex) ? attach(ex, en) : command(ex, CMD_ATTACH, en);
+		else if (owns_ws(ex))
+			r = attach(ex, en);
+		else {
+			en->pins++;
+			r = command(ex, CMD_ATTACH, en);
+			en->pins--;
+		}
 		uint32_t at;
-		if (r < 0 && find(ex, en->kind, en->key, &at) == en)
+		if (r < 0 && atomic_load(&en->removed))
+			ours = false; /* a racing remove took it: it is in `dead` */
+		else if (r < 0 && find(ex, en->kind, en->key, &at) == en)
 			list_del(&ex->live, at);
-		else if (r < 0)
-			ours = false;
 	}
 	pthread_mutex_unlock(&ex->mu);
 	if (r < 0) {
@@ -376,7 +382,7 @@ static int remove_entry(zcast_executor *ex, int kind, const void *key)
 	}
 	quiesce(ex, en);
 	/* The spinning thread may still hold it in this turn's events: it frees it next turn. */
-	if (!ex->spinning && en->inflight == 0)
+	if (!ex->spinning && en->inflight == 0 && en->pins == 0)
 		free_entry(en);
 	else
 		list_push(&ex->dead, en); /* reserved at add: cannot fail */

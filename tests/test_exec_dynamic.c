@@ -200,6 +200,73 @@ static void timers_and_guards(zcast_executor *ex)
 	}
 }
 
+/* Two threads churn entries while messages flow; a third removes whatever it finds of theirs
+ * (racing their adds: either may win, neither may crash or leak). */
+struct churn {
+	zcast_executor *ex;
+	const char *topic;
+	zcast_sub *sub;
+	_Atomic int stop;
+};
+
+static void on_any(zcast_sub *sub, zcast_msg *m, void *ctx)
+{
+	(void)sub;
+	(void)m;
+	(void)ctx;
+}
+
+static void on_any_tick(zcast_timer *t, uint64_t missed, void *ctx)
+{
+	(void)t;
+	(void)missed;
+	(void)ctx;
+}
+
+static void *churner(void *arg)
+{
+	struct churn *c = arg;
+	for (int i = 0; i < 150; i++) {
+		int r = zcast_executor_add_sub(c->ex, c->sub, on_any, NULL, 0);
+		CHECK(r == 0 || r == ZCAST_ENOENT); /* ENOENT: the racer removed it mid-add */
+		zcast_timer *t;
+		CHECK_EQ(zcast_executor_add_timer2(c->ex, 100000, 0, on_any_tick, NULL, &t), 0);
+		r = zcast_executor_remove_sub(c->ex, c->sub);
+		CHECK(r == 0 || r == ZCAST_ENOENT);
+		CHECK_EQ(zcast_timer_remove(t), 0);
+	}
+	return NULL;
+}
+
+static void *racer(void *arg)
+{
+	struct churn *c = arg;
+	while (!atomic_load(&c[0].stop))
+		for (int k = 0; k < 2; k++) {
+			int r = zcast_executor_remove_sub(c[k].ex, c[k].sub);
+			CHECK(r == 0 || r == ZCAST_ENOENT);
+		}
+	return NULL;
+}
+
+static void churn(zcast_executor *ex, zcast_pub *p, const char *topic)
+{
+	struct churn c[2] = {{ex, topic, open_sub(topic), 0}, {ex, topic, open_sub(topic), 0}};
+	pthread_t th[3];
+	CHECK_EQ(pthread_create(&th[0], NULL, churner, &c[0]), 0);
+	CHECK_EQ(pthread_create(&th[1], NULL, churner, &c[1]), 0);
+	CHECK_EQ(pthread_create(&th[2], NULL, racer, c), 0);
+	for (int i = 0; i < 200; i++)
+		publish(p, 1);
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	atomic_store(&c[0].stop, 1);
+	pthread_join(th[2], NULL);
+	CHECK_EQ(zcast_executor_remove_sub(ex, c[0].sub), ZCAST_ENOENT);
+	CHECK_EQ(zcast_sub_close(c[0].sub), 0);
+	CHECK_EQ(zcast_sub_close(c[1].sub), 0);
+}
+
 static void run(uint32_t threads)
 {
 	char topic[64], ctl[64];
@@ -216,6 +283,7 @@ static void run(uint32_t threads)
 	from_another_thread(ex, p, topic);
 	from_callbacks(ex, p, topic, ctl);
 	timers_and_guards(ex);
+	churn(ex, p, topic);
 	CHECK_EQ(zcast_executor_stop(ex), 0);
 	pthread_join(th, NULL);
 	zcast_executor_destroy(ex);

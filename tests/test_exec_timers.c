@@ -48,6 +48,8 @@ static void oneshot_and_reset(void)
 	zcast_timer *t;
 	k.t0 = zt_now_ns();
 	CHECK_EQ(zcast_executor_add_timer2(ex, k.period, ZCAST_TIMER_ONESHOT, on_tick, &k, &t), 0);
+	while (k.calls == 0) /* a loaded machine may call later, never earlier */
+		CHECK(zcast_executor_spin_once(ex, -1) >= 0);
 	CHECK_EQ(zcast_executor_spin_until(ex, zt_now_ns() + 30 * MS), ZCAST_ETIMEDOUT);
 	CHECK_EQ(k.calls, 1);
 	CHECK_EQ(k.early, 0);
@@ -107,7 +109,9 @@ static void cancel(void)
 	zcast_timer *t;
 	k.t0 = zt_now_ns();
 	CHECK_EQ(zcast_executor_add_timer2(ex, k.period, 0, on_tick, &k, &t), 0);
-	CHECK_EQ(zcast_executor_spin_until(ex, zt_now_ns() + 40 * MS), ZCAST_ETIMEDOUT);
+	while (k.calls < 3) /* expiries missed under load collapse into fewer calls: wait for 3 */
+		CHECK(zcast_executor_spin_once(ex, -1) >= 0);
+	CHECK_EQ(zcast_executor_spin_until(ex, zt_now_ns() + 30 * MS), ZCAST_ETIMEDOUT);
 	CHECK_EQ(k.calls, 3);
 	CHECK_EQ(k.early, 0);
 
