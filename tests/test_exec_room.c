@@ -3,6 +3,7 @@
  * a slot, and not before. Then two containers — two processes, each one executor thread — publish
  * FULL to each other with both queues full from the start: with room callbacks instead of
  * zcast_publish_wait neither blocks, and every message arrives, in order. */
+#include <signal.h>
 #include <sys/mman.h>
 
 #include "harness.h"
@@ -147,6 +148,48 @@ static void rr_group(void)
 	CHECK_EQ(zcast_pub_close(p), 0);
 }
 
+/* The FULL subscriber that refuses us is killed: its queue goes with it (the death watcher reclaims
+ * it and wakes room waiters), so room comes back without anyone taking. */
+static int full_sub_child(void *arg)
+{
+	int *fd = arg;
+	zcast_sub *s = open_full_sub("/room/dead", 1);
+	char c = 1;
+	CHECK_EQ(write(fd[1], &c, 1), 1);
+	for (;;)
+		pause();
+	(void)s;
+	return 0;
+}
+
+static void refusing_subscriber_dies(void)
+{
+	zcast_pub *p = open_pub("/room/dead", 4);
+	int fd[2];
+	CHECK_EQ(pipe(fd), 0);
+	pid_t pid = zt_fork(full_sub_child, fd);
+	char c;
+	CHECK_EQ(read(fd[0], &c, 1), 1);
+	zcast_executor *ex;
+	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
+	CHECK_EQ(zcast_executor_add_room(ex, p, on_room, p), 0);
+	zcast_msg *m;
+	CHECK_EQ(zcast_loan(p, 8, &m), 0);
+	CHECK_EQ(zcast_publish(p, m), 0);
+	CHECK_EQ(zcast_loan(p, 8, &m), 0);
+	CHECK_EQ(zcast_publish(p, m), ZCAST_EAGAIN);
+	int before = room_calls;
+	CHECK_EQ(zcast_executor_want_room(ex, p), 0);
+	CHECK_EQ(zcast_executor_spin_once(ex, 0), ZCAST_ETIMEDOUT);
+	kill(pid, SIGKILL);
+	zt_wait(pid);
+	while (room_calls == before) /* the watchdog bounds it */
+		CHECK(zcast_executor_spin_once(ex, -1) >= 0);
+	CHECK_EQ(zcast_publish(p, m), 0);
+	zcast_executor_destroy(ex);
+	CHECK_EQ(zcast_pub_close(p), 0);
+}
+
 /* ---- two containers ---- */
 
 #define N_MSGS 3000
@@ -283,6 +326,7 @@ int main(void)
 	zt_setup("exec_room", 200);
 	RUN(one_process);
 	RUN(rr_group);
+	RUN(refusing_subscriber_dies);
 	RUN(two_containers);
 	return 0;
 }
