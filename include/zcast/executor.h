@@ -142,7 +142,7 @@ ZCAST_API int zcast_executor_remove_room(zcast_executor *ex, zcast_pub *pub);
 ZCAST_API int zcast_executor_spin(zcast_executor *ex);
 /** Waits up to timeout_ns (< 0: forever, 0: just check) until something is ready, then runs what
  * is ready now (each subscription one batch, each due timer once) and returns the number of
- * callbacks turns run (> 0), ZCAST_ETIMEDOUT if nothing became ready, or 0 after a stop. Every
+ * callback turns run (> 0), ZCAST_ETIMEDOUT if nothing became ready, or 0 after a stop. Every
  * callback it started has returned when it returns. */
 ZCAST_API int zcast_executor_spin_once(zcast_executor *ex, int64_t timeout_ns);
 /** Runs callbacks until deadline_ns (CLOCK_MONOTONIC, absolute) or a stop: ZCAST_ETIMEDOUT at the
