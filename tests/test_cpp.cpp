@@ -270,6 +270,18 @@ static void executor_adds_removes_and_reports_room()
 	CHECK(pub.publish(std::move(l)));
 	ex.remove_room(pub);
 
+	// A lambda that removes its own subscription: called once, kept alive until it returned.
+	zcast::publisher pub2("/cpp/self", pub_opts());
+	zcast::subscriber sub2("/cpp/self", sub_opts());
+	int self_calls = 0;
+	ex.add(sub2, [&](const zcast::message &) {
+		self_calls++;
+		ex.remove(sub2);
+	});
+	CHECK(pub2.publish(loan_text(pub2, "1")) && pub2.publish(loan_text(pub2, "2")));
+	CHECK(ex.spin_once(1s) && self_calls == 1);
+	CHECK(!ex.spin_once(10ms) && self_calls == 1);
+
 	zcast_timer *t = ex.add_timer(1ms, [&](uint64_t m) { missed += m; }, true);
 	CHECK(ex.spin_once(1s));
 	CHECK(zcast_timer_until_next(t) == ZCAST_EAGAIN); // one-shot: fired

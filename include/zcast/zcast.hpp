@@ -648,17 +648,32 @@ private:
 		}
 		detail::check(r);
 	}
-	/** A removed entry may still be the callback that called remove: it is kept (not called
-	 * again) until the executor is destroyed. */
+	/** After the C remove returned, no callback of the entry runs — except the one that called
+	 * remove, if any: that entry is kept (never called again) until the executor is destroyed. */
 	void retire(const void *key)
 	{
 		std::lock_guard<std::mutex> lk(mu_);
 		for (auto it = entries_.begin(); it != entries_.end();) {
 			auto next = std::next(it);
-			if (it->key == key)
+			if (it->key == key && &*it == current_)
 				retired_.splice(retired_.end(), entries_, it);
+			else if (it->key == key)
+				entries_.erase(it);
 			it = next;
 		}
+	}
+	/** The entry whose callback this thread runs. */
+	static inline thread_local const entry *current_ = nullptr;
+	/** Runs a callback with current_ set, and turns an exception into a stop. */
+	template <class G> static void call(entry *e, G &&g) noexcept
+	{
+		const entry *outer = std::exchange(current_, e);
+		try {
+			g();
+		} catch (...) {
+			e->self->fail();
+		}
+		current_ = outer;
 	}
 	void rethrow()
 	{
@@ -684,29 +699,17 @@ private:
 	static void on_message(zcast_sub *, zcast_msg *m, void *ctx) noexcept
 	{
 		auto *e = static_cast<entry *>(ctx);
-		try {
-			e->on_msg(message::share(m));
-		} catch (...) {
-			e->self->fail();
-		}
+		call(e, [&] { e->on_msg(message::share(m)); });
 	}
 	static void on_timer(void *ctx) noexcept
 	{
 		auto *e = static_cast<entry *>(ctx);
-		try {
-			e->on_tick();
-		} catch (...) {
-			e->self->fail();
-		}
+		call(e, [&] { e->on_tick(); });
 	}
 	static void on_expiry(zcast_timer *, uint64_t missed, void *ctx) noexcept
 	{
 		auto *e = static_cast<entry *>(ctx);
-		try {
-			e->on_expiry(missed);
-		} catch (...) {
-			e->self->fail();
-		}
+		call(e, [&] { e->on_expiry(missed); });
 	}
 	static void on_room(zcast_pub *, void *ctx) noexcept
 	{
@@ -715,16 +718,12 @@ private:
 	static void on_graph(const zcast_graph_event *ev, void *ctx) noexcept
 	{
 		auto *e = static_cast<entry *>(ctx);
-		try {
-			e->on_graph(*ev);
-		} catch (...) {
-			e->self->fail();
-		}
+		call(e, [&] { e->on_graph(*ev); });
 	}
 
 	zcast_executor *e_ = nullptr;
 	std::list<entry> entries_; /* stable addresses: the C side keeps pointers to them */
-	std::list<entry> retired_; /* removed: freed with the executor */
+	std::list<entry> retired_; /* removed from inside their own callback: freed with us */
 	std::mutex mu_;
 	std::exception_ptr failure_;
 };
