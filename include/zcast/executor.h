@@ -9,7 +9,8 @@
  *  - Entries may be added and removed at any time: before spinning, while spinning (from any thread,
  *    including from callbacks), between spins. A remove returns once no callback of the entry runs
  *    and none will start — except when it is called from a callback of that very entry, where it
- *    returns at once (the callback finishes; no further callback of the entry starts). So after
+ *    returns at once (the callback finishes, and with ZCAST_EXEC_CONCURRENT so do the entry's other
+ *    callbacks already running; no further callback of the entry starts). So after
  *    remove returns (from anywhere else) the subscription, guard or publisher may be closed and the
  *    callback's context freed. Do not remove an entry while holding a lock its callback takes.
  *  - Timers may be cancelled, reset and re-timed from any thread and from callbacks.
@@ -91,7 +92,8 @@ ZCAST_API int zcast_executor_add_timer(zcast_executor *ex, int64_t period_ns, zc
  * zcast_timer_remove or zcast_executor_destroy. */
 ZCAST_API int zcast_executor_add_timer2(zcast_executor *ex, int64_t period_ns, unsigned flags,
 					zcast_timer_fn cb, void *ctx, zcast_timer **out);
-/** Stops the timer: no expiry is reported after this returns (a call already running finishes). */
+/** Stops the timer: once this returns no call of it runs or starts (it waits for a running call,
+ * unless called from that call). */
 ZCAST_API int zcast_timer_cancel(zcast_timer *t);
 /** (Re)starts the timer: next expiry period_ns from now; missed expiries are forgotten. Also
  * re-arms a cancelled or fired one-shot timer. */
