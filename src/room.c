@@ -36,8 +36,11 @@ static bool queues_have_room(struct zc_topic *t)
 		struct zc_sub_rec *r = &t->subs[k];
 		if (atomic_load_explicit(&r->state, memory_order_acquire) != ZC_REC_ACTIVE)
 			continue;
-		uint32_t policy = ZC_READ_ONCE(r->policy), group = ZC_READ_ONCE(r->group);
-		uint32_t depth = zc_valid_depth(t, ZC_READ_ONCE(r->depth));
+		/* Read once, as ZC_READ_ONCE does, but atomically: our own death watcher may rewrite
+		 * a dead record under the topic lock while we look without it. */
+		uint32_t policy = __atomic_load_n(&r->policy, __ATOMIC_RELAXED);
+		uint32_t group = __atomic_load_n(&r->group, __ATOMIC_RELAXED);
+		uint32_t depth = zc_valid_depth(t, __atomic_load_n(&r->depth, __ATOMIC_RELAXED));
 		if (!depth || policy == ZCAST_POLICY_DROP_OLD)
 			continue; /* never refuses (or not a target at all) */
 		struct zc_ring ring = zc_sub_ring(t, k, depth);
