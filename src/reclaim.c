@@ -195,7 +195,8 @@ static int reclaim_subs(struct zc_topic *t)
 			continue;
 		zc_reclaim_sub(t, k);
 		ZC_CRASH("gc:after-sub-sweep");
-		r->group = ZC_NO_SUB;
+		/* atomic: a room check (room.c) reads it without the lock */
+		__atomic_store_n(&r->group, ZC_NO_SUB, __ATOMIC_RELAXED);
 		atomic_store(&r->state, ZC_REC_FREE);
 		dead++;
 	}
