@@ -14,6 +14,7 @@
 struct app {
 	zcast_executor *ex;
 	zcast_sub *sub;
+	zcast_timer *timer;
 	atomic_int count; /* written by the message callback, read by the timer callback */
 };
 
@@ -22,14 +23,19 @@ static void on_message(zcast_sub *sub, zcast_msg *msg, void *ctx)
 {
 	struct app *app = ctx;
 	(void)sub;
-	printf("callback: %s\n", (const char *)zcast_msg_data(msg));
+	/* Sequence and publish time come with the message: inline, no call into the library. */
+	printf("callback #%llu: %s\n", (unsigned long long)zcast_msg_sequence(msg),
+	       (const char *)zcast_msg_data(msg));
 	fflush(stdout);
 	atomic_fetch_add(&app->count, 1);
 }
 
-static void on_timer(void *ctx)
+/* `missed`: expiries that passed while the executor was too busy to call us (0 normally). */
+static void on_timer(zcast_timer *timer, uint64_t missed, void *ctx)
 {
 	struct app *app = ctx;
+	(void)timer; /* the handle: zcast_timer_cancel / reset / set_period work from any thread */
+	(void)missed;
 	/* The publisher left after it published; once it is gone and nothing is queued, stop. */
 	if (atomic_load(&app->count) > 0 && zcast_sub_matched(app->sub) == 0 &&
 	    zcast_sub_queued(app->sub) == 0)
@@ -48,7 +54,7 @@ int main(void)
 	if (zcast_sub_open("/example/chatter", &o, &app.sub) < 0 ||
 	    zcast_executor_create(&eo, &app.ex) < 0 ||
 	    zcast_executor_add_sub(app.ex, app.sub, on_message, &app, 0) < 0 ||
-	    zcast_executor_add_timer(app.ex, 100000000, on_timer, &app) < 0 ||
+	    zcast_executor_add_timer2(app.ex, 100000000, 0, on_timer, &app, &app.timer) < 0 ||
 	    zcast_executor_stop_on_signals(app.ex) < 0 || zcast_executor_spin(app.ex) < 0) {
 		fprintf(stderr, "executor example: %s\n", zcast_last_error());
 		return 1;

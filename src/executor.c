@@ -1,46 +1,148 @@
-/* Executor: callbacks per subscription and timers on top of one wait set (docs/WAITSETS.md).
+/* Executor: callbacks per subscription, timer, guard, graph entry and publisher room, on top of one
+ * wait set (docs/WAITSETS.md, "Executor").
  *
  * Single-threaded: the spinning thread waits and runs callbacks itself.
  * Pool: the spinning thread only waits and dispatches. A ready entry is disabled in the wait set
  * (so it neither wakes us again nor costs its publishers a wake) and queued for the workers; the
  * worker that finishes it hands it back through `done` and the wake guard, and the dispatcher
- * enables it again. So one subscription is never handled by two threads at once, unless
- * ZCAST_EXEC_CONCURRENT, where up to `threads` workers take from it in parallel. */
+ * enables it again. So one entry is never handled by two threads at once, unless
+ * ZCAST_EXEC_CONCURRENT, where up to `threads` workers take from one subscription in parallel.
+ *
+ * Adding and removing while spinning. The wait set belongs to one thread: the spinning thread while
+ * spin runs, else whoever holds `mu`. Another thread asks the spinning thread through a command
+ * (queued under `mu`, the wake guard triggered) and waits for it; the spinning thread applies
+ * commands at the start of each turn, when no wait is in progress. `inflight` counts the callback
+ * turns of an entry that are queued or running (under `mu`): a remove marks the entry removed, has
+ * it detached, and waits until inflight is 0 — unless it runs inside that entry's own callback. A
+ * removed entry is freed by the spinning thread at the start of a turn (nothing of the previous
+ * turn refers to it then), or at once when nobody spins. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wait_internal.h"
-#include "zcast/executor.h"
+#include "executor_internal.h"
 
 struct ex_entry {
-	int kind; /* ZCAST_WS_SUB or ZCAST_WS_TIMER */
+	int kind;	 /* enum zcast_ws_kind */
+	const void *key; /* what add and remove name: the sub, guard, pub (room, graph) or timer */
 	zcast_sub *sub;
-	zcast_sub_callback cb;
-	zcast_timer_callback tcb;
+	zcast_pub *pub;
+	zcast_guard *guard;
+	zcast_timer *timer;
+	union {
+		zcast_sub_callback sub;
+		zcast_guard_callback guard;
+		zcast_room_callback room;
+		zcast_graph_callback graph;
+	} cb;
 	void *ctx;
 	unsigned flags;
-	int ws_id;
-	_Atomic uint32_t inflight; /* queued or running work items */
+	int ws_id;	      /* -1: not in the wait set (timers, or detached) */
+	int graph_prev;	      /* graph: the count handed to the last call */
+	_Atomic bool removed; /* set under mu; read without it to end a batch early */
+	/* Under mu: */
+	uint32_t inflight; /* callback turns queued or running */
+	uint32_t pins;     /* an add waiting for its attach command: not freed meanwhile */
+	bool want_room;	   /* room: a callback was asked for and the entry is not enabled yet */
+	uint64_t due_gen;  /* timers: the timer's gen when this expiry was found due */
+	uint64_t missed;   /* timers: expiries missed before this one */
+};
+
+enum { CMD_ATTACH, CMD_DETACH };
+struct ex_cmd {
+	int op, result;
+	bool done;
+	char why[256]; /* the failure's message, for the caller's zcast_last_error */
+	struct ex_entry *en;
+	struct ex_cmd *next;
+};
+
+/* A growable list of entry pointers. */
+struct ex_list {
+	struct ex_entry **v;
+	uint32_t n, cap;
 };
 
 struct zcast_executor {
 	zcast_waitset *ws;
-	zcast_guard *wake; /* stop requests and finished work */
-	struct ex_entry **e;
-	int n, cap;
+	zcast_guard *wake; /* stop requests, commands, finished work, timer changes */
 	uint32_t threads, batch;
 	_Atomic int stop;
-	_Atomic int spinning;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct ex_entry **q; /* work ring */
+	pthread_cond_t work_cv; /* workers: work queued, or quit */
+	pthread_cond_t ctl_cv;	/* commands done, inflight reached 0, commands queued (drain) */
+	/* Under mu: */
+	bool spinning;
+	pthread_t spin_thread;
+	struct ex_list live;   /* entries added and not removed */
+	struct ex_list timers; /* the timers among them: a turn scans only these */
+	struct ex_list dead;   /* removed, freed once inflight is 0 (by the spinning thread) */
+	struct ex_list done;   /* pool: entries whose last queued turn finished */
+	struct ex_list due;    /* timers found due this turn (spinning thread only) */
+	struct ex_cmd *cmds, **cmds_tail;
+	uint32_t n_want; /* room entries with want_room set */
+	uint32_t busy;	 /* sum of inflight */
+	/* Pool: a ring of queued turns (an entry appears up to `threads` times), workers started at
+	 * the first spin and kept until destroy. */
+	struct ex_entry **q;
 	uint32_t qhead, qlen, qcap;
-	struct ex_entry **done;
-	uint32_t n_done;
 	bool quit;
 	pthread_t *th;
+	uint32_t n_th;
 };
+
+/* The entry whose callback this thread runs (a remove from inside it must not wait for itself). */
+static _Thread_local struct ex_entry *tls_current;
+
+static int list_reserve(struct ex_list *l, uint32_t n)
+{
+	if (n <= l->cap)
+		return 0;
+	uint32_t cap = l->cap ? l->cap : 16;
+	while (cap < n)
+		cap *= 2;
+	struct ex_entry **v = realloc(l->v, cap * sizeof *v);
+	if (!v)
+		return zc_err(ZCAST_ENOMEM, "out of memory");
+	l->v = v;
+	l->cap = cap;
+	return 0;
+}
+
+static int list_push(struct ex_list *l, struct ex_entry *en)
+{
+	int r = list_reserve(l, l->n + 1);
+	if (r == 0)
+		l->v[l->n++] = en;
+	return r;
+}
+
+static void list_del(struct ex_list *l, uint32_t i)
+{
+	l->v[i] = l->v[--l->n];
+}
+
+static void free_entry(struct ex_entry *en)
+{
+	free(en->timer);
+	free(en);
+}
+
+void zc_ex_lock(zcast_executor *ex)
+{
+	pthread_mutex_lock(&ex->mu);
+}
+
+void zc_ex_unlock(zcast_executor *ex)
+{
+	pthread_mutex_unlock(&ex->mu);
+}
+
+void zc_ex_poke(zcast_executor *ex)
+{
+	zcast_guard_trigger(ex->wake);
+}
 
 void zcast_executor_opts_init(zcast_executor_opts *o)
 {
@@ -65,8 +167,10 @@ int zcast_executor_create(const zcast_executor_opts *opts, zcast_executor **out)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	ex->threads = opts->threads ? opts->threads : 1;
 	ex->batch = opts->batch ? opts->batch : 16;
+	ex->cmds_tail = &ex->cmds;
 	pthread_mutex_init(&ex->mu, NULL);
-	pthread_cond_init(&ex->cv, NULL);
+	pthread_cond_init(&ex->work_cv, NULL);
+	pthread_cond_init(&ex->ctl_cv, NULL);
 	int id, r = zcast_waitset_create(&ex->ws);
 	if (r == 0 && (r = zcast_guard_create(&ex->wake)) == 0)
 		r = zcast_waitset_add_guard(ex->ws, ex->wake, NULL, &id);
@@ -78,29 +182,211 @@ int zcast_executor_create(const zcast_executor_opts *opts, zcast_executor **out)
 	return 0;
 }
 
-static int add_entry(zcast_executor *ex, struct ex_entry *en)
+/* ---- the wait set, by its owner ---- */
+
+/* Under mu: may this thread touch the wait set itself? */
+static bool owns_ws(zcast_executor *ex)
 {
-	if (atomic_load(&ex->spinning)) {
-		free(en);
-		return zc_err(ZCAST_EBUSY, "executor is spinning: add entries before spin");
-	}
-	if (ex->n == ex->cap) {
-		int cap = ex->cap ? ex->cap * 2 : 16;
-		struct ex_entry **ne = realloc(ex->e, (size_t)cap * sizeof *ne);
-		if (!ne) {
-			free(en);
-			return zc_err(ZCAST_ENOMEM, "out of memory");
-		}
-		ex->e = ne;
-		ex->cap = cap;
-	}
-	int r = en->kind == ZCAST_WS_SUB ? zcast_waitset_add_sub(ex->ws, en->sub, en, &en->ws_id)
-					 : 0;
-	if (r < 0) {
-		free(en);
+	return !ex->spinning || pthread_equal(ex->spin_thread, pthread_self());
+}
+
+static int attach(zcast_executor *ex, struct ex_entry *en)
+{
+	switch (en->kind) {
+	case ZCAST_WS_SUB:
+		return zcast_waitset_add_sub(ex->ws, en->sub, en, &en->ws_id);
+	case ZCAST_WS_GUARD:
+		return zcast_waitset_add_guard(ex->ws, en->guard, en, &en->ws_id);
+	case ZCAST_WS_GRAPH:
+		return en->pub ? zcast_waitset_add_pub_graph(ex->ws, en->pub, en, &en->ws_id)
+			       : zcast_waitset_add_sub_graph(ex->ws, en->sub, en, &en->ws_id);
+	case ZCAST_WS_PUB_ROOM: {
+		int r = zcast_waitset_add_pub_room(ex->ws, en->pub, en, &en->ws_id);
+		if (r == 0) /* level-triggered: watched only after zcast_executor_want_room */
+			zcast_waitset_enable(ex->ws, en->ws_id, 0);
 		return r;
 	}
-	ex->e[ex->n++] = en;
+	}
+	return 0; /* timers are not in the wait set */
+}
+
+static void detach(zcast_executor *ex, struct ex_entry *en)
+{
+	if (en->ws_id >= 0)
+		zcast_waitset_remove(ex->ws, en->ws_id);
+	en->ws_id = -1;
+}
+
+/* Under mu, by a thread that does not own the wait set: has the spinning thread apply `op`. */
+static int command(zcast_executor *ex, int op, struct ex_entry *en)
+{
+	struct ex_cmd c = {.op = op, .en = en};
+	*ex->cmds_tail = &c;
+	ex->cmds_tail = &c.next;
+	pthread_cond_broadcast(&ex->ctl_cv); /* a spinning thread that drains waits there */
+	zcast_guard_trigger(ex->wake);
+	while (!c.done)
+		pthread_cond_wait(&ex->ctl_cv, &ex->mu);
+	return c.result < 0 ? zc_err(c.result, "%s", c.why) : c.result;
+}
+
+/* Under mu, by the owner: what other threads asked for, finished work, wanted room, the dead. */
+static void service(zcast_executor *ex)
+{
+	for (struct ex_cmd *c = ex->cmds; c; c = c->next) {
+		if (c->op == CMD_DETACH)
+			detach(ex, c->en);
+		else /* removed while the attach waited: never attach it */
+			c->result = atomic_load(&c->en->removed)
+					? zc_err(ZCAST_ENOENT, "entry removed while being added")
+					: attach(ex, c->en);
+		if (c->result < 0)
+			snprintf(c->why, sizeof c->why, "%s", zcast_last_error());
+		c->done = true;
+	}
+	if (ex->cmds) {
+		ex->cmds = NULL;
+		ex->cmds_tail = &ex->cmds;
+		pthread_cond_broadcast(&ex->ctl_cv);
+	}
+	for (uint32_t i = 0; i < ex->done.n; i++) {
+		struct ex_entry *en = ex->done.v[i];
+		if (!atomic_load(&en->removed) && en->ws_id >= 0 && en->kind != ZCAST_WS_PUB_ROOM)
+			zcast_waitset_enable(ex->ws, en->ws_id, 1);
+	}
+	ex->done.n = 0;
+	for (uint32_t i = 0; ex->n_want && i < ex->live.n; i++) {
+		struct ex_entry *en = ex->live.v[i];
+		if (en->want_room && en->inflight == 0 && en->ws_id >= 0) {
+			en->want_room = false;
+			ex->n_want--;
+			zcast_waitset_enable(ex->ws, en->ws_id, 1);
+		}
+	}
+	for (uint32_t i = 0; i < ex->dead.n;) {
+		if (ex->dead.v[i]->inflight == 0 && ex->dead.v[i]->pins == 0) {
+			free_entry(ex->dead.v[i]);
+			list_del(&ex->dead, i);
+		} else {
+			i++;
+		}
+	}
+}
+
+/* ---- add and remove ---- */
+
+static struct ex_entry *find(zcast_executor *ex, int kind, const void *key, uint32_t *at)
+{
+	for (uint32_t i = 0; i < ex->live.n; i++)
+		if (ex->live.v[i]->kind == kind && ex->live.v[i]->key == key) {
+			if (at)
+				*at = i;
+			return ex->live.v[i];
+		}
+	return NULL;
+}
+
+static int add_entry(zcast_executor *ex, struct ex_entry *en)
+{
+	en->ws_id = -1;
+	pthread_mutex_lock(&ex->mu);
+	/* Room in `dead` for every entry: a remove never fails for want of memory. */
+	int r = find(ex, en->kind, en->key, NULL)
+		    ? zc_err(ZCAST_EBUSY, "already added to this executor")
+		    : list_reserve(&ex->dead, ex->dead.n + ex->live.n + 1);
+	if (r == 0 &&
+	    en->kind == ZCAST_WS_TIMER) /* timers live in the executor, not the wait set */
+		r = list_reserve(&ex->timers, ex->timers.n + 1);
+	bool ours = true; /* false: a racing remove took the entry (and frees it) */
+	if (r == 0)
+		r = list_push(&ex->live, en);
+	if (r == 0) {
+		if (en->kind == ZCAST_WS_TIMER)
+			list_push(&ex->timers, en); /* reserved above */
+		else if (owns_ws(ex))
+			r = attach(ex, en);
+		else {
+			en->pins++;
+			r = command(ex, CMD_ATTACH, en);
+			en->pins--;
+		}
+		uint32_t at;
+		if (r < 0 && atomic_load(&en->removed))
+			ours = false; /* a racing remove took it: it is in `dead` */
+		else if (r < 0 && find(ex, en->kind, en->key, &at) == en)
+			list_del(&ex->live, at);
+	}
+	pthread_mutex_unlock(&ex->mu);
+	if (r < 0) {
+		if (ours)
+			free_entry(en);
+		return r;
+	}
+	zcast_guard_trigger(
+	    ex->wake); /* a new timer: the spinning thread recomputes its deadline */
+	return 0;
+}
+
+static void turn_done(zcast_executor *ex, struct ex_entry *en, bool pool);
+
+/* Under mu: takes en's queued turns out of the work ring (workers blocked in a remove must not
+ * wait for each other to skip them). */
+static void purge_queued(zcast_executor *ex, struct ex_entry *en)
+{
+	uint32_t kept = 0, n = ex->qlen, dropped = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ex_entry *x = ex->q[(ex->qhead + i) % ex->qcap];
+		if (x == en)
+			dropped++;
+		else
+			ex->q[(ex->qhead + kept++) % ex->qcap] = x;
+	}
+	ex->qlen = kept;
+	while (dropped--)
+		turn_done(ex, en, true);
+}
+
+/* Under mu: waits until no turn of `en` is queued or running, unless we run inside one. */
+static void quiesce(zcast_executor *ex, struct ex_entry *en)
+{
+	purge_queued(ex, en);
+	while (en->inflight > 0 && tls_current != en)
+		pthread_cond_wait(&ex->ctl_cv, &ex->mu);
+}
+
+static int remove_entry(zcast_executor *ex, int kind, const void *key)
+{
+	if (!ex || !key)
+		return zc_err(ZCAST_EINVAL, "executor and handle are required");
+	pthread_mutex_lock(&ex->mu);
+	uint32_t at;
+	struct ex_entry *en = find(ex, kind, key, &at);
+	if (!en) {
+		pthread_mutex_unlock(&ex->mu);
+		return zc_err(ZCAST_ENOENT, "not added to this executor");
+	}
+	list_del(&ex->live, at);
+	for (uint32_t i = 0; i < ex->timers.n; i++)
+		if (ex->timers.v[i] == en)
+			list_del(&ex->timers, i);
+	atomic_store(&en->removed, true);
+	if (en->want_room) {
+		en->want_room = false;
+		ex->n_want--;
+	}
+	if (en->ws_id >= 0) {
+		if (owns_ws(ex))
+			detach(ex, en);
+		else
+			command(ex, CMD_DETACH, en);
+	}
+	quiesce(ex, en);
+	/* The spinning thread may still hold it in this turn's events: it frees it next turn. */
+	if (!ex->spinning && en->inflight == 0 && en->pins == 0)
+		free_entry(en);
+	else
+		list_push(&ex->dead, en); /* reserved at add: cannot fail */
+	pthread_mutex_unlock(&ex->mu);
 	return 0;
 }
 
@@ -115,171 +401,446 @@ int zcast_executor_add_sub(zcast_executor *ex, zcast_sub *sub, zcast_sub_callbac
 	if (!en)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	en->kind = ZCAST_WS_SUB;
-	en->sub = sub;
-	en->cb = cb;
+	en->key = en->sub = sub;
+	en->cb.sub = cb;
 	en->ctx = ctx;
 	en->flags = flags;
 	return add_entry(ex, en);
 }
 
-int zcast_executor_add_timer(zcast_executor *ex, int64_t period_ns, zcast_timer_callback cb, void *ctx)
+int zcast_executor_remove_sub(zcast_executor *ex, zcast_sub *sub)
 {
-	if (!ex || !cb)
-		return zc_err(ZCAST_EINVAL, "executor and callback are required");
+	return remove_entry(ex, ZCAST_WS_SUB, sub);
+}
+
+int zcast_executor_add_guard(zcast_executor *ex, zcast_guard *g, zcast_guard_callback cb, void *ctx)
+{
+	if (!ex || !g || !cb)
+		return zc_err(ZCAST_EINVAL, "executor, guard and callback are required");
 	struct ex_entry *en = calloc(1, sizeof *en);
 	if (!en)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
-	en->kind = ZCAST_WS_TIMER;
-	en->tcb = cb;
+	en->kind = ZCAST_WS_GUARD;
+	en->key = en->guard = g;
+	en->cb.guard = cb;
 	en->ctx = ctx;
-	int r = zcast_waitset_add_timer(ex->ws, period_ns, en, &en->ws_id);
-	if (r < 0) {
-		free(en);
-		return r;
-	}
 	return add_entry(ex, en);
 }
 
-/* Runs one turn of an entry: up to `batch` messages, or one timer call. */
+int zcast_executor_remove_guard(zcast_executor *ex, zcast_guard *g)
+{
+	return remove_entry(ex, ZCAST_WS_GUARD, g);
+}
+
+static int add_graph(zcast_executor *ex, zcast_pub *pub, zcast_sub *sub, zcast_graph_callback cb,
+		     void *ctx)
+{
+	if (!ex || (!pub && !sub) || !cb)
+		return zc_err(ZCAST_EINVAL, "executor, handle and callback are required");
+	struct ex_entry *en = calloc(1, sizeof *en);
+	if (!en)
+		return zc_err(ZCAST_ENOMEM, "out of memory");
+	en->kind = ZCAST_WS_GRAPH;
+	en->pub = pub;
+	en->sub = sub;
+	en->key = pub ? (const void *)pub : (const void *)sub;
+	en->cb.graph = cb;
+	en->ctx = ctx;
+	/* Reported relative to now, as the wait set's graph entry is. */
+	en->graph_prev = pub ? zcast_pub_matched(pub) : zcast_sub_matched(sub);
+	return add_entry(ex, en);
+}
+
+int zcast_executor_add_pub_graph(zcast_executor *ex, zcast_pub *pub, zcast_graph_callback cb,
+				 void *ctx)
+{
+	if (!pub)
+		return zc_err(ZCAST_EINVAL, "pub is NULL");
+	return add_graph(ex, pub, NULL, cb, ctx);
+}
+
+int zcast_executor_add_sub_graph(zcast_executor *ex, zcast_sub *sub, zcast_graph_callback cb,
+				 void *ctx)
+{
+	if (!sub)
+		return zc_err(ZCAST_EINVAL, "sub is NULL");
+	return add_graph(ex, NULL, sub, cb, ctx);
+}
+
+int zcast_executor_remove_graph(zcast_executor *ex, const void *pub_or_sub)
+{
+	return remove_entry(ex, ZCAST_WS_GRAPH, pub_or_sub);
+}
+
+int zcast_executor_add_room(zcast_executor *ex, zcast_pub *pub, zcast_room_callback cb, void *ctx)
+{
+	if (!ex || !pub || !cb)
+		return zc_err(ZCAST_EINVAL, "executor, publisher and callback are required");
+	struct ex_entry *en = calloc(1, sizeof *en);
+	if (!en)
+		return zc_err(ZCAST_ENOMEM, "out of memory");
+	en->kind = ZCAST_WS_PUB_ROOM;
+	en->key = en->pub = pub;
+	en->cb.room = cb;
+	en->ctx = ctx;
+	return add_entry(ex, en);
+}
+
+int zcast_executor_want_room(zcast_executor *ex, zcast_pub *pub)
+{
+	if (!ex || !pub)
+		return zc_err(ZCAST_EINVAL, "executor and publisher are required");
+	pthread_mutex_lock(&ex->mu);
+	struct ex_entry *en = find(ex, ZCAST_WS_PUB_ROOM, pub, NULL);
+	if (en && !en->want_room) {
+		en->want_room = true; /* enabled by the owner of the wait set at its next turn */
+		ex->n_want++;
+	}
+	bool direct = en && !ex->spinning;
+	if (direct)
+		service(ex);
+	pthread_mutex_unlock(&ex->mu);
+	if (!en)
+		return zc_err(ZCAST_ENOENT, "no room entry for this publisher");
+	if (!direct)
+		zcast_guard_trigger(ex->wake);
+	return 0;
+}
+
+int zcast_executor_remove_room(zcast_executor *ex, zcast_pub *pub)
+{
+	return remove_entry(ex, ZCAST_WS_PUB_ROOM, pub);
+}
+
+int zc_ex_add_timer(zcast_executor *ex, zcast_timer *t, zcast_timer **out)
+{
+	struct ex_entry *en = calloc(1, sizeof *en);
+	if (!en) {
+		free(t);
+		return zc_err(ZCAST_ENOMEM, "out of memory");
+	}
+	en->kind = ZCAST_WS_TIMER;
+	en->key = en->timer = t;
+	t->en = en;
+	int r = add_entry(ex, en); /* frees en and t on failure */
+	if (r == 0 && out)
+		*out = t;
+	return r;
+}
+
+int zc_ex_remove_timer(zcast_timer *t)
+{
+	return remove_entry(t->ex, ZCAST_WS_TIMER, t);
+}
+
+void zc_ex_quiesce_timer(zcast_timer *t)
+{
+	quiesce(t->ex, t->en);
+}
+
+/* ---- running callbacks ---- */
+
+/* Under mu: the nearest timer expiry (< 0: none). */
+static int64_t next_timer(zcast_executor *ex)
+{
+	int64_t until = -1;
+	for (uint32_t i = 0; i < ex->timers.n; i++) {
+		struct ex_entry *en = ex->timers.v[i];
+		if (en->timer->grid.active && en->inflight == 0 &&
+		    (until < 0 || en->timer->grid.next < until))
+			until = en->timer->grid.next;
+	}
+	return until;
+}
+
+/* Under mu: collects the timers due at `now` into ex->due (a timer with a turn in flight waits:
+ * its expiries are counted when it comes back). */
+static void collect_due(zcast_executor *ex, int64_t now)
+{
+	ex->due.n = 0;
+	for (uint32_t i = 0; i < ex->timers.n; i++) {
+		struct ex_entry *en = ex->timers.v[i];
+		if (en->inflight > 0)
+			continue;
+		uint64_t n = zc_grid_expire(&en->timer->grid, now);
+		if (n && list_push(&ex->due, en) == 0) {
+			en->missed = n - 1;
+			en->due_gen = en->timer->gen;
+		}
+	}
+}
+
+/* One turn of an entry: up to `batch` messages, or one call. */
 static void run_entry(zcast_executor *ex, struct ex_entry *en)
 {
-	if (en->kind == ZCAST_WS_TIMER) {
-		en->tcb(en->ctx);
+	struct ex_entry *outer = tls_current;
+	tls_current = en;
+	switch (en->kind) {
+	case ZCAST_WS_TIMER:
+		if (en->timer->fn)
+			en->timer->fn(en->timer, en->missed, en->timer->ctx);
+		else
+			en->timer->old_fn(en->timer->ctx);
+		break;
+	case ZCAST_WS_GUARD:
+		en->cb.guard(en->guard, en->ctx);
+		break;
+	case ZCAST_WS_PUB_ROOM:
+		en->cb.room(en->pub, en->ctx);
+		break;
+	case ZCAST_WS_GRAPH: {
+		int now = en->pub ? zcast_pub_matched(en->pub) : zcast_sub_matched(en->sub);
+		if (now >= 0 && now != en->graph_prev) {
+			zcast_graph_event ev = {en->pub, en->pub ? NULL : en->sub, now,
+						en->graph_prev};
+			en->graph_prev = now;
+			en->cb.graph(&ev, en->ctx);
+		}
+		break;
+	}
+	case ZCAST_WS_SUB:
+		for (uint32_t k = 0;
+		     k < ex->batch && !atomic_load(&ex->stop) && !atomic_load(&en->removed); k++) {
+			zcast_msg *m;
+			if (zcast_take(en->sub, &m) != 0)
+				break; /* EAGAIN, or max_held reached: the entry comes back when
+					  ready */
+			en->cb.sub(en->sub, m, en->ctx);
+			zcast_msg_drop(m);
+		}
+		break;
+	}
+	tls_current = outer;
+}
+
+/* Under mu: is this turn still wanted? (not removed; a timer not changed since it was due) */
+static bool turn_wanted(struct ex_entry *en)
+{
+	return !atomic_load(&en->removed) &&
+	       (en->kind != ZCAST_WS_TIMER || en->due_gen == en->timer->gen);
+}
+
+/* Under mu: one turn of en ended. */
+static void turn_done(zcast_executor *ex, struct ex_entry *en, bool pool)
+{
+	ex->busy--;
+	if (--en->inflight > 0)
 		return;
+	if (pool && !atomic_load(&en->removed) && list_push(&ex->done, en) == 0)
+		zcast_guard_trigger(ex->wake);
+	pthread_cond_broadcast(&ex->ctl_cv); /* a remove, cancel or drain may wait for this */
+}
+
+/* Single-threaded: runs one turn in the spinning thread. Returns 1 if it ran. */
+static int run_here(zcast_executor *ex, struct ex_entry *en)
+{
+	pthread_mutex_lock(&ex->mu);
+	bool ok = turn_wanted(en);
+	if (ok) {
+		en->inflight++;
+		ex->busy++;
+		if (en->kind == ZCAST_WS_PUB_ROOM) /* one call per want_room */
+			zcast_waitset_enable(ex->ws, en->ws_id, 0);
 	}
-	for (uint32_t k = 0; k < ex->batch && !atomic_load_explicit(&ex->stop, memory_order_relaxed);
-	     k++) {
-		zcast_msg *m;
-		if (zcast_take(en->sub, &m) != 0)
-			break; /* EAGAIN, or max_held reached: the entry comes back when ready */
-		en->cb(en->sub, m, en->ctx);
-		zcast_msg_drop(m);
-	}
+	pthread_mutex_unlock(&ex->mu);
+	if (!ok)
+		return 0;
+	run_entry(ex, en);
+	pthread_mutex_lock(&ex->mu);
+	turn_done(ex, en, false);
+	pthread_mutex_unlock(&ex->mu);
+	return 1;
 }
 
 static void *worker_main(void *arg)
 {
 	zcast_executor *ex = arg;
+	pthread_mutex_lock(&ex->mu);
 	for (;;) {
-		pthread_mutex_lock(&ex->mu);
 		while (!ex->quit && ex->qlen == 0)
-			pthread_cond_wait(&ex->cv, &ex->mu);
-		if (ex->quit) { /* queued work is left: its messages stay queued */
-			pthread_mutex_unlock(&ex->mu);
-			return NULL;
-		}
+			pthread_cond_wait(&ex->work_cv, &ex->mu);
+		if (ex->quit)
+			break;
 		struct ex_entry *en = ex->q[ex->qhead];
 		ex->qhead = (ex->qhead + 1) % ex->qcap;
 		ex->qlen--;
-		pthread_mutex_unlock(&ex->mu);
-		run_entry(ex, en);
-		if (atomic_fetch_sub(&en->inflight, 1) == 1) {
-			pthread_mutex_lock(&ex->mu);
-			ex->done[ex->n_done++] = en;
+		if (turn_wanted(en)) {
 			pthread_mutex_unlock(&ex->mu);
-			zcast_guard_trigger(ex->wake);
+			run_entry(ex, en);
+			pthread_mutex_lock(&ex->mu);
 		}
+		turn_done(ex, en, true);
 	}
+	pthread_mutex_unlock(&ex->mu);
+	return NULL;
 }
 
-/* Pool mode: hands a ready entry to the workers. Under no lock; takes mu. */
-static void dispatch(zcast_executor *ex, struct ex_entry *en)
+/* Under mu: appends a turn to the work ring, growing it. */
+static int enqueue(zcast_executor *ex, struct ex_entry *en)
+{
+	if (ex->qlen == ex->qcap) {
+		uint32_t cap = ex->qcap ? ex->qcap * 2 : 64;
+		struct ex_entry **q = malloc(cap * sizeof *q);
+		if (!q)
+			return zc_err(ZCAST_ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < ex->qlen; i++)
+			q[i] = ex->q[(ex->qhead + i) % ex->qcap];
+		free(ex->q);
+		ex->q = q;
+		ex->qhead = 0;
+		ex->qcap = cap;
+	}
+	ex->q[(ex->qhead + ex->qlen++) % ex->qcap] = en;
+	return 0;
+}
+
+/* Pool mode: hands a ready entry to the workers. Returns the turns queued. */
+static int dispatch(zcast_executor *ex, struct ex_entry *en)
 {
 	uint32_t k = 1;
+	pthread_mutex_lock(&ex->mu);
+	if (!turn_wanted(en)) {
+		pthread_mutex_unlock(&ex->mu);
+		return 0;
+	}
 	if (en->kind == ZCAST_WS_SUB && (en->flags & ZCAST_EXEC_CONCURRENT)) {
 		int q = zcast_sub_queued(en->sub);
 		k = q < 1 ? 1 : (uint32_t)q < ex->threads ? (uint32_t)q : ex->threads;
 	}
-	zcast_waitset_enable(ex->ws, en->ws_id, 0);
-	atomic_store(&en->inflight, k);
-	pthread_mutex_lock(&ex->mu);
-	for (uint32_t j = 0; j < k; j++) /* qcap >= entries * threads: never full */
-		ex->q[(ex->qhead + ex->qlen++) % ex->qcap] = en;
-	pthread_cond_broadcast(&ex->cv);
+	if (en->ws_id >= 0)
+		zcast_waitset_enable(ex->ws, en->ws_id, 0);
+	uint32_t j = 0;
+	while (j < k && enqueue(ex, en) == 0)
+		j++;
+	en->inflight += j;
+	ex->busy += j;
+	if (j == 0 && en->ws_id >= 0 && en->kind != ZCAST_WS_PUB_ROOM)
+		zcast_waitset_enable(ex->ws, en->ws_id, 1); /* no memory: it stays ready */
+	pthread_cond_broadcast(&ex->work_cv);
 	pthread_mutex_unlock(&ex->mu);
+	return (int)j;
 }
 
-static int start_pool(zcast_executor *ex)
+static int start_workers(zcast_executor *ex)
 {
-	ex->qcap = (uint32_t)ex->n * ex->threads + 1;
-	ex->q = calloc(ex->qcap, sizeof *ex->q);
-	ex->done = calloc((size_t)ex->n + 1, sizeof *ex->done);
+	if (ex->th)
+		return 0;
 	ex->th = calloc(ex->threads, sizeof *ex->th);
-	if (!ex->q || !ex->done || !ex->th)
+	if (!ex->th)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
-	ex->qhead = ex->qlen = ex->n_done = 0;
-	ex->quit = false;
-	for (uint32_t i = 0; i < ex->threads; i++) {
-		int r = zc_thread_start(worker_main, ex, &ex->th[i], false);
-		if (r != 0) {
-			ex->threads = i; /* join the ones that started */
-			return r;
-		}
+	for (; ex->n_th < ex->threads; ex->n_th++) {
+		int r = zc_thread_start(worker_main, ex, &ex->th[ex->n_th], false);
+		if (r != 0)
+			return r; /* the ones that started are joined by destroy */
 	}
 	return 0;
 }
 
-static void stop_pool(zcast_executor *ex)
+/* Leaves a spin: queued turns are dropped (discard) or run to the end, and every running callback
+ * has returned; meanwhile commands of callbacks are served. */
+static void drain(zcast_executor *ex, bool discard)
 {
 	pthread_mutex_lock(&ex->mu);
-	ex->quit = true;
-	pthread_cond_broadcast(&ex->cv);
-	pthread_mutex_unlock(&ex->mu);
-	for (uint32_t i = 0; ex->th && i < ex->threads; i++)
-		pthread_join(ex->th[i], NULL);
-	free(ex->q);
-	free(ex->done);
-	free(ex->th);
-	ex->q = ex->done = NULL;
-	ex->th = NULL;
-	/* Work left in the queue never ran: every entry is watched again at the next spin. */
-	for (int i = 0; i < ex->n; i++) {
-		atomic_store(&ex->e[i]->inflight, 0);
-		zcast_waitset_enable(ex->ws, ex->e[i]->ws_id, 1);
+	if (discard) {
+		for (; ex->qlen; ex->qlen--, ex->qhead = (ex->qhead + 1) % ex->qcap) {
+			struct ex_entry *en = ex->q[ex->qhead];
+			en->inflight--;
+			ex->busy--;
+			if (en->inflight == 0 && !atomic_load(&en->removed))
+				list_push(&ex->done, en); /* watched again */
+		}
+		pthread_cond_broadcast(&ex->ctl_cv); /* a remove may wait for a dropped turn */
 	}
+	for (;;) {
+		service(ex);
+		if (ex->busy == 0)
+			break;
+		pthread_cond_wait(&ex->ctl_cv, &ex->mu);
+	}
+	pthread_mutex_unlock(&ex->mu);
+}
+
+/* One wait and what it made ready: the callback turns run or dispatched (>= 0), ZCAST_ETIMEDOUT
+ * when the wait timed out with nothing to run, or an error. */
+static int turn(zcast_executor *ex, int64_t deadline, bool pool)
+{
+	pthread_mutex_lock(&ex->mu);
+	service(ex);
+	int64_t until = next_timer(ex);
+	pthread_mutex_unlock(&ex->mu);
+	if (deadline >= 0 && (until < 0 || deadline < until))
+		until = deadline;
+	int64_t now = zc_now_ns(), timeout = until < 0 ? -1 : until > now ? until - now : 0;
+	zcast_ws_event ev[64];
+	int n = zcast_waitset_wait(ex->ws, timeout, ev, 64);
+	if (n < 0 && n != ZCAST_ETIMEDOUT)
+		return n;
+	int ran = 0;
+	for (int i = 0; i < n && !atomic_load(&ex->stop); i++) {
+		struct ex_entry *en = ev[i].user;
+		if (en) /* NULL: the wake guard; the next turn serves what it signalled */
+			ran += pool ? dispatch(ex, en) : run_here(ex, en);
+	}
+	pthread_mutex_lock(&ex->mu);
+	collect_due(ex, zc_now_ns()); /* read after the wait: never early */
+	pthread_mutex_unlock(&ex->mu);
+	for (uint32_t i = 0; i < ex->due.n && !atomic_load(&ex->stop); i++)
+		ran += pool ? dispatch(ex, ex->due.v[i]) : run_here(ex, ex->due.v[i]);
+	return ran ? ran : n == ZCAST_ETIMEDOUT ? ZCAST_ETIMEDOUT : 0;
+}
+
+/* spin, spin_once and spin_until: turns until a stop, the deadline (< 0: none), or (once) the
+ * first turn that ran something. */
+static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
+{
+	if (!ex)
+		return zc_err(ZCAST_EINVAL, "executor is NULL");
+	pthread_mutex_lock(&ex->mu);
+	if (ex->spinning) {
+		pthread_mutex_unlock(&ex->mu);
+		return zc_err(ZCAST_EBUSY, "executor is spinning in another thread");
+	}
+	ex->spinning = true;
+	ex->spin_thread = pthread_self();
+	pthread_mutex_unlock(&ex->mu);
+	bool pool = ex->threads > 1;
+	int r = pool ? start_workers(ex) : 0, ran = 0;
+	while (r == 0 && !atomic_load(&ex->stop)) {
+		if (deadline >= 0 && zc_now_ns() >= deadline) {
+			r = ZCAST_ETIMEDOUT;
+			break;
+		}
+		int k = turn(ex, deadline, pool);
+		if (k < 0 && k != ZCAST_ETIMEDOUT)
+			r = k;
+		else if (k > 0)
+			ran += k;
+		if (once && ran > 0)
+			break;
+	}
+	drain(ex, !once);
+	pthread_mutex_lock(&ex->mu);
+	service(ex);
+	ex->spinning = false;
+	pthread_mutex_unlock(&ex->mu);
+	if (once)
+		return r == 0 || ran > 0 ? ran : r;
+	return r;
 }
 
 int zcast_executor_spin(zcast_executor *ex)
 {
-	if (!ex)
-		return zc_err(ZCAST_EINVAL, "executor is NULL");
-	int zero = 0;
-	if (!atomic_compare_exchange_strong(&ex->spinning, &zero, 1))
-		return zc_err(ZCAST_EBUSY, "executor is spinning in another thread");
-	bool pool = ex->threads > 1;
-	uint32_t want_threads = ex->threads;
-	int r = pool ? start_pool(ex) : 0;
-	zcast_ws_event ev[64];
-	while (r == 0 && !atomic_load(&ex->stop)) {
-		int n = zcast_waitset_wait(ex->ws, -1, ev, 64);
-		if (n < 0) {
-			r = n;
-			break;
-		}
-		for (int i = 0; i < n && !atomic_load(&ex->stop); i++) {
-			struct ex_entry *en = ev[i].user;
-			if (!en) { /* the wake guard: finished work comes back */
-				if (pool) {
-					pthread_mutex_lock(&ex->mu);
-					for (uint32_t j = 0; j < ex->n_done; j++)
-						zcast_waitset_enable(ex->ws, ex->done[j]->ws_id, 1);
-					ex->n_done = 0;
-					pthread_mutex_unlock(&ex->mu);
-				}
-				continue;
-			}
-			if (pool)
-				dispatch(ex, en);
-			else
-				run_entry(ex, en);
-		}
-	}
-	if (pool) {
-		stop_pool(ex);
-		ex->threads = want_threads;
-	}
-	atomic_store(&ex->spinning, 0);
-	return r;
+	return spin_impl(ex, -1, false);
+}
+
+int zcast_executor_spin_once(zcast_executor *ex, int64_t timeout_ns)
+{
+	return spin_impl(ex, timeout_ns < 0 ? -1 : zc_now_ns() + timeout_ns, true);
+}
+
+int zcast_executor_spin_until(zcast_executor *ex, int64_t deadline_ns)
+{
+	return spin_impl(ex, deadline_ns < 0 ? 0 : deadline_ns, false);
 }
 
 int zcast_executor_stop(zcast_executor *ex)
@@ -366,12 +927,27 @@ void zcast_executor_destroy(zcast_executor *ex)
 	if (!ex)
 		return;
 	signals_forget(ex);
+	pthread_mutex_lock(&ex->mu);
+	ex->quit = true;
+	pthread_cond_broadcast(&ex->work_cv);
+	pthread_mutex_unlock(&ex->mu);
+	for (uint32_t i = 0; i < ex->n_th; i++)
+		pthread_join(ex->th[i], NULL);
+	free(ex->th);
+	free(ex->q);
 	zcast_waitset_destroy(ex->ws);
 	zcast_guard_destroy(ex->wake);
-	for (int i = 0; i < ex->n; i++)
-		free(ex->e[i]);
-	free(ex->e);
+	for (uint32_t i = 0; i < ex->live.n; i++)
+		free_entry(ex->live.v[i]);
+	for (uint32_t i = 0; i < ex->dead.n; i++)
+		free_entry(ex->dead.v[i]);
+	free(ex->live.v);
+	free(ex->timers.v);
+	free(ex->dead.v);
+	free(ex->done.v);
+	free(ex->due.v);
 	pthread_mutex_destroy(&ex->mu);
-	pthread_cond_destroy(&ex->cv);
+	pthread_cond_destroy(&ex->work_cv);
+	pthread_cond_destroy(&ex->ctl_cv);
 	free(ex);
 }

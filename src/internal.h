@@ -345,6 +345,7 @@ ZC_HIDDEN _Atomic uint32_t *zc_lock_futex(struct zc_topic_hdr *h);
 enum { ZC_MSG_LOAN = 1, ZC_MSG_CONSUMED = 2, ZC_MSG_RECEIVED = 3 };
 
 struct zcast_msg {
+	zcast_msg_stamp stamp; /* first: the public inline accessors read it (zcast.h) */
 	_Atomic uint32_t refs;
 	_Atomic uint32_t kind;
 	uint32_t slot;
@@ -356,6 +357,8 @@ struct zcast_msg {
 	zcast_sub *sub; /* received messages */
 	bool compacted; /* a typed loan already compacted by a publish that then failed */
 };
+
+_Static_assert(offsetof(struct zcast_msg, stamp) == 0, "zcast_msg_sequence reads the stamp at 0");
 
 struct zcast_pub {
 	struct zc_topic t;

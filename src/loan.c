@@ -36,6 +36,7 @@ static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 		p->cursor = i;
 		atomic_init(&msg->refs, 1);
 		atomic_init(&msg->kind, ZC_MSG_LOAN);
+		msg->stamp = (zcast_msg_stamp){0, 0};
 		msg->slot = i;
 		msg->gen = ZC_STATE_GEN(w);
 		msg->data = m->payload + (uint64_t)i * m->slot_size;

@@ -199,7 +199,7 @@ static int reclaim_subs(struct zc_topic *t)
 		ZC_CRASH("gc:after-sub-sweep");
 		/* The dead process's doorbell file goes too (only if its owner is gone). */
 		zc_bell_reap(atomic_exchange(&r->bell, 0));
-		r->group = ZC_NO_SUB;
+		ZC_WRITE_ONCE(r->group, ZC_NO_SUB); /* a room check (room.c) reads it unlocked */
 		atomic_store(&r->state, ZC_REC_FREE);
 		dead++;
 	}

@@ -179,7 +179,7 @@ static void sub_leave(zcast_sub *s)
 		uint32_t g = r->group;
 		if (g < t->max_groups && atomic_load(&t->groups[g].members) > 0)
 			atomic_fetch_sub(&t->groups[g].members, 1);
-		r->group = ZC_NO_SUB;
+		__atomic_store_n(&r->group, ZC_NO_SUB, __ATOMIC_RELAXED); /* room.c reads it unlocked */
 		atomic_store(&r->state, ZC_REC_FREE);
 		zc_topic_graph_changed(t);
 		zc_wake_space(t->hdr); /* freed slots and queue room: waiting publishers re-check */

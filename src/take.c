@@ -103,6 +103,9 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 		zc_wake_space(s->t.hdr); /* a FULL publisher may wait for this room */
 		atomic_init(&msg->refs, 1);
 		atomic_init(&msg->kind, ZC_MSG_RECEIVED);
+		/* Copied once: the publisher may rewrite its slot header, never our copy. */
+		msg->stamp.sequence = ZC_READ_ONCE(sl->seq);
+		msg->stamp.publish_time_ns = ZC_READ_ONCE(sl->time_ns);
 		msg->slot = i;
 		msg->gen = ZC_STATE_GEN(w);
 		msg->data = payload + (uint64_t)i * m->slot_size;

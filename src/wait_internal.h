@@ -57,4 +57,12 @@ ZC_HIDDEN int zc_futex_wait_private(_Atomic uint32_t *w, uint32_t val, int64_t a
 /* The topic's graph word and a count of ACTIVE records of `kind` (pub or sub records). */
 ZC_HIDDEN int zc_graph_count(struct zc_topic *t, enum zc_kind kind);
 
+/* ---- publisher room (room.c) ---- */
+/* Would a publish find room now (a free pool slot, space in every FULL queue and RR group)? */
+ZC_HIDDEN bool zc_pub_has_room(zcast_pub *pub);
+/* Announces a room waiter and fills the two words to sleep on (topic `space`, pool `freed`).
+ * Returns false (not armed) when there is room already; else call zc_room_disarm once after. */
+ZC_HIDDEN bool zc_room_arm(zcast_pub *pub, struct zc_wword w[2]);
+ZC_HIDDEN void zc_room_disarm(zcast_pub *pub);
+
 #endif

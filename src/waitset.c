@@ -22,6 +22,8 @@
 #include "wait_internal.h"
 
 enum { KEY_NOTIFY = 0, KEY_GRAPH = 1, KEY_RR = 2 /* + sub index */ };
+#define KEY_SPACE (UINT64_MAX - 1) /* room entries: the topic's space word ... */
+#define KEY_FREED (UINT64_MAX - 2) /* ... and the pool's freed word (keyed by the pool's inode) */
 
 struct ws_entry {
 	int kind; /* enum zcast_ws_kind; 0 = free */
@@ -33,6 +35,7 @@ struct ws_entry {
 	void *user;
 	zcast_sub *sub;          /* SUB */
 	zcast_guard *guard;      /* GUARD */
+	zcast_pub *pub;          /* PUB_ROOM */
 	struct zc_topic *topic;  /* SUB, GRAPH */
 	uint64_t ino;            /* control segment inode: identifies shared words across mappings */
 	uint32_t graph_seen;     /* GRAPH: value last reported */
@@ -119,7 +122,8 @@ static void rebuild_others(zcast_waitset *ws)
 		ws->cursor = 0;
 }
 
-/* A free entry (reused ids first), with room for one more word per entry. */
+/* A free entry (reused ids first), with room for two more words per entry (a room entry sleeps on
+ * two) and the doorbell's. */
 static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
 {
 	if (!ws || !id)
@@ -149,7 +153,7 @@ static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
 		}
 		ws->n++;
 	}
-	uint32_t need = (uint32_t)ws->n + 1; /* every entry's word and the doorbell's */
+	uint32_t need = 2u * (uint32_t)ws->n + 1; /* two words per entry (room), the doorbell's */
 	if (need > ws->cap_words) {
 		uint32_t cap = ws->cap_words ? ws->cap_words * 2 : 16;
 		while (cap < need)
@@ -290,6 +294,20 @@ int zcast_waitset_add_sub_graph(zcast_waitset *ws, zcast_sub *sub, void *user, i
 	if (!sub)
 		return zc_err(ZCAST_EINVAL, "sub is NULL");
 	return add_graph(ws, &sub->t, user, id);
+}
+
+int zcast_waitset_add_pub_room(zcast_waitset *ws, zcast_pub *pub, void *user, int *id)
+{
+	if (!pub)
+		return zc_err(ZCAST_EINVAL, "pub is NULL");
+	uint64_t ino;
+	int r = topic_ino(&pub->t, &ino);
+	if (r < 0 || (r = new_entry(ws, ZCAST_WS_PUB_ROOM, user, id)) < 0)
+		return r;
+	ws->e[*id].pub = pub;
+	ws->e[*id].topic = &pub->t;
+	ws->e[*id].ino = ino;
+	return 0;
 }
 
 static struct ws_entry *entry(zcast_waitset *ws, int id)
@@ -437,6 +455,9 @@ static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, in
 			}
 			break;
 		}
+		case ZCAST_WS_PUB_ROOM:
+			ready = zc_pub_has_room(e->pub);
+			break;
 		}
 		if (ready) {
 			report(ev, &k, e, i);
@@ -508,6 +529,8 @@ static void disarm(zcast_waitset *ws)
 			atomic_fetch_sub_explicit(&e->guard->waiters, 1, memory_order_seq_cst);
 		else if (e->kind == ZCAST_WS_GRAPH)
 			atomic_fetch_sub_explicit(&e->topic->hdr->graph_waiters, 1, memory_order_seq_cst);
+		else if (e->kind == ZCAST_WS_PUB_ROOM)
+			zc_room_disarm(e->pub);
 	}
 }
 
@@ -578,6 +601,15 @@ static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 				goto ready;
 			add_word(ws, &n, e->ino, KEY_GRAPH, w, v, 0);
 			break;
+		case ZCAST_WS_PUB_ROOM: {
+			struct zc_wword rw[2];
+			if (!zc_room_arm(e->pub, rw))
+				goto ready;
+			e->armed = true;
+			add_word(ws, &n, e->ino, KEY_SPACE, rw[0].word, rw[0].val, 0);
+			add_word(ws, &n, e->pub->pool->ino, KEY_FREED, rw[1].word, rw[1].val, 0);
+			break;
+		}
 		case ZCAST_WS_TIMER:
 			if (*until < 0 || e->next < *until)
 				*until = e->next;

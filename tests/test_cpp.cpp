@@ -241,6 +241,53 @@ static void executor_runs_lambdas_and_rethrows_their_exceptions()
 	}
 }
 
+// Container-style use: entries added and removed between turns, a timer with a handle, room again.
+static void executor_adds_removes_and_reports_room()
+{
+	zcast::publisher pub("/cpp/room", pub_opts());
+	zcast::subscriber sub("/cpp/room", sub_opts(2));
+	zcast::executor ex;
+	int got = 0, rooms = 0;
+	uint64_t missed = 0;
+	ex.add(sub, [&](const zcast::message &m) {
+		CHECK(zcast_msg_sequence(m.get()) > 0);
+		got++;
+	});
+	CHECK(pub.publish(loan_text(pub, "a")));
+	CHECK(ex.spin_once(1s) && got == 1);
+	ex.remove(sub);
+	CHECK(pub.publish(loan_text(pub, "b")));
+	CHECK(!ex.spin_once(10ms) && got == 1);
+
+	ex.add_room(pub, [&] { rooms++; });
+	CHECK(pub.publish(loan_text(pub, "x")));
+	auto l = loan_text(pub, "c");
+	CHECK(!pub.publish(std::move(l))); // depth 2: full
+	ex.want_room(pub);
+	CHECK(!ex.spin_once(0ms) && rooms == 0);
+	CHECK(sub.take());
+	CHECK(ex.spin_once(1s) && rooms == 1);
+	CHECK(pub.publish(std::move(l)));
+	ex.remove_room(pub);
+
+	// A lambda that removes its own subscription: called once, kept alive until it returned.
+	zcast::publisher pub2("/cpp/self", pub_opts());
+	zcast::subscriber sub2("/cpp/self", sub_opts());
+	int self_calls = 0;
+	ex.add(sub2, [&](const zcast::message &) {
+		self_calls++;
+		ex.remove(sub2);
+	});
+	CHECK(pub2.publish(loan_text(pub2, "1")) && pub2.publish(loan_text(pub2, "2")));
+	CHECK(ex.spin_once(1s) && self_calls == 1);
+	CHECK(!ex.spin_once(10ms) && self_calls == 1);
+
+	zcast_timer *t = ex.add_timer(1ms, [&](uint64_t m) { missed += m; }, true);
+	CHECK(ex.spin_once(1s));
+	CHECK(zcast_timer_until_next(t) == ZCAST_EAGAIN); // one-shot: fired
+	ex.remove(t);
+}
+
 int main()
 {
 	domain = "tcpp-" + std::to_string(getpid());
@@ -253,6 +300,7 @@ int main()
 	errors_throw_with_code_and_message();
 	waitset_reports_subscribers_guards_and_timers();
 	executor_runs_lambdas_and_rethrows_their_exceptions();
+	executor_adds_removes_and_reports_room();
 	remove_segments();
 	std::printf("cpp: ok\n");
 	return 0;

@@ -45,6 +45,7 @@ enum zcast_ws_kind {
 	ZCAST_WS_GUARD = 2, /**< the guard was triggered since it was last reported */
 	ZCAST_WS_TIMER = 3, /**< the timer's deadline passed (once per expiry; never early) */
 	ZCAST_WS_GRAPH = 4, /**< a member joined or left the topic since last reported */
+	ZCAST_WS_PUB_ROOM = 5, /**< a publish would find room (level-triggered: enable on demand) */
 };
 
 /** One ready entry, filled in by zcast_waitset_wait. */
@@ -73,6 +74,11 @@ ZCAST_API int zcast_waitset_add_timer(zcast_waitset *ws, int64_t period_ns, void
 ZCAST_API int zcast_waitset_add_pub_graph(zcast_waitset *ws, zcast_pub *pub, void *user, int *id);
 /** As zcast_waitset_add_pub_graph, for a subscriber's topic. */
 ZCAST_API int zcast_waitset_add_sub_graph(zcast_waitset *ws, zcast_sub *sub, void *user, int *id);
+/** "Room again" for a publisher: reported while a publish would find room — a free slot in its
+ * pool, space in every FULL queue and in every BALANCE_RR group. Level-triggered, so enable it
+ * (zcast_waitset_enable) only after a publish or loan was refused, and disable it once reported;
+ * while armed, takes and frees of the topic cost one FUTEX_WAKE as for zcast_publish_wait. */
+ZCAST_API int zcast_waitset_add_pub_room(zcast_waitset *ws, zcast_pub *pub, void *user, int *id);
 /** Detaches an entry. ZCAST_EINVAL for an unknown id. */
 ZCAST_API int zcast_waitset_remove(zcast_waitset *ws, int id);
 /** A disabled entry is neither watched nor reported (its subscriber costs publishers nothing). */

@@ -88,7 +88,7 @@ enum zcast_policy {
 #define ZCAST_TYPE_HASH_STR_SIZE 72
 
 #if defined(__cplusplus) && defined(__GNUC__)
-#pragma GCC diagnostic push /* the two inline helpers below are C: C casts are theirs */
+#pragma GCC diagnostic push /* the inline helpers below are C: C casts are theirs */
 #pragma GCC diagnostic ignored "-Wold-style-cast"
 #endif
 /** Writes the hash as RIHS01_<64 lowercase hex digits> (the ROS 2 spelling) into out. */
@@ -133,6 +133,24 @@ static inline void zcast_type_plain(const char *name, size_t size, size_t align,
 		hash[16 + i] = (uint8_t)(words[2] >> (8 * i));
 		hash[24 + i] = (uint8_t)(b >> (8 * i));
 	}
+}
+/** The first bytes of every message handle: where it came from, copied out of shared memory once
+ * when the message was taken (all zero for a loan). Part of the ABI (never reordered); read it
+ * through zcast_msg_sequence / zcast_msg_time_ns, which are inline: no call, no shared memory.
+ * Nothing else of the handle is public. */
+typedef struct zcast_msg_stamp {
+	uint64_t sequence;       /**< per topic, from 1 (as zcast_msg_info::sequence) */
+	int64_t publish_time_ns; /**< CLOCK_MONOTONIC at publish */
+} zcast_msg_stamp;
+/** The message's sequence number (0 for a loan or NULL). */
+static inline uint64_t zcast_msg_sequence(const zcast_msg *msg)
+{
+	return msg ? ((const zcast_msg_stamp *)(const void *)msg)->sequence : 0;
+}
+/** The message's publish time, CLOCK_MONOTONIC ns (0 for a loan or NULL). */
+static inline int64_t zcast_msg_time_ns(const zcast_msg *msg)
+{
+	return msg ? ((const zcast_msg_stamp *)(const void *)msg)->publish_time_ns : 0;
 }
 #if defined(__cplusplus) && defined(__GNUC__)
 #pragma GCC diagnostic pop

@@ -473,9 +473,11 @@ public:
 	}
 };
 
-/** Callbacks (any callable: lambdas, std::function) per subscription and timer, run by one thread
- * or a pool (executor.h). An exception thrown by a callback stops the executor and is rethrown by
- * spin(); the callbacks of one subscription never run concurrently. */
+/** Callbacks (any callable: lambdas, std::function) per subscription, timer, publisher room and
+ * graph change, run by one thread or a pool (executor.h). An exception thrown by a callback stops
+ * the executor and is rethrown by spin(); the callbacks of one entry never run concurrently.
+ * Entries may be added and removed while it spins, from any thread and from callbacks; after a
+ * remove returns no callback of the entry runs (unless it is called from that callback). */
 class executor
 {
 public:
@@ -498,31 +500,109 @@ public:
 	 * while the executor exists). Copy the message to keep it after the callback returns. */
 	template <class F> void add(subscriber &s, F fn)
 	{
-		auto &e = entries_.emplace_back(
-		    entry{this, std::function<void(const message &)>(std::move(fn)), {}});
-		detail::check(zcast_executor_add_sub(e_, s.get(), &on_message, &e, 0));
+		entry &e = new_entry(s.get());
+		e.on_msg = std::move(fn);
+		checked_add(e, zcast_executor_add_sub(e_, s.get(), &on_message, &e, 0));
+	}
+	/** Stops the callbacks of `s`; then `s` may be closed. */
+	void remove(subscriber &s)
+	{
+		detail::check(zcast_executor_remove_sub(e_, s.get()));
+		retire(s.get());
 	}
 	/** Calls `fn()` every `period` (never early). */
 	template <class Rep, class Period, class F>
 	void add_timer(std::chrono::duration<Rep, Period> period, F fn)
 	{
-		auto &e =
-		    entries_.emplace_back(entry{this, {}, std::function<void()>(std::move(fn))});
-		detail::check(zcast_executor_add_timer(e_, detail::ns(period), &on_timer, &e));
+		entry &e = new_entry(nullptr);
+		e.on_tick = std::move(fn);
+		checked_add(e, zcast_executor_add_timer(e_, detail::ns(period), &on_timer, &e));
+	}
+	/** A timer with a handle: calls `fn(missed)` on each expiry (`missed`: expiries passed
+	 * without a call of their own). Control it with zcast_timer_cancel / reset / set_period and
+	 * remove it with remove(timer). */
+	template <class Rep, class Period, class F>
+	zcast_timer *add_timer(std::chrono::duration<Rep, Period> period, F fn, bool oneshot)
+	{
+		entry &e = new_entry(nullptr);
+		e.on_expiry = std::move(fn);
+		zcast_timer *t = nullptr;
+		checked_add(e, zcast_executor_add_timer2(e_, detail::ns(period),
+							 oneshot ? unsigned{ZCAST_TIMER_ONESHOT} : 0u,
+							 &on_expiry, &e, &t));
+		std::lock_guard<std::mutex> lk(mu_);
+		e.key = t;
+		return t;
+	}
+	/** Removes and frees a timer of add_timer(period, fn, oneshot). */
+	void remove(zcast_timer *t)
+	{
+		detail::check(zcast_timer_remove(t));
+		retire(t);
+	}
+	/** Calls `fn()` once per want_room(p) when a publish of `p` would find room again. */
+	template <class F> void add_room(publisher &p, F fn)
+	{
+		entry &e = new_entry(p.get());
+		e.on_tick = std::move(fn);
+		checked_add(e, zcast_executor_add_room(e_, p.get(), &on_room, &e));
+	}
+	/** After a publish or loan of `p` was refused: asks for one add_room callback. */
+	void want_room(publisher &p)
+	{
+		detail::check(zcast_executor_want_room(e_, p.get()));
+	}
+	/** Stops the room callbacks of `p`. */
+	void remove_room(publisher &p)
+	{
+		detail::check(zcast_executor_remove_room(e_, p.get()));
+		retire(p.get());
+	}
+	/** Calls `fn(const zcast_graph_event &)` when the count of matched subscribers changes. */
+	template <class F> void add_graph(publisher &p, F fn)
+	{
+		entry &e = new_entry(p.get());
+		e.on_graph = std::move(fn);
+		checked_add(e, zcast_executor_add_pub_graph(e_, p.get(), &on_graph, &e));
+	}
+	/** Calls `fn(const zcast_graph_event &)` when the count of matched publishers changes. */
+	template <class F> void add_graph(subscriber &s, F fn)
+	{
+		entry &e = new_entry(s.get());
+		e.on_graph = std::move(fn);
+		checked_add(e, zcast_executor_add_sub_graph(e_, s.get(), &on_graph, &e));
+	}
+	/** Stops the graph callbacks of a publisher or subscriber. */
+	template <class H> void remove_graph(H &h)
+	{
+		detail::check(zcast_executor_remove_graph(e_, h.get()));
+		retire(h.get());
+	}
+	/** Waits up to `timeout` for something ready, runs it; false if nothing became ready. */
+	template <class Rep, class Period> bool spin_once(std::chrono::duration<Rep, Period> timeout)
+	{
+		int r = zcast_executor_spin_once(e_, detail::ns(timeout));
+		if (r != ZCAST_ETIMEDOUT)
+			detail::check(r);
+		rethrow();
+		return r > 0;
+	}
+	/** Runs callbacks until `deadline` (steady_clock: CLOCK_MONOTONIC) or stop(). */
+	void spin_until(std::chrono::steady_clock::time_point deadline)
+	{
+		int r = zcast_executor_spin_until(
+		    e_, std::chrono::duration_cast<std::chrono::nanoseconds>(
+			    deadline.time_since_epoch())
+			    .count());
+		if (r != ZCAST_ETIMEDOUT)
+			detail::check(r);
+		rethrow();
 	}
 	/** Runs callbacks until stop(); rethrows the first exception a callback threw. */
 	void spin()
 	{
 		detail::check(zcast_executor_spin(e_));
-		std::exception_ptr ex;
-		{
-			std::lock_guard<std::mutex> lk(mu_);
-			ex = std::exchange(failure_, nullptr);
-		}
-		if (ex) {
-			zcast_executor_reset(e_);
-			std::rethrow_exception(ex);
-		}
+		rethrow();
 	}
 	/** Asks spin() to return; callable from callbacks, other threads and signal handlers. */
 	void stop() noexcept
@@ -548,9 +628,65 @@ public:
 private:
 	struct entry {
 		executor *self;
+		const void *key; /* the handle remove() names */
 		std::function<void(const message &)> on_msg;
-		std::function<void()> on_tick;
+		std::function<void()> on_tick; /* timers (old form) and room */
+		std::function<void(uint64_t)> on_expiry;
+		std::function<void(const zcast_graph_event &)> on_graph;
 	};
+	entry &new_entry(const void *key)
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		return entries_.emplace_back(entry{this, key, {}, {}, {}, {}});
+	}
+	/** A failed add: the entry was never given to C. */
+	void checked_add(entry &e, int r)
+	{
+		if (r < 0) {
+			std::lock_guard<std::mutex> lk(mu_);
+			entries_.remove_if([&](const entry &x) { return &x == &e; });
+		}
+		detail::check(r);
+	}
+	/** After the C remove returned, no callback of the entry runs — except the one that called
+	 * remove, if any: that entry is kept (never called again) until the executor is destroyed. */
+	void retire(const void *key)
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		for (auto it = entries_.begin(); it != entries_.end();) {
+			auto next = std::next(it);
+			if (it->key == key && &*it == current_)
+				retired_.splice(retired_.end(), entries_, it);
+			else if (it->key == key)
+				entries_.erase(it);
+			it = next;
+		}
+	}
+	/** The entry whose callback this thread runs. */
+	static inline thread_local const entry *current_ = nullptr;
+	/** Runs a callback with current_ set, and turns an exception into a stop. */
+	template <class G> static void call(entry *e, G &&g) noexcept
+	{
+		const entry *outer = std::exchange(current_, e);
+		try {
+			g();
+		} catch (...) {
+			e->self->fail();
+		}
+		current_ = outer;
+	}
+	void rethrow()
+	{
+		std::exception_ptr ex;
+		{
+			std::lock_guard<std::mutex> lk(mu_);
+			ex = std::exchange(failure_, nullptr);
+		}
+		if (ex) {
+			zcast_executor_reset(e_);
+			std::rethrow_exception(ex);
+		}
+	}
 	/** Exceptions must not cross the C library's frames: keep the first one, stop, rethrow in
 	 * spin. */
 	void fail() noexcept
@@ -563,24 +699,31 @@ private:
 	static void on_message(zcast_sub *, zcast_msg *m, void *ctx) noexcept
 	{
 		auto *e = static_cast<entry *>(ctx);
-		try {
-			e->on_msg(message::share(m));
-		} catch (...) {
-			e->self->fail();
-		}
+		call(e, [&] { e->on_msg(message::share(m)); });
 	}
 	static void on_timer(void *ctx) noexcept
 	{
 		auto *e = static_cast<entry *>(ctx);
-		try {
-			e->on_tick();
-		} catch (...) {
-			e->self->fail();
-		}
+		call(e, [&] { e->on_tick(); });
+	}
+	static void on_expiry(zcast_timer *, uint64_t missed, void *ctx) noexcept
+	{
+		auto *e = static_cast<entry *>(ctx);
+		call(e, [&] { e->on_expiry(missed); });
+	}
+	static void on_room(zcast_pub *, void *ctx) noexcept
+	{
+		on_timer(ctx);
+	}
+	static void on_graph(const zcast_graph_event *ev, void *ctx) noexcept
+	{
+		auto *e = static_cast<entry *>(ctx);
+		call(e, [&] { e->on_graph(*ev); });
 	}
 
 	zcast_executor *e_ = nullptr;
 	std::list<entry> entries_; /* stable addresses: the C side keeps pointers to them */
+	std::list<entry> retired_; /* removed from inside their own callback: freed with us */
 	std::mutex mu_;
 	std::exception_ptr failure_;
 };
