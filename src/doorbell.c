@@ -38,8 +38,8 @@ static void fork_parent(void)
 }
 static void fork_child(void)
 {
-	pthread_mutex_init(&table_mu, NULL);
-	table = NULL;
+	table = NULL; /* the parent's entries: their mappings are absent here (not freed: local) */
+	pthread_mutex_unlock(&table_mu); /* the forking thread took it in prepare: it is us */
 }
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void install_fork_handlers(void)
