@@ -177,7 +177,9 @@ static int container(zb_bench *b, int idx, const ct_ops *ops)
 		for (int k = 0; k < n && now < meas_end; k++) {
 			const cp_topic *t = &p->topics[own[k]];
 			if (due[k] <= now) {
-				zb_hdr h = {.seq = seq[k]++, .stamp = zb_now(), .size = t->size};
+				zb_hdr h = {.seq = (uint64_t)own[k] << 32 | seq[k]++,
+					    .stamp = zb_now(),
+					    .size = t->size};
 				int r = ops->publish(ctx, own[k], &h);
 				if (r < 0)
 					return 1;
