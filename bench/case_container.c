@@ -123,15 +123,30 @@ static int setup(zb_bench *b)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	ct.start = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ct.start == MAP_FAILED) {
-		ct.start = NULL;
+	ct.sh =
+	    mmap(NULL, sizeof *ct.sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ct.sh == MAP_FAILED) {
+		ct.sh = NULL;
 		b->skip = "mmap of the shared start page failed";
 		return P;
 	}
 	if (b->sys == &zb_sys_uds)
 		make_sockets(b);
 	return P;
+}
+
+/* Time this process spent runnable but waiting for a CPU, ns (/proc/self/schedstat, field 2); 0 if
+ * the kernel has no schedstat. */
+static int64_t run_delay(void)
+{
+	long long on_cpu = 0, wait = 0;
+	FILE *f = fopen("/proc/self/schedstat", "r");
+	if (f) {
+		if (fscanf(f, "%lld %lld", &on_cpu, &wait) != 2)
+			wait = 0;
+		fclose(f);
+	}
+	return wait;
 }
 
 /* The container's loop: publish what is due, wait for messages until the next publish is due. */
@@ -153,11 +168,11 @@ static int container(zb_bench *b, int idx, const ct_ops *ops)
 	if (zb_start(b, idx, NULL, 0))
 		return 1;
 	int64_t zero = 0, start;
-	atomic_compare_exchange_strong(ct.start, &zero, zb_now() + 10000000);
-	start = atomic_load(ct.start);
+	atomic_compare_exchange_strong(&ct.sh->start, &zero, zb_now() + 10000000);
+	start = atomic_load(&ct.sh->start);
 	meas_start = start + ct.warm_ns;
 	meas_end = meas_start + ct.meas_ns;
-	int64_t quit = meas_end + ct.drain_ns, c0 = 0, f0 = 0, w0 = 0;
+	int64_t quit = meas_end + ct.drain_ns, c0 = 0, f0 = 0, w0 = 0, d0 = 0;
 	for (int k = 0; k < n; k++)
 		due[k] = start + p->topics[own[k]].phase_ns;
 	for (;;) {
@@ -166,11 +181,13 @@ static int container(zb_bench *b, int idx, const ct_ops *ops)
 			w0 = now;
 			c0 = zb_cpu_ns();
 			f0 = zb_minflt();
+			d0 = run_delay();
 		}
 		if (w0 && !res->wall_ns && now >= meas_end) {
 			res->cpu_ns = zb_cpu_ns() - c0;
 			res->wall_ns = now - w0;
 			res->minflt = zb_minflt() - f0;
+			ct.sh->run_delay[idx] = run_delay() - d0;
 		}
 		if (now >= quit)
 			break;
@@ -233,8 +250,22 @@ static void finish(zb_bench *b)
 		ct_topic_name(topic, sizeof topic, t);
 		zcast_topic_remove(b->ch[0].run_id, topic);
 	}
-	if (ct.start)
-		munmap(ct.start, 4096);
+	if (ct.sh) {
+		/* how long containers waited for a CPU while measured: the share of the machine's
+		 * load */
+		int64_t sum = 0, max = 0;
+		for (int i = 0; i < b->containers; i++) {
+			sum += ct.sh->run_delay[i];
+			max = ct.sh->run_delay[i] > max ? ct.sh->run_delay[i] : max;
+		}
+		fprintf(stderr,
+			"container %s: run-queue wait while measured: mean %.1f ms per container "
+			"(%.2f %% of "
+			"%.0f s), max %.1f ms\n",
+			b->sys->name, sum / 1e6 / b->containers,
+			100.0 * sum / b->containers / (b->cap_s * 1e9), b->cap_s, max / 1e6);
+		munmap(ct.sh, sizeof *ct.sh);
+	}
 	cp_free(&ct.plan);
 }
 

@@ -7,10 +7,17 @@
 #include "bench.h"
 #include "container_plan.h"
 
+/* Shared between the containers (MAP_SHARED before fork). */
+typedef struct ct_shared {
+	_Atomic int64_t start; /* the common start of every container's schedule */
+	int64_t
+	    run_delay[ZB_MAX_CHILDREN]; /* ns each container waited on a run queue while measured */
+} ct_shared;
+
 /* What every child inherits from setup. */
 typedef struct ct_run {
 	cp_plan plan;
-	_Atomic int64_t *start; /* shared page: the common start of every container's schedule */
+	ct_shared *sh;
 	int64_t warm_ns, meas_ns, drain_ns;
 	int *sock;    /* uds: per subscription i, sock[2i] = publisher's end, sock[2i + 1] =
 			 subscriber's */
