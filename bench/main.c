@@ -21,7 +21,8 @@ static const zb_system *systems[] = {
 const char *const zb_wake_names[] = {"all", "chain", "tree", "thread"};
 
 static const zb_case *cases[] = {&zb_case_pingpong, &zb_case_continuous, &zb_case_fanout, &zb_case_overload,
-                                 &zb_case_waitset, &zb_case_join, &zb_case_join_collide};
+                                 &zb_case_waitset, &zb_case_join, &zb_case_join_collide,
+                                 &zb_case_container};
 
 void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nreaders, int depth)
 {
@@ -126,7 +127,7 @@ static void json_str(FILE *f, const char *k, const char *v, int comma)
 static void usage(void)
 {
 	fprintf(stderr,
-	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload|waitset|join|join_collide\n"
+	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload|waitset|join|join_collide|container\n"
 	        "       --name NAME --out DIR\n"
 	        "       [--size 64|4K|1M..] [--mode transport|touch] [--spin] [--samples N] [--warmup N]\n"
 	        "       [--cap-s SECONDS] [--subs S] [--rate HZ] [--timeout-s SECONDS]\n"
@@ -137,6 +138,9 @@ static void usage(void)
 	        "       [--busy N]  (case waitset: messages go to the first N topics only, the others stay idle)\n"
 	        "       [--members M]  (case join: M members when the measured subscriber joins, 2..1024)\n"
 	        "       [--rate HZ]  (case join_collide: publish rate while another process joins/leaves, >= 1000)\n"
+	        "       [--containers P] [--topics T] [--seed N] [--cap-s SECONDS]  (case container: P processes\n"
+	        "                      (default 16) over a generated graph of T topics (default 230), measured\n"
+	        "                      for SECONDS; systems zcast and uds)\n"
 	        "       [--pin]  (child i on the (i mod ncpu)-th allowed CPU)\n"
 	        "       [--spin-us US]  (zcast, event mode: receivers spin US before sleeping; others skipped)\n"
 	        "       [--wake all|chain|tree|thread]  (who wakes sleeping readers; floor: all four,\n"
@@ -151,7 +155,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	zb_bench b = {.size = 64, .samples = 5000, .warmup = 200, .cap_s = 60, .subs = 1,
-	              .rate_hz = 100, .pairs = 1, .op_timeout_ns = 10000000000LL};
+	              .rate_hz = 100, .pairs = 1, .seed = 1, .op_timeout_ns = 10000000000LL};
 	const char *sysname = NULL, *casename = NULL, *out = ".";
 	double timeout_s = 300;
 	static struct option lo[] = {
@@ -159,7 +163,8 @@ int main(int argc, char **argv)
 		{"size", 1, 0, 'z'}, {"mode", 1, 0, 'm'}, {"spin", 0, 0, 'p'}, {"samples", 1, 0, 'N'},
 		{"warmup", 1, 0, 'w'}, {"cap-s", 1, 0, 'C'}, {"subs", 1, 0, 's'}, {"rate", 1, 0, 'r'},
 		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"sleep-us", 1, 0, 'Z'}, {"depth", 1, 0, 'D'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'},
-		{"topics", 1, 0, 'K'}, {"busy", 1, 0, 'U'}, {"members", 1, 0, 'M'}, {"spin-us", 1, 0, 'B'}, {"wake", 1, 0, 'x'}, {0, 0, 0, 0}};
+		{"topics", 1, 0, 'K'}, {"busy", 1, 0, 'U'}, {"members", 1, 0, 'M'}, {"spin-us", 1, 0, 'B'}, {"wake", 1, 0, 'x'},
+		{"containers", 1, 0, 'G'}, {"seed", 1, 0, 'E'}, {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
@@ -187,6 +192,8 @@ int main(int argc, char **argv)
 		case 'K': b.topics = atoi(optarg); break;
 		case 'U': b.busy = atoi(optarg); break;
 		case 'M': b.members = atoi(optarg); break;
+		case 'G': b.containers = atoi(optarg); break;
+		case 'E': b.seed = atol(optarg); break;
 		case 'W': b.work_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'Z': b.sleep_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'D': b.depth = atoi(optarg); break;
@@ -299,6 +306,7 @@ int main(int argc, char **argv)
 	        b.drop_old ? "drop_old" : b.fail_full ? "full_fail" : "full", (long long)b.work_ns);
 	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n  \"spin_ns\": %lld,\n  \"members\": %d,\n",
 	        (long long)b.sleep_ns, b.depth, (long long)b.spin_ns, b.members);
+	fprintf(f, "  \"containers\": %d,\n  \"seed\": %ld,\n", b.containers, b.seed);
 	json_str(f, "wake", zb_wake_names[b.wake], 1);
 	fprintf(f, "  \"cpu_pct\": %.3f,\n  \"cpu_s\": %.6f,\n  \"cpu_cores\": %d,\n", cpu_pct, cpu_s, ncpu);
 	fprintf(f, "  \"minflt_per_msg\": %.6f\n}\n",

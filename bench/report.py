@@ -21,6 +21,8 @@ SIZES = ["64B", "4KiB", "64KiB", "1MiB", "4MiB", "8MiB"]
 SIZE_BYTES = {"64B": 64, "4KiB": 4096, "64KiB": 65536, "1MiB": 1 << 20, "4MiB": 4 << 20, "8MiB": 8 << 20}
 COLORS = {"zcast": "tab:red", "floor": "black", "iceoryx": "tab:blue", "uds": "tab:green",
           "mq": "tab:purple", "pipe": "tab:orange"}
+# case container: size classes by log2(size) (the CSV's sub column), see bench/container_plan.c
+CONTAINER_CLASSES = [("small", 0, 10), ("medium", 11, 16), ("large", 17, 40)]
 PCTS = [("p50_ns", 50), ("p90_ns", 90), ("p99_ns", 99), ("p99_9_ns", 99.9)]
 
 
@@ -73,6 +75,8 @@ def case_order(name):
         return (7, 0, int(m.group(1)))
     if name.startswith("join_collide"):
         return (8, 0, name)
+    if name.startswith("container"):
+        return (8.5, 0, name)
     return (9, 0, name)
 
 
@@ -132,6 +136,12 @@ def target_rows(summary, cases):
             k = pre + "p50_ns"
             rows.append(("%s (a wait set per subscriber) zcast %s p50 ÷ floor" % (c, what),
                          rat(get(c, "zcast", k), get(c, "floor", k)), 1.2))
+    # Component containers (case container): small messages against Unix sockets in the same run.
+    for c in sorted([c for c in cases if "small_p50_ns" in summary.get(c, {}).get("zcast", {})], key=case_order):
+        for pct, lim in (("p50", 1.0), ("p99_9", 0.3)):
+            k = "small_%s_ns" % pct
+            rows.append(("%s small messages (<= 1 KiB) E2E %s zcast ÷ uds" % (c, pct),
+                         rat(get(c, "zcast", k), get(c, "uds", k)), lim))
     flt = [m["minflt_per_msg"] for c in cases for s_, m in summary.get(c, {}).items()
            if s_ == "zcast" and "minflt_per_msg" in m]
     L = ["## Targets (same-run ratios)", "", "| target | value | limit | met |", "|---|---|---|---|"]
@@ -165,6 +175,25 @@ def membership_rows(summary):
     if not L:
         return []
     return ["## Membership targets (absolute)", "", "| target | value | limit | met |", "|---|---|---|---|"] + L + [""]
+
+
+def container_table(rows):
+    """Case container: E2E per size class for zcast and uds, and zcast ÷ uds."""
+    L = ["| class | system | deliveries | p50 | p99 | p99.9 | max | p50 zcast÷uds | p99 | p99.9 | lost | CPU % |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    z, u = rows.get("zcast", {}), rows.get("uds", {})
+    for cls, _, _ in CONTAINER_CLASSES:
+        for s_, m in (("zcast", z), ("uds", u)):
+            if not m.get(cls + "_samples"):
+                continue
+            r = ["–", "–", "–"]
+            if s_ == "zcast":
+                r = [ratio(m.get("%s_%s_ns" % (cls, p)), u.get("%s_%s_ns" % (cls, p))) for p in ("p50", "p99", "p99_9")]
+            L.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s |" % (
+                cls, s_, m[cls + "_samples"], fmt_ns(m[cls + "_p50_ns"]), fmt_ns(m[cls + "_p99_ns"]),
+                fmt_ns(m[cls + "_p99_9_ns"]), fmt_ns(m[cls + "_max_ns"]), r[0], r[1], r[2], m["lost"],
+                "%.1f" % m["cpu_pct"] if "cpu_pct" in m else "–"))
+    return L
 
 
 def load_runs(raw):
@@ -243,6 +272,15 @@ def main():
                 for k, v in stats(a[a[:, 1] == code][:, 4]).items():
                     m[pre + k] = v
             latencies[(case, system)] = main_rows[:, 4]
+        elif meta["kind"] == "container":
+            # one row per delivery, sub = log2(message size) (bench/case_container.c)
+            m = stats(a[:, 4])
+            for cls, lo, hi in CONTAINER_CLASSES:
+                rows_ = a[(a[:, 1] >= lo) & (a[:, 1] <= hi)]
+                for k, v in stats(rows_[:, 4]).items():
+                    m[cls + "_" + k] = v
+            m["lost"] = meta["published"] - meta["received"]
+            latencies[(case, system)] = a[:, 4]
         elif meta["kind"] == "pingpong":
             rtt = a[a[:, 1] >= 0]  # RTT/2 (sub = pair)
             m = stats(rtt[:, 4])
@@ -456,7 +494,11 @@ def main():
          "system ÷ same-run floor (resp. iceoryx); < 1 means faster. `join_M<n>` (zcast only): duration of "
          "one zcast_sub_open (p50 … columns) and zcast_sub_close (`leave`) on a topic with n members. "
          "`join_collide_*`: duration of each zcast_publish call (p50 … columns) while another process "
-         "joins and leaves the same topic once per millisecond (`join`/`leave`: the churner's calls).", ""] + top_text + targets
+         "joins and leaves the same topic once per millisecond (`join`/`leave`: the churner's calls). "
+         "`container`: 16 single-thread container processes over a generated Autoware-like graph (230 topics, "
+         "40–60 subscriptions each, 128 B … 4 MiB, 1–100 Hz); E2E (send stamp before the loan/write → take/read "
+         "returned) pooled over all deliveries, per size class in the table below it; zcast (one wait set per "
+         "container) against uds (a socket per subscription, epoll); `lost` = deliveries due − delivered.", ""] + top_text + targets
     for c in cases:
         L += ["## %s" % c, ""]
         rows = summary.get(c, {})
@@ -525,6 +567,8 @@ def main():
             if st and st["status"] == "ok" and st["reason"]:
                 L.append("")
                 L.append("Note (%s): %s" % (s, st["reason"]))
+        if kinds.get(c) == "container":
+            L += [""] + container_table(rows)
         if "cdf_%s.png" % c in pngs:
             L += ["", "![CDF %s](plots/cdf_%s.png)" % (c, c)]
         L.append("")

@@ -195,6 +195,8 @@ if [ "$QUICK" = 1 ]; then
 		run join_M$M "zcast" --case join --members $M --samples 300 --warmup 20
 	done
 	run join_collide_4MiB "zcast" --case join_collide --size 4M --rate 2000 --samples 2000 --warmup 100
+	# Component containers (bench/case_container.c): 3 s measured per system.
+	run container "zcast uds" --case container --cap-s 3
 else
 	N=10000; CAP=60
 	run_rounds ack_64B_event "$ALL" $N --case pingpong --size 64 --cap-s $CAP
@@ -265,6 +267,11 @@ else
 		run join_M$M "zcast" --case join --members $M --samples 2000 --warmup 50
 	done
 	run join_collide_4MiB "zcast" --case join_collide --size 4M --rate 2000 --samples 10000 --warmup 200
+	# Component containers (bench/case_container.c, docs/BENCHMARKS.md): 16 single-thread container
+	# processes over a generated Autoware-like graph (230 topics, 40-60 subscriptions each, 128 B ..
+	# 4 MiB, 1-100 Hz), zcast (one wait set each) against uds (a socket per subscription, epoll); 3
+	# rounds of 20 s measured, the systems interleaved (about 2.5 min). --samples is unused here.
+	run_rounds container "zcast uds" 3 --case container --cap-s 20
 fi
 # Typed messages (docs/TYPED.md): sensor_msgs/Image at 10 Hz, see bench/typed_image.c.
 if [ -x "$BUILD/bench/zcast-bench-typed" ] && [ -z "$ONLY" ]; then

@@ -22,6 +22,10 @@ for s in zcast floor; do
 	"$BIN" --system $s --case join_collide --name join_collide_1MiB --size 1M --rate 2000 --samples 400 \
 		--warmup 10 --out "$OUT/raw"
 done
+# component containers, shrunk: 4 processes x >= 40 subscriptions over 40 topics, 1 s measured
+for s in zcast uds; do
+	"$BIN" --system $s --case container --name container_P4 --containers 4 --topics 40 --cap-s 1 --out "$OUT/raw"
+done
 /usr/bin/python3 "$REPORT" "$OUT"
 /usr/bin/python3 - "$OUT" <<'PY'
 import json, sys
@@ -55,7 +59,16 @@ eq("join_collide churner joins recorded", c["join_samples"] > 0 and c["join_samp
 eq("floor join status", st["join_M8"]["floor"]["status"], "skipped")
 eq("zcast adaptive samples", s["ack_64B_adaptive"]["zcast"]["samples"], 200)
 eq("floor adaptive status", st["ack_64B_adaptive"]["floor"]["status"], "skipped")
+for sys_ in ("zcast", "uds"):
+    c = s["container_P4"][sys_]
+    eq(sys_ + " container: every size class delivered", all(c[k + "_samples"] > 0 for k in ("small", "medium", "large")), True)
+    eq(sys_ + " container: rows = small + medium + large", c["samples"],
+       c["small_samples"] + c["medium_samples"] + c["large_samples"])
+    eq(sys_ + " container: lost = due - delivered >= 0", c["lost"], c["published"] - c["received"])
+    eq(sys_ + " container: every delivery a row", c["received"], c["samples"])
+    eq(sys_ + " container: CPU measured", c["cpu_pct"] > 0, True)
 report = open(out + "/report.md").read()
+eq("container targets in report.md", "container_P4 small messages (<= 1 KiB) E2E p50 zcast ÷ uds" in report, True)
 eq("targets table in report.md", "## Targets (same-run ratios)" in report, True)
 print("bench_smoke: ok")
 PY
