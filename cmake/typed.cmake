@@ -3,6 +3,29 @@ set(ZCAST_MSGGEN ${PROJECT_SOURCE_DIR}/tools/zcast-msggen)
 set(ZCAST_MSG_DIR ${PROJECT_SOURCE_DIR}/msg)
 include(${PROJECT_SOURCE_DIR}/cmake/ZcastMsggen.cmake)
 
+# Every type zcast ships (msg/), generated for `target`, and a header listing their tables
+# (ZCAST_SHIPPED_TYPES in zcast_shipped_types.h): the tool, the bridge and the Python module keep
+# no list of their own.
+file(GLOB ZCAST_SHIPPED_MSGS CONFIGURE_DEPENDS RELATIVE ${ZCAST_MSG_DIR} ${ZCAST_MSG_DIR}/*/msg/*.msg)
+set(ZCAST_SHIPPED_TYPES)
+foreach(m ${ZCAST_SHIPPED_MSGS})
+  string(REGEX REPLACE "^([^/]+)/msg/([^/]+)\\.msg$" "\\1/\\2" t ${m})
+  list(APPEND ZCAST_SHIPPED_TYPES ${t})
+endforeach()
+function(zcast_use_shipped_types target)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}_msgs)
+  zcast_generate_messages(${target} TYPES ${ZCAST_SHIPPED_TYPES} OUTPUT_DIR ${out})
+  set(script ${PROJECT_SOURCE_DIR}/tools/msggen/shipped_types.py)
+  set(files)
+  foreach(m ${ZCAST_SHIPPED_MSGS})
+    list(APPEND files ${ZCAST_MSG_DIR}/${m})
+  endforeach()
+  add_custom_command(OUTPUT ${out}/zcast_shipped_types.h
+    COMMAND ${ZCAST_MSGGEN_PYTHON} ${script} ${ZCAST_MSG_DIR} ${out}/zcast_shipped_types.h
+    DEPENDS ${script} ${files} VERBATIM)
+  target_sources(${target} PRIVATE ${out}/zcast_shipped_types.h)
+endfunction()
+
 install(PROGRAMS tools/zcast-msggen DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES tools/msggen/loader.py tools/msggen/rihs01.py tools/msggen/model.py
   tools/msggen/emit_c.py DESTINATION ${CMAKE_INSTALL_DATADIR}/zcast/msggen)

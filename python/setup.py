@@ -12,11 +12,10 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import shipped_types  # noqa: E402  (python/shipped_types.py)
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools", "msggen"))
+import shipped_types  # noqa: E402  (tools/msggen/shipped_types.py)
 MSGGEN_PYTHON = os.environ.get("ZCAST_MSGGEN_PYTHON", "/usr/bin/python3")
 
 
@@ -29,7 +28,7 @@ class BuildExt(build_ext):
         names = ["%s/%s" % t for t in shipped_types.shipped_types(msg)]
         subprocess.check_call([MSGGEN_PYTHON, os.path.join(ROOT, "tools", "zcast-msggen"),
                                "-I", msg, "-o", gen] + names)
-        shipped_types.write(msg, os.path.join(gen, "shipped_types.h"))
+        shipped_types.write(msg, os.path.join(gen, "zcast_shipped_types.h"))
         for ext in self.extensions:
             ext.include_dirs.append(gen)
             # The library's sources, outside this directory: added here, not to setup() (whose

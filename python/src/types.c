@@ -10,9 +10,9 @@
 
 #include "pyzcast.h"
 
-#include "shipped_types.h" /* every type of msg/ (shipped_types.py) */
+#include "zcast_shipped_types.h" /* every type of msg/ (tools/msggen/shipped_types.py) */
 
-static const zcast_cdr_type *const shipped[] = {PZ_SHIPPED_TYPES NULL};
+static const zcast_cdr_type *const shipped[] = {ZCAST_SHIPPED_TYPES NULL};
 
 /* Registered types: the shipped ones, then every load_types() library's (kept loaded). */
 static const zcast_cdr_type **reg;
