@@ -1,6 +1,8 @@
 /* Continuous: child 0 publishes as fast as the channel accepts (backpressure, no loss), child 1
  * receives; one sample per message = receive time - send stamp. Throughput = measured messages /
- * (last receive - first measured send stamp). */
+ * (last receive - first measured send stamp). Both children also report the CPU time of their
+ * measured phase (cpu_s): CPU per message does not depend on what else runs on the machine the way
+ * throughput does. */
 #include "bench.h"
 
 #define DEPTH 64
@@ -22,6 +24,7 @@ static int child(int idx, void *arg)
 		return 1;
 	zb_child_res *res = &ctl->res[idx];
 	int64_t f0 = zb_minflt(); /* reset when the measured phase starts */
+	int64_t c0 = 0, w0 = 0;
 	zb_hdr h;
 	if (idx == 0) {
 		int64_t t_end = 0;
@@ -30,6 +33,8 @@ static int child(int idx, void *arg)
 			if (i == b->warmup) {
 				t_end = t0 + (int64_t)(b->cap_s * 1e9);
 				f0 = zb_minflt();
+				c0 = zb_cpu_ns();
+				w0 = t0;
 			}
 			else if (i > b->warmup && t0 > t_end)
 				break;
@@ -40,6 +45,8 @@ static int child(int idx, void *arg)
 			}
 			res->published++;
 		}
+		res->cpu_ns = zb_cpu_ns() - c0;
+		res->wall_ns = zb_now() - w0;
 		if (zb_send_stop(b, c))
 			return 1;
 	} else {
@@ -48,8 +55,11 @@ static int child(int idx, void *arg)
 			if (zb_recv_or_fail(b, idx, c, &h))
 				return 1;
 			int64_t t = zb_now();
-			if (h.flags & ZB_FLAG_STOP)
+			if (h.flags & ZB_FLAG_STOP) {
+				res->cpu_ns = zb_cpu_ns() - c0;
+				res->wall_ns = t - w0;
 				break;
+			}
 			if (h.seq != expect++) {
 				zb_fail(ctl, idx, "seq %llu, expected %llu", (unsigned long long)h.seq,
 				        (unsigned long long)expect - 1);
@@ -60,6 +70,8 @@ static int child(int idx, void *arg)
 			if ((long)h.seq == b->warmup) {
 				res->t_first = h.stamp;
 				f0 = zb_minflt();
+				c0 = zb_cpu_ns();
+				w0 = t;
 			}
 			res->t_last = t;
 			res->received++;

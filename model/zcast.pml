@@ -51,6 +51,8 @@
  *   MUT_NO_OWED      nobody performs an owed wake (next locker, death watcher)
  *   MUT_STORE_CLEAR  wake_owed is cleared by a plain store, not CAS(token -> 0)
  *   MUT_RECLAIM_NOWAKE  reclaim of a dead subscriber wakes no publisher-side waiter
+ *   MUT_SPACE_ORDER  (WAITS) a publish_wait clears space_wk before it reads `space`
+ *   MUT_SPACE_RECLAIM  (WAITS) reclaim's wake of `space` skips it when space_wk is set
  * Finding (with HISTD=0):
  *   BUG_ZERO_TARGETS  a publish with no target and no history goes PUBLISHED with
  *                     an empty bitmap, which nobody frees (leak until a gc pass)
@@ -117,11 +119,17 @@ byte hpos[NSUB];             /* ring head word = (hpos, hdc): one CAS word */
 byte hdc[NSUB];              /*   hdc: drop count, changed only by the producer */
 byte tl[NSUB];               /* ring tail: written only by the topic-lock holder */
 bit  sleeping[NSUB];         /* "I am about to sleep / asleep" announcement */
+bit  woken[NSUB];            /* a publisher found sleeping[i] and bumps/wakes notify (or
+                                owes it): later publishers skip their wake; cleared by
+                                subscriber i after it reads notify, before it announces */
 byte notify;                 /* topic futex word: subscribers sleep on it */
 byte wake_owed;              /* 0, or the token of the lock hold whose wake of
                                 `notify` may not have happened yet */
 byte space;                  /* topic futex word: publish_wait sleeps on it */
 byte space_w;                /* space_waiters: announced publish_wait sleepers */
+bit  space_wk;               /* space_woken: a taker bumps/wakes `space` for the announced
+                                waiters; later takers skip; cleared by a waiter after it
+                                reads `space`, before it announces */
 byte freed[NPUBR];           /* pool futex word: loan_wait sleeps on it */
 byte freed_w[NPUBR];         /* the pool's announced loan_wait sleepers */
 bit  asleep[NSUB];           /* kernel: subscriber i is in notify's wait queue (BELL: in
@@ -416,6 +424,11 @@ inline cleanup_sub(j)
 	 * survivors reclaim and at most one member dies, so no crash can split it;
 	 * a waiter that would enqueue between a bump and its wake sees the changed
 	 * word and returns at once, the same outcome as being woken. */
+#ifdef MUT_SPACE_RECLAIM
+	if
+	:: space_wk -> skip
+	:: else ->
+#endif
 	d_step {
 		space++;
 		freed[0]++;
@@ -429,6 +442,9 @@ inline cleanup_sub(j)
 #endif
 		skip
 	};
+#ifdef MUT_SPACE_RECLAIM
+	fi;
+#endif
 #endif
 	x = 0;
 	r1 = 0
@@ -564,9 +580,15 @@ endl:					(pword[p] == 0) -> freed_w[p]--
 						d_step { assert(w0[s] == 0 && w1[s] == 0 && st[s] == LOANED); st[s] = FREE };
 						break
 					:: pw && !ph ->
-						/* announce, read `space`, re-try */
-						space_w++;
+						/* read `space`, clear space_wk, announce, re-try */
+#ifdef MUT_SPACE_ORDER
+						space_wk = 0;
+#endif
 						v = space;
+#ifndef MUT_SPACE_ORDER
+						space_wk = 0;
+#endif
+						space_w++;
 						ph = 1
 					:: pw && ph ->
 						/* futex_wait(space, v), then re-try */
@@ -611,7 +633,15 @@ endsp:						(pword[p] == 0) -> space_w--;
 #ifdef MUT_A
 							w0[s] = w0[s] | SBIT;
 #endif
-							wake = wake | sleeping[0];
+							/* a sleeper nobody has woken yet: ours is the wake */
+							if
+							:: sleeping[0] ->
+								if
+								:: !woken[0] -> woken[0] = 1; wake = 1
+								:: else -> skip
+								fi
+							:: else -> skip
+							fi;
 #ifdef BELL
 #ifndef MUT_BELL_ORDER
 							bellbit[0] = 1;
@@ -656,7 +686,15 @@ endsp:						(pword[p] == 0) -> space_w--;
 #ifdef MUT_A
 							w1[s] = w1[s] | SBIT;
 #endif
-							wake = wake | sleeping[1];
+							/* a sleeper nobody has woken yet: ours is the wake */
+							if
+							:: sleeping[1] ->
+								if
+								:: !woken[1] -> woken[1] = 1; wake = 1
+								:: else -> skip
+								fi
+							:: else -> skip
+							fi;
 #ifdef BELL
 #ifndef MUT_BELL_ORDER
 							bellbit[1] = 1;
@@ -821,7 +859,13 @@ proctype Sub(byte i)
 					/* room in the ring: wake publish_wait sleepers that
 					 * announced themselves */
 					if
-					:: space_w > 0 -> space++; wake_space()
+					:: space_w > 0 ->
+						/* the first taker since the last announcement wakes */
+						d_step { r1 = !space_wk; space_wk = 1 };
+						if
+						:: r1 -> r1 = 0; space++; wake_space()
+						:: else -> skip
+						fi
 					:: else -> skip
 					fi;
 #endif
@@ -854,6 +898,9 @@ endb:					(!asleep[i]) -> d_step { bellsleep[i] = 0; v = 0 }
 #ifndef MUT_D
 				v = notify;
 #endif
+				/* after reading notify: matters with several sleeping threads of
+				 * one subscriber (not modelled, see MODEL.md) */
+				woken[i] = 0;
 				sleeping[i] = 1;
 #ifndef MUT_C
 				h = hpos[i];

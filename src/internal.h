@@ -184,7 +184,7 @@ struct zc_topic {
 	unsigned fork_gen;       /* zc_fork_generation when opened: differs in a forked child */
 	/* Serialises our own threads (say, the death watcher and the caller) on the topic lock: the
 	 * thread inside may then read a lock word naming our member index as a dead former owner's. */
-	pthread_mutex_t lock_mu;
+	_Atomic uint32_t lock_mu; /* a small futex mutex (lock.c) */
 	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
 	unsigned mode; /* segment mode from the caller's options (never from shared memory) */
 	gid_t gid;     /* group of the control segment: pools get it too */
@@ -311,11 +311,15 @@ ZC_HIDDEN void zc_history_deliver(struct zc_topic *t, uint32_t k, const struct z
 				  uint32_t want);
 
 /* wake.c: every word a wait sleeps on, and the owed wake. */
-/* Takes (queue room) and frees: publishers in zcast_publish_wait sleep on `space`. */
+/* Takes (queue room) and frees: publishers in zcast_publish_wait sleep on `space`. One FUTEX_WAKE
+ * per announced wait, not per release (space_woken); _force wakes whatever the flag says (reclaim:
+ * a releaser may have died between setting the flag and its wake). */
 ZC_HIDDEN void zc_wake_space(struct zc_topic_hdr *h);
+ZC_HIDDEN void zc_wake_space_force(struct zc_topic_hdr *h);
 /* A thread of publisher record `pub` starts / stops waiting on `space` (counted twice, see wake.c);
- * forget: a reclaim of that dead publisher takes its count back out of space_waiters. */
-ZC_HIDDEN void zc_space_arm(struct zc_topic *t, uint32_t pub);
+ * forget: a reclaim of that dead publisher takes its count back out of space_waiters. Arm returns
+ * the `space` value to sleep on (read before the announcement, see wake.c). */
+ZC_HIDDEN uint32_t zc_space_arm(struct zc_topic *t, uint32_t pub);
 ZC_HIDDEN void zc_space_disarm(struct zc_topic *t, uint32_t pub);
 ZC_HIDDEN void zc_space_forget(struct zc_topic *t, uint32_t pub);
 /* Every sleeping subscriber of the topic: the notify word and each sleeping RR member's word. */
@@ -375,6 +379,17 @@ struct zcast_pub {
 	uint32_t *depths;  /* ... and its depth, read once and validated */
 	uint32_t *rr_wake; /* scratch: RR members to wake after unlock */
 	struct zc_bell_cache *bells; /* doorbells of the subscribers (doorbell.c), lazily made */
+	struct zc_seen_head *seen;   /* max_subs entries: ring heads last read (publish.c) */
+	zcast_msg *_Atomic spare;    /* a dropped message struct, for the next loan */
+};
+
+/* A ring head the publisher read earlier, for the subscriber record that had member id `id`. A head
+ * only moves forward while its record keeps its id (a join resets the ring under a new id), so an
+ * old value is a lower bound: "tail - seen < depth" proves room without touching the line the
+ * subscriber writes on every take. */
+struct zc_seen_head {
+	uint64_t id;
+	uint64_t head;
 };
 
 /* Hooks of the layer above the core (the pollable descriptor, subfd.c): the core calls them, never
@@ -403,6 +418,7 @@ struct zcast_sub {
 	 * after a wake-up finds the topic's map lock and malloc cold: ~0.4 µs saved. */
 	struct zc_pool_map *_Atomic map_hint;
 	zcast_msg *_Atomic spare;
+	_Atomic uint64_t seen_tail; /* the ring tail take read last (zc_ring_peek_seen) */
 };
 
 ZC_HIDDEN void zc_pub_unref(zcast_pub *pub);
@@ -427,7 +443,10 @@ static inline int64_t zc_sub_sleep_until(const zcast_sub *sub, int64_t deadline,
 /* Releases a received message's hold (last local reference) and frees m, or keeps it as the
  * subscriber's spare for the next take. */
 ZC_HIDDEN void zc_sub_release(zcast_sub *sub, zcast_msg *m);
-/* Returns an unpublished loan's slot. */
+/* Returns an unpublished loan's slot; frees m or keeps it (zc_pub_release_msg). */
 ZC_HIDDEN void zc_pub_return_loan(zcast_pub *pub, zcast_msg *m);
+/* The last local reference of a loan or published message is gone: frees m, or keeps it as the
+ * publisher's spare for the next loan; then drops m's reference on the publisher. */
+ZC_HIDDEN void zc_pub_release_msg(zcast_pub *pub, zcast_msg *m);
 
 #endif

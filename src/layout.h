@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 4u
+#define ZC_LAYOUT_VERSION 5u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -137,6 +137,9 @@ struct zc_topic_hdr {
 	alignas(ZC_CACHELINE) _Atomic uint32_t notify;
 	alignas(ZC_CACHELINE) _Atomic uint32_t space;
 	_Atomic uint32_t space_waiters;
+	/* Set by the releaser that bumps `space` for the announced waiters; cleared by a waiter
+	 * before it announces itself: until then further releases make no FUTEX_WAKE. */
+	_Atomic uint32_t space_woken;
 	/* Graph events: bumped (and futex-woken) on every join and leave, under the lock. */
 	alignas(ZC_CACHELINE) _Atomic uint32_t graph;
 	_Atomic uint32_t graph_waiters;
@@ -164,7 +167,10 @@ struct zc_sub_rec {
 	int32_t pid;
 	_Atomic uint32_t sleeping; /* waiters blocked on `notify` (or on `wake` for RR) */
 	_Atomic uint32_t wake;	   /* this subscriber's own futex word (RR members) */
-	uint32_t pad0;
+	/* Set by the lock holder whose publish found `sleeping` and will wake `notify` (or owes that
+	 * wake); cleared by the subscriber before it announces a sleep. While set, later publishers
+	 * skip their FUTEX_WAKE: that one wake reaches every sleeper that announced before it. */
+	_Atomic uint32_t woken;
 	/* The doorbell of the wait set this subscriber is attached to (ZC_BELL_REF), 0 = none.
 	 * Written by the subscriber's process; a publisher reads it once per push. */
 	_Atomic uint64_t bell;
@@ -227,6 +233,8 @@ struct zc_pool_hdr {
 	_Atomic uint32_t waiters;
 };
 
+/* The state word, the header and the first bitmap word (history and the first 63 subscribers)
+ * share one cache line: a publish, a take and a release each touch that one line of the slot. */
 struct zc_slot_hdr {
 	_Atomic uint64_t state; /* CAS only, see ZC_STATE */
 	/* Written by the publisher while the slot is LOANED; read-only once PUBLISHED. */
@@ -234,7 +242,6 @@ struct zc_slot_hdr {
 	int64_t time_ns;
 	uint64_t size;
 	uint64_t publisher_id;
-	uint64_t pad[3];
 	_Atomic uint64_t bits[]; /* holder bitmap, bitmap_words words */
 };
 
@@ -274,7 +281,7 @@ _Static_assert(sizeof(struct zc_sub_rec) == 256, "sub record size");
 _Static_assert(sizeof(struct zc_tool_rec) == 64, "tool record size");
 _Static_assert(sizeof(struct zc_pool_rec) == 64, "pool record size");
 _Static_assert(sizeof(struct zc_group_rec) == 64, "group record size");
-_Static_assert(sizeof(struct zc_slot_hdr) == 64, "slot header size before bitmap");
+_Static_assert(sizeof(struct zc_slot_hdr) == 40, "slot header size before bitmap");
 _Static_assert(sizeof(_Atomic uint64_t) == 8, "64-bit atomics");
 
 #endif

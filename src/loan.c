@@ -24,7 +24,9 @@ static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 			continue;
 		ZC_CRASH("loan:after-cas");
 		ZC_TSAN_ACQUIRE(&s->state); /* after every holder's reads (see internal.h) */
-		zcast_msg *msg = malloc(sizeof *msg);
+		zcast_msg *msg = atomic_exchange_explicit(&p->spare, NULL, memory_order_acquire);
+		if (!msg)
+			msg = malloc(sizeof *msg);
 		if (!msg) {
 			zc_slot_free(m, i, ZC_SLOT_LOANED, ZC_STATE_GEN(w));
 			return zc_err(ZCAST_ENOMEM, "out of memory");
@@ -122,8 +124,19 @@ int zcast_loan_wait(zcast_pub *p, size_t size, int64_t timeout_ns, zcast_msg **o
 
 void zc_pub_return_loan(zcast_pub *p, zcast_msg *m)
 {
-	if (zc_inherited(&p->t))
-		return; /* the parent's slot: not ours to touch */
+	if (zc_inherited(&p->t)) {
+		free(m); /* the parent's slot: not ours to touch */
+		return;
+	}
 	zc_slot_free(m->map, m->slot, ZC_SLOT_LOANED, m->gen);
+	zc_pub_release_msg(p, m);
+}
+
+void zc_pub_release_msg(zcast_pub *p, zcast_msg *m)
+{
+	zcast_msg *none = NULL; /* kept for the next loan (our reference keeps p alive) */
+	if (!atomic_compare_exchange_strong_explicit(&p->spare, &none, m, memory_order_release,
+						     memory_order_relaxed))
+		free(m);
 	zc_pub_unref(p);
 }

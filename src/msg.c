@@ -59,14 +59,15 @@ void zcast_msg_drop(zcast_msg *m)
 	if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	switch (atomic_load(&m->kind)) {
+	/* Each frees m, or keeps it for the owner's next loan or take. */
 	case ZC_MSG_LOAN:
 		zc_pub_return_loan(m->pub, m); /* dropped unpublished: the slot goes back */
-		break;
+		return;
 	case ZC_MSG_CONSUMED:
-		zc_pub_unref(m->pub); /* the topic owns the slot now */
-		break;
+		zc_pub_release_msg(m->pub, m); /* the topic owns the slot now */
+		return;
 	case ZC_MSG_RECEIVED:
-		zc_sub_release(m->sub, m); /* frees m, or keeps it for the subscriber's next take */
+		zc_sub_release(m->sub, m);
 		return;
 	}
 	free(m);

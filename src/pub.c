@@ -23,6 +23,8 @@ static void pub_free(zcast_pub *p)
 	free(p->targets);
 	free(p->depths);
 	free(p->rr_wake);
+	free(p->seen);
+	free(atomic_load(&p->spare));
 	zc_bell_cache_free(p);
 	free(p);
 }
@@ -145,7 +147,8 @@ int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **ou
 	p->targets = calloc(t->max_subs, sizeof *p->targets);
 	p->depths = calloc(t->max_subs, sizeof *p->depths);
 	p->rr_wake = calloc(t->max_subs, 3 * sizeof *p->rr_wake); /* also RR candidates */
-	if (!p->targets || !p->depths || !p->rr_wake) {
+	p->seen = calloc(t->max_subs, sizeof *p->seen);
+	if (!p->targets || !p->depths || !p->rr_wake || !p->seen) {
 		r = zc_err(ZCAST_ENOMEM, "out of memory");
 		goto fail;
 	}

@@ -27,6 +27,21 @@ static bool full_ring_owner_dead(struct zc_topic *t, uint32_t k)
 	return !zc_member_alive(t, zc_member_of_sub(t, k));
 }
 
+/* Does subscriber k's ring (a view of depth `ring->depth`) have room for one more entry? Decided
+ * from the head this publisher saw last when that proves it (see struct zc_seen_head); the head
+ * itself is read only when the ring looks full. Under the lock: only lock holders move the tail. */
+static bool ring_has_room(zcast_pub *p, uint32_t k, const struct zc_ring *ring)
+{
+	struct zc_seen_head *seen = &p->seen[k];
+	uint64_t id = ZC_READ_ONCE(p->t.subs[k].id), tail = zc_ring_tail(ring);
+	if (seen->id == id && ((tail - seen->head) & ZC_POS_MASK) < ring->depth)
+		return true;
+	uint64_t head = ZC_HEAD_POS(atomic_load_explicit(ring->head, memory_order_acquire));
+	seen->id = id;
+	seen->head = head;
+	return ((tail - head) & ZC_POS_MASK) < ring->depth;
+}
+
 struct candidate {
 	uint32_t k, group, depth;
 };
@@ -42,16 +57,17 @@ static void refused(struct zc_topic *t, uint32_t k, bool count, bool *probe_dead
 
 /* One member of group g with room, round robin from the group's cursor; UINT32_MAX if none. Sets
  * *any when the group has a member at all. */
-static uint32_t choose_member(struct zc_topic *t, const struct candidate *c, uint32_t n, uint32_t g,
+static uint32_t choose_member(zcast_pub *p, const struct candidate *c, uint32_t n, uint32_t g,
 			      uint32_t *depth, bool *any)
 {
+	struct zc_topic *t = &p->t;
 	uint32_t next = ZC_READ_ONCE(t->groups[g].next), best = UINT32_MAX, first = UINT32_MAX;
 	for (uint32_t j = 0; j < n; j++) {
 		if (c[j].group != g)
 			continue;
 		*any = true;
 		struct zc_ring ring = zc_sub_ring(t, c[j].k, c[j].depth);
-		if (zc_ring_used(&ring) >= c[j].depth)
+		if (!ring_has_room(p, c[j].k, &ring))
 			continue;
 		if (c[j].k >= next && (best == UINT32_MAX || c[j].k < c[best].k))
 			best = j;
@@ -90,7 +106,7 @@ static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
 			continue;
 		}
 		struct zc_ring ring = zc_sub_ring(t, k, depth);
-		if (policy != ZCAST_POLICY_DROP_OLD && zc_ring_used(&ring) >= depth) {
+		if (policy != ZCAST_POLICY_DROP_OLD && !ring_has_room(p, k, &ring)) {
 			refused(t, k, count, probe_dead);
 			fail = true;
 			continue;
@@ -102,7 +118,7 @@ static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
 		if (atomic_load(&t->groups[g].members) == 0)
 			continue;
 		bool any = false;
-		uint32_t depth = 0, k = choose_member(t, rr, n_rr, g, &depth, &any);
+		uint32_t depth = 0, k = choose_member(p, rr, n_rr, g, &depth, &any);
 		if (k != UINT32_MAX) {
 			t->groups[g].next = k + 1; /* round robin: the next member is tried first */
 			p->targets[n] = k;
@@ -170,19 +186,24 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, bool *wake_topic, uint32
 	atomic_store_explicit((_Atomic uint32_t *)&h->intent.op, ZC_OP_PUBLISH,
 			      memory_order_release);
 	ZC_CRASH("publish:after-intent");
-	atomic_store(&h->last_seq, seq);
+	atomic_store_explicit(&h->last_seq, seq, memory_order_release); /* only lockers write it */
 	ZC_WRITE_ONCE(s->seq, seq);
 	ZC_WRITE_ONCE(s->time_ns, zc_now_ns());
 	ZC_WRITE_ONCE(s->size, msg->size);
 	ZC_WRITE_ONCE(s->publisher_id, p->id);
-	/* Holder bits before the descriptor is visible: a queued message is already a reference. */
+	/* Holder bits before the descriptor is visible: a queued message is already a reference. The
+	 * slot is our loan, so nobody else adds or clears a bit now (drop.c): the words are stored
+	 * whole, no read-modify-write. Word 0 (history and subscribers 0..62) shares the state line. */
+	uint64_t w0 = hist_depth ? 1ull << ZC_HIST_BIT : 0;
 	for (int j = 0; j < n; j++) {
 		uint32_t bit = ZC_SUB_BIT(p->targets[j]);
-		atomic_fetch_or_explicit(&s->bits[bit / 64], 1ull << (bit % 64),
-					 memory_order_relaxed);
+		if (bit < 64)
+			w0 |= 1ull << bit;
+		else
+			atomic_fetch_or_explicit(&s->bits[bit / 64], 1ull << (bit % 64),
+						 memory_order_relaxed);
 	}
-	if (hist_depth)
-		atomic_fetch_or_explicit(&s->bits[0], 1ull << ZC_HIST_BIT, memory_order_relaxed);
+	atomic_store_explicit(&s->bits[0], w0, memory_order_relaxed);
 	ZC_CRASH("publish:after-bits");
 	atomic_store_explicit(&s->state, ZC_STATE(ZC_SLOT_PUBLISHED, msg->gen),
 			      memory_order_release);
@@ -192,7 +213,7 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, bool *wake_topic, uint32
 		uint32_t k = p->targets[j], d = p->depths[j];
 		struct zc_sub_rec *r = &t->subs[k];
 		struct zc_ring ring = zc_sub_ring(t, k, DEPTH_OF(d));
-		if (IS_DROP_OLD(d))
+		if (IS_DROP_OLD(d) && !ring_has_room(p, k, &ring))
 			drop_oldest(t, k, &ring);
 		/* Repair tells "was it pushed" from these: tail before the push, then our sequence.
 		 */
@@ -201,7 +222,10 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, bool *wake_topic, uint32
 		atomic_store_explicit(&r->push_seq, seq, memory_order_release);
 		zc_ring_push_at(&ring, tail, desc);
 		ZC_CRASH("publish:after-push");
-		atomic_fetch_add_explicit(&r->delivered, 1, memory_order_relaxed);
+		/* Only lock holders write it: no read-modify-write needed. */
+		atomic_store_explicit(&r->delivered,
+				      atomic_load_explicit(&r->delivered, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
 		/* Read once: a scribbled reference can only ring somebody's doorbell for nothing. */
 		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_relaxed);
 		if (bell)
@@ -211,7 +235,10 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, bool *wake_topic, uint32
 				atomic_fetch_add(&r->wake, 1);
 				p->rr_wake[(*n_rr)++] =
 				    k; /* woken after unlock: one message, one worker */
-			} else {
+			} else if (!atomic_load_explicit(&r->woken, memory_order_relaxed)) {
+				/* Our wake (or the owed one, if we die) reaches it: the publishes
+				 * after ours make no syscall for it until it announces again. */
+				atomic_store_explicit(&r->woken, 1, memory_order_seq_cst);
 				*wake_topic = true;
 			}
 		}
@@ -293,8 +320,7 @@ static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 	while (r == ZCAST_EAGAIN && deadline != 0) {
 		/* Announce, read the word, retry, then sleep: a take, close or reclaim after the
 		 * retry changes the word. */
-		zc_space_arm(&p->t, p->index);
-		uint32_t v = atomic_load_explicit(&h->space, memory_order_seq_cst);
+		uint32_t v = zc_space_arm(&p->t, p->index);
 		r = publish_once(p, msg);
 		int w = r == ZCAST_EAGAIN ? zc_futex_wait(&h->space, v, deadline) : 0;
 		zc_space_disarm(&p->t, p->index);
@@ -308,7 +334,7 @@ static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 		return refused_error(p);
 	if (r == 0) {
 		/* Ownership passed to the topic: every other local handle is now stale. */
-		atomic_store(&msg->kind, ZC_MSG_CONSUMED);
+		atomic_store_explicit(&msg->kind, ZC_MSG_CONSUMED, memory_order_release);
 		zcast_msg_drop(msg);
 	}
 	return r;

@@ -221,7 +221,7 @@ int zc_reclaim(struct zc_topic *t)
 	if (dead)
 		zc_topic_graph_changed(t);
 	/* Queue room, free slots and membership may have changed: every wait re-checks. */
-	zc_wake_space(t->hdr);
+	zc_wake_space_force(t->hdr); /* also for a releaser that died owing that wake */
 	zc_wake_owed(t);
 	return dead;
 }

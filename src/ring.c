@@ -30,10 +30,25 @@ bool zc_ring_pushed_since(const struct zc_ring *r, uint64_t tail_before)
 
 int zc_ring_peek(const struct zc_ring *r, uint64_t *head, uint64_t *desc)
 {
+	return zc_ring_peek_seen(r, NULL, head, desc);
+}
+
+int zc_ring_peek_seen(const struct zc_ring *r, _Atomic uint64_t *seen_tail, uint64_t *head,
+		      uint64_t *desc)
+{
 	for (;;) {
 		uint64_t h = atomic_load_explicit(r->head, memory_order_acquire);
-		uint64_t tail = atomic_load_explicit(r->tail, memory_order_acquire);
-		uint64_t pos = ZC_HEAD_POS(h), used = (tail - pos) & ZC_POS_MASK;
+		uint64_t pos = ZC_HEAD_POS(h), seen = 0, tail = 0, used = 0;
+		if (seen_tail && (seen = atomic_load_explicit(seen_tail, memory_order_acquire))) {
+			tail = seen & ZC_POS_MASK;
+			used = (tail - pos) & ZC_POS_MASK;
+		}
+		if (used == 0 || used > r->depth) { /* nothing proven: the tail itself */
+			tail = atomic_load_explicit(r->tail, memory_order_acquire);
+			used = (tail - pos) & ZC_POS_MASK;
+			if (seen_tail)
+				atomic_store_explicit(seen_tail, tail | ZC_SEEN_VALID, memory_order_release);
+		}
 		if (used == 0)
 			return 0;
 		if (used > r->depth) {

@@ -54,6 +54,13 @@ bool zc_ring_pushed_since(const struct zc_ring *r, uint64_t tail_before);
 /* Consumer or producer: the oldest entry and the head word it was read under. 0 when empty, 1 when
  * found, -1 when the ring is inconsistent (corrupted). */
 int zc_ring_peek(const struct zc_ring *r, uint64_t *head, uint64_t *desc);
+/* zc_ring_peek for a consumer that remembers the last tail it read in *seen_tail (ZC_SEEN_VALID |
+ * tail; 0 = nothing yet): a tail only moves forward, so while the remembered one is ahead of the
+ * head the entry is there without reading the line the producer writes on every push. The
+ * release/acquire on *seen_tail carries the producer's push to the consumer's other threads. */
+#define ZC_SEEN_VALID (1ull << 63)
+int zc_ring_peek_seen(const struct zc_ring *r, _Atomic uint64_t *seen_tail, uint64_t *head,
+		      uint64_t *desc);
 /* Consumer: pops the entry peeked under `head`. False when someone else moved the head first. */
 bool zc_ring_pop(const struct zc_ring *r, uint64_t head);
 /* Producer: drops the entry peeked under `head` (bumps the drop count). False if the head moved. */

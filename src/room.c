@@ -70,10 +70,9 @@ bool zc_room_arm(zcast_pub *p, struct zc_wword w[2])
 {
 	struct zc_topic_hdr *h = p->t.hdr;
 	struct zc_pool_hdr *ph = zc_pool_hdr(p->pool);
-	zc_space_arm(&p->t, p->index); /* counted in our record too: a crash is taken back out */
+	/* counted in our record too: a crash is taken back out */
+	w[0] = (struct zc_wword){&h->space, zc_space_arm(&p->t, p->index), 0};
 	atomic_fetch_add_explicit(&ph->waiters, 1, memory_order_seq_cst);
-	w[0] =
-	    (struct zc_wword){&h->space, atomic_load_explicit(&h->space, memory_order_seq_cst), 0};
 	w[1] = (struct zc_wword){&ph->freed, atomic_load_explicit(&ph->freed, memory_order_seq_cst),
 				 0};
 	zc_deaths_rescan(&p->t); /* a dead subscriber with a full queue is reclaimed: a wake */

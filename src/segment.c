@@ -330,7 +330,7 @@ static void init_handle(struct zc_topic *t, const char *domain, const char *topi
 	snprintf(t->domain, sizeof t->domain, "%s", domain);
 	snprintf(t->name, sizeof t->name, "%s", topic);
 	zc_topic_shm_name(t->shm_name, sizeof t->shm_name, domain, topic);
-	pthread_mutex_init(&t->lock_mu, NULL);
+	atomic_init(&t->lock_mu, 0);
 	t->member = UINT32_MAX;
 	t->fork_gen = atomic_load(&zc_fork_generation);
 }
@@ -464,5 +464,4 @@ void zc_topic_detach(struct zc_topic *t)
 	t->maps = NULL;
 	t->maps_mu = NULL;
 	t->hdr = NULL;
-	pthread_mutex_destroy(&t->lock_mu);
 }

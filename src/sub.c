@@ -143,6 +143,7 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	ZC_WRITE_ONCE(rec->probed_head, UINT64_MAX);
 	zc_ring_reset(&s->ring);
 	atomic_store(&rec->sleeping, 0);
+	atomic_store(&rec->woken, 0);
 	atomic_store(&rec->bell, 0); /* a wait set sets it when we are attached */
 	atomic_store(&rec->held, 0);
 	atomic_store(&rec->delivered, 0);
@@ -285,14 +286,24 @@ bool zc_sub_ready(zcast_sub *s)
 		 atomic_load_explicit(&s->held, memory_order_relaxed) >= s->max_held);
 }
 
+/* Reads the word to sleep on, then clears `woken`, then announces (all seq_cst, in this order): a
+ * publisher that finds `woken` set by a publish after our clear bumps the word after our read, so
+ * skipping its own wake loses nothing (layout.h, zc_sub_rec.woken). Returns the value read. */
+static uint32_t zc_sub_announce(zcast_sub *s, _Atomic uint32_t *word)
+{
+	uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
+	atomic_store_explicit(&s->rec->woken, 0, memory_order_seq_cst);
+	atomic_fetch_add_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+	return v;
+}
+
 bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
 {
 	/* Read the word, announce, re-check; the caller then sleeps on the value read first: a
 	 * publish after the re-check changes the word, so the sleep returns at once (no lost
 	 * wake-up). */
 	*word = s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
-	*val = atomic_load_explicit(*word, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+	*val = zc_sub_announce(s, *word);
 	if (!zc_sub_ready(s))
 		return true;
 	zc_sub_disarm(s);
@@ -326,8 +337,7 @@ int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		zc_deaths_rescan(&s->t); /* a publisher that dies owing us a wake is seen */
 		_Atomic uint32_t *word =
 		    s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
-		uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
-		atomic_fetch_add_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+		uint32_t v = zc_sub_announce(s, word);
 		if (zc_sub_has_queued(s)) {
 			zc_sub_disarm(s);
 			return 0;

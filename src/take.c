@@ -37,7 +37,7 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 		return zc_err(ZCAST_ELIMIT, "subscriber holds max_held=%u messages", s->max_held);
 	for (;;) {
 		uint64_t head, d;
-		int r = zc_ring_peek(&s->ring, &head, &d);
+		int r = zc_ring_peek_seen(&s->ring, &s->seen_tail, &head, &d);
 		if (r == 0) {
 			const struct zc_sub_hooks *hk =
 			    atomic_load_explicit(&s->hooks, memory_order_acquire);

@@ -15,7 +15,23 @@
 #include "internal.h"
 #include "doorbell.h"
 
+/* Releases are many, waits few: the first release that finds announced waiters sets space_woken,
+ * bumps `space` and wakes them all; later releases skip the syscall until a waiter announces itself
+ * again. A waiter reads `space`, then clears the flag, then announces (all seq_cst, zc_space_arm).
+ * A release that finds the flag set by a releaser who set it after that clear knows the bump comes
+ * after the waiter's read too: the waiter's sleep returns at once or is woken. */
 void zc_wake_space(struct zc_topic_hdr *h)
+{
+	if (!atomic_load_explicit(&h->space_waiters, memory_order_seq_cst))
+		return;
+	if (atomic_load_explicit(&h->space_woken, memory_order_relaxed) ||
+	    atomic_exchange_explicit(&h->space_woken, 1, memory_order_seq_cst))
+		return; /* a wake of every announced waiter is on its way */
+	atomic_fetch_add_explicit(&h->space, 1, memory_order_seq_cst);
+	zc_futex_wake(&h->space, INT_MAX);
+}
+
+void zc_wake_space_force(struct zc_topic_hdr *h)
 {
 	if (atomic_load_explicit(&h->space_waiters, memory_order_seq_cst)) {
 		atomic_fetch_add_explicit(&h->space, 1, memory_order_seq_cst);
@@ -29,10 +45,14 @@ void zc_wake_space(struct zc_topic_hdr *h)
  * between the two steps leaves one count too many (a spurious FUTEX_WAKE per release), never one
  * too few (a lost wake). Without it, a publisher killed while it waited made every later take and
  * release of the topic pay a syscall. */
-void zc_space_arm(struct zc_topic *t, uint32_t pub)
+uint32_t zc_space_arm(struct zc_topic *t, uint32_t pub)
 {
-	atomic_fetch_add_explicit(&t->hdr->space_waiters, 1, memory_order_seq_cst);
+	struct zc_topic_hdr *h = t->hdr;
+	uint32_t v = atomic_load_explicit(&h->space, memory_order_seq_cst);
+	atomic_store_explicit(&h->space_woken, 0, memory_order_seq_cst); /* after reading v */
+	atomic_fetch_add_explicit(&h->space_waiters, 1, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&t->pubs[pub].space_armed, 1, memory_order_relaxed);
+	return v;
 }
 
 void zc_space_disarm(struct zc_topic *t, uint32_t pub)
