@@ -57,6 +57,19 @@ static inline void zc_cpu_relax(void)
 #endif
 }
 
+/* Starts fetching the cache line of p for writing, without waiting for it. gcc emits a read
+ * prefetch for __builtin_prefetch(p, 1) unless the target has PRFCHW, and a read prefetch leaves
+ * the later write to pay for taking the line from the other cores; PREFETCHW is a hint (a NOP
+ * where unsupported). */
+static inline void zc_prefetch_write(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1);
+#endif
+}
+
 /* ---- errors (error.c) ---- */
 /* Records a detailed message for zcast_last_error() and returns `code`. */
 ZC_HIDDEN int zc_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -256,6 +256,10 @@ static int publish_once(zcast_pub *p, zcast_msg *msg)
 	struct zc_topic_hdr *h = p->t.hdr;
 	bool wake_topic = false;
 	uint32_t n_rr = 0;
+	/* A sleeping subscriber read `notify` last, so bumping it takes the line from that core:
+	 * fetched now, the transfer overlaps the lock and the push instead of following them (about
+	 * 0.1 us per woken publish here). A line nobody else reads stays ours: the hint is free. */
+	zc_prefetch_write(&h->notify);
 	int r = zc_topic_lock(&p->t);
 	if (r < 0)
 		return r;

@@ -98,10 +98,15 @@ void zc_wake_all(struct zc_topic *t)
 
 uint64_t zc_wake_owe(struct zc_topic_hdr *h)
 {
-	uint64_t token = atomic_fetch_add(&h->wake_token, 1) + 1;
+	/* Under the lock, the only writer of wake_token: a plain increment gives each lock hold its
+	 * own token without a locked instruction. The mark needs no fence of its own: whoever
+	 * performs an owed wake reads it under the lock (next locker, reclaim, the death watcher's
+	 * reclaim), after our unlock (release) or after our death. */
+	uint64_t token = atomic_load_explicit(&h->wake_token, memory_order_relaxed) + 1;
 	if (token == 0) /* 0 means "nothing owed" */
-		token = atomic_fetch_add(&h->wake_token, 1) + 1;
-	atomic_store_explicit(&h->wake_owed, token, memory_order_seq_cst);
+		token = 1;
+	atomic_store_explicit(&h->wake_token, token, memory_order_relaxed);
+	atomic_store_explicit(&h->wake_owed, token, memory_order_release);
 	return token;
 }
 

@@ -171,12 +171,40 @@ static void test_wait_blocks_until_publish_and_times_out(void)
 	zcast_pub_close(p);
 }
 
+/* Sleep slices end sleeps, never the wait: with or without a timeout it returns only at its
+ * deadline or with a message queued. */
+static void test_wait_slices_end_sleeps_not_the_wait(void)
+{
+	zcast_sub_opts so;
+	zcast_sub_opts_init(&so);
+	so.sleep_slice_ns = 5000000;
+	zcast_sub *s;
+	zcast_pub *p;
+	CHECK_EQ(zcast_sub_open("/slices", &so, &s), 0);
+	CHECK_EQ(zcast_pub_open("/slices", NULL, &p), 0);
+	int64_t t0 = zt_now_ns();
+	CHECK_EQ(zcast_wait(s, 30000000), ZCAST_ETIMEDOUT);
+	CHECK(zt_now_ns() - t0 >= 30000000);
+	for (int round = 0; round < 2; round++) {
+		pthread_t th;
+		pthread_create(&th, NULL, late_publisher, p);
+		CHECK_EQ(zcast_wait(s, round ? 10000000000 : -1), 0);
+		zcast_msg *m;
+		CHECK_EQ(zcast_take(s, &m), 0);
+		zcast_msg_drop(m);
+		pthread_join(th, NULL);
+	}
+	zcast_sub_close(s);
+	zcast_pub_close(p);
+}
+
 int main(void)
 {
 	zt_setup("threads", 120);
 	RUN(test_copies_across_threads_share_one_count);
 	RUN(test_concurrent_takers_get_each_message_once);
 	RUN(test_wait_blocks_until_publish_and_times_out);
+	RUN(test_wait_slices_end_sleeps_not_the_wait);
 	CHECK_EQ(zt_shm_count(), 0);
 	return 0;
 }
