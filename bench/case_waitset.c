@@ -19,7 +19,10 @@
  * in shared memory, bumps ONE futex word and wakes it if a subscriber sleeps; each subscriber sleeps
  * on that one word (T plays no part). Every other system is reported as skipped.
  * $ZCAST_NO_DOORBELL=1 runs zcast's wait sets without their doorbell (one word per topic armed on
- * every wait, as before the doorbell): cases wake_nobell_T<n> in bench/run.sh. The channels are not the generic b->ch (T can exceed
+ * every wait, as before the doorbell): cases wake_nobell_T<n> in bench/run.sh. $ZB_WS_GUARD=1 adds
+ * one guard (never triggered) to each subscriber's wait set: the shape of an executor's wait set,
+ * which always holds its internal wake guard (run with $ZCAST_NO_FUTEX_WAITV=1 to see whether such
+ * a wait set polls). The channels are not the generic b->ch (T can exceed
  * ZB_MAX_CHILDREN); b->ch[0] only holds the common parameters (run id = domain, size, depth). */
 #include "bench.h"
 
@@ -252,6 +255,14 @@ static int subscriber(zb_bench *b, int idx)
 			return 1;
 		}
 	}
+	const char *genv = getenv("ZB_WS_GUARD");
+	zcast_guard *guard = NULL;
+	int gid;
+	if (genv && genv[0] == '1' &&
+	    ((r = zcast_guard_create(&guard)) || (r = zcast_waitset_add_guard(ws, guard, NULL, &gid)))) {
+		zb_fail(ctl, idx, "guard: %s: %s", zcast_strerror(r), zcast_last_error());
+		return 1;
+	}
 	if (idx == 1)
 		fprintf(stderr, "waitset T=%d: subscriber process holds %d fds\n", T, count_fds());
 	if (zb_start(b, idx, NULL, 0))
@@ -319,6 +330,7 @@ static int subscriber(zb_bench *b, int idx)
 		res->wall_ns = zb_now() - w0;
 	}
 	zcast_waitset_destroy(ws);
+	zcast_guard_destroy(guard);
 	for (int t = 0; t < T; t++)
 		zcast_sub_close(subs[t]);
 	free(subs);

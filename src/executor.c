@@ -15,7 +15,10 @@
  * turns of an entry that are queued or running (under `mu`): a remove marks the entry removed, has
  * it detached, and waits until inflight is 0 — unless it runs inside that entry's own callback. A
  * removed entry is freed by the spinning thread at the start of a turn (nothing of the previous
- * turn refers to it then), or at once when nobody spins. */
+ * turn refers to it then), or at once when nobody spins.
+ *
+ * The wake guard rings the wait set's doorbell like the subscriptions and user guards do (guard.c),
+ * so an executor of those sleeps on one futex word: without futex_waitv, a plain FUTEX_WAIT. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

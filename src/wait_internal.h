@@ -45,11 +45,33 @@ ZC_HIDDEN int zc_mwait_wait(struct zc_mwait *mw, const struct zc_wword *w, uint3
 ZC_HIDDEN bool zc_waitv_available(void);
 
 /* ---- guards (guard.c) ---- */
-struct zcast_guard {
-	_Atomic uint32_t word;    /* private futex: bumped on every trigger */
-	_Atomic uint32_t pending; /* set by trigger, cleared when a wait set reports it */
-	_Atomic uint32_t waiters; /* wait sets sleeping on `word` */
+struct zc_bell;
+/* A guard's attachment to a wait set with a doorbell: the trigger sets `fired` and the wait set's
+ * bit `bit` in its doorbell, and wakes it only if it sleeps. Links are owned by the guard, appended
+ * to its list and never taken out of it until the guard is destroyed (a trigger walks the list
+ * without a lock, from a signal handler too); a free link is reused. */
+struct zc_guard_link {
+	_Atomic(struct zc_bell *) bell; /* NULL: not in use (with a reference while set) */
+	_Atomic uint32_t users;	  /* triggers between reading `bell` and their last use of it */
+	_Atomic uint32_t fired;	  /* set by a trigger, taken by the wait set */
+	uint32_t bit;		  /* the wait set's entry id: written before `bell` is set */
+	unsigned fork_gen;	  /* a forked child does not ring its parent's doorbells */
+	bool claimed;		  /* under the guard's mu */
+	struct zc_guard_link *next; /* written before the link is published, never after */
 };
+struct zcast_guard {
+	_Atomic uint32_t word;	  /* private futex: bumped on every trigger */
+	_Atomic uint32_t pending; /* set by trigger, cleared when a wait set reports it */
+	_Atomic uint32_t waiters; /* wait sets without a doorbell sleeping on `word` */
+	_Atomic uint32_t classic; /* attachments to wait sets without a doorbell */
+	_Atomic(struct zc_guard_link *) links;
+	pthread_mutex_t mu; /* claims and releases of links */
+};
+/* Attaches the guard to doorbell `b` (the caller's wait set) as bit `bit`: a link with its own
+ * reference to b, or NULL (out of memory). */
+ZC_HIDDEN struct zc_guard_link *zc_guard_link(zcast_guard *g, struct zc_bell *b, uint32_t bit);
+/* Detaches it: when it returns, no trigger touches the doorbell through this link any more. */
+ZC_HIDDEN void zc_guard_unlink(zcast_guard *g, struct zc_guard_link *l);
 ZC_HIDDEN void zc_futex_wake_private(_Atomic uint32_t *w, int n);
 ZC_HIDDEN int zc_futex_wait_private(_Atomic uint32_t *w, uint32_t val, int64_t abs_deadline_ns);
 

@@ -8,12 +8,15 @@
  * ready, announce the sleep on the doorbell, check the ready set once more and sleep on the doorbell
  * word and the other entries' words. A wait thus costs O(ready), not O(attached).
  *
- * Entries without the doorbell (guards, graph words, subscribers of group-mode topics, a
- * subscriber already attached elsewhere, $ZCAST_NO_DOORBELL=1) are armed one by one with the
- * wake-up handshake (read the word, announce, re-check, sleep on the value read first) and slept
- * on together (zc_mwait: futex_waitv, helpers beyond 128 words, or the fallback). Subscribers of
- * one topic share its notify word, even through different handles (mappings): words are told apart
- * by (control segment inode, which word), so the 128-word budget counts topics. */
+ * Guards ring the doorbell too (guard.c): a trigger sets the guard's link flag and the entry's bit.
+ * So a wait set of subscribers and guards (an executor: its own wake guard) sleeps on one word.
+ *
+ * Entries without the doorbell (graph words, room entries, subscribers of group-mode topics, a
+ * subscriber attached elsewhere, everything under $ZCAST_NO_DOORBELL=1) are armed one by one with
+ * the wake-up handshake (read the word, announce, re-check, sleep on the value read first) and
+ * slept on together (zc_mwait: futex_waitv, helpers beyond 128 words, or the fallback). Subscribers
+ * of one topic share its notify word, even through different handles (mappings): words are told
+ * apart by (control segment inode, which word), so the 128-word budget counts topics. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,13 +31,14 @@ enum { KEY_NOTIFY = 0, KEY_GRAPH = 1, KEY_RR = 2 /* + sub index */ };
 struct ws_entry {
 	int kind; /* enum zcast_ws_kind; 0 = free */
 	bool enabled, armed;
-	bool belled; /* SUB rung through our doorbell: its record holds bell_ref */
+	bool belled; /* SUB: its record holds bell_ref; GUARD: `link` rings our doorbell */
 	bool hot;    /* belled and in hot[]: checked at the next collect */
 	bool listed; /* in others[] (an entry re-belled since is skipped there) */
 	uint64_t bell_ref;
 	void *user;
 	zcast_sub *sub;          /* SUB */
 	zcast_guard *guard;      /* GUARD */
+	struct zc_guard_link *link; /* GUARD, belled */
 	zcast_pub *pub;          /* PUB_ROOM */
 	struct zc_topic *topic;  /* SUB, GRAPH */
 	uint64_t ino;            /* control segment inode: identifies shared words across mappings */
@@ -89,13 +93,34 @@ static void unbell(struct ws_entry *e)
 	}
 }
 
+/* Detaches a guard entry: from our doorbell (no trigger rings it through this entry afterwards) or
+ * from the guard's count of wait sets without one. */
+static void unlink_guard(struct ws_entry *e)
+{
+	if (e->belled) {
+		zc_guard_unlink(e->guard, e->link);
+		e->belled = false;
+		e->link = NULL;
+	} else {
+		atomic_fetch_sub(&e->guard->classic, 1);
+	}
+}
+
+/* Lets go of what an entry holds outside the wait set. */
+static void release_entry(struct ws_entry *e)
+{
+	if (e->kind == ZCAST_WS_SUB)
+		unbell(e); /* a stale bit of this id later only costs a check */
+	else if (e->kind == ZCAST_WS_GUARD)
+		unlink_guard(e);
+}
+
 void zcast_waitset_destroy(zcast_waitset *ws)
 {
 	if (!ws)
 		return;
 	for (int i = 0; i < ws->n; i++)
-		if (ws->e[i].kind == ZCAST_WS_SUB)
-			unbell(&ws->e[i]);
+		release_entry(&ws->e[i]);
 	zc_bell_destroy(&ws->bell);
 	zc_mwait_fini(&ws->mw);
 	free(ws->e);
@@ -203,27 +228,42 @@ static void make_hot(zcast_waitset *ws, struct ws_entry *e)
 	ws->hot[ws->n_hot++] = (int)(e - ws->e);
 }
 
-/* Attaches entry `id` (an enabled subscriber) to our doorbell if it can be: the doorbell exists
- * (made on first use), the id fits the ready set, the topic is not shared with a group (the
- * doorbell file is 0600: a publisher of another uid could not ring it), and the record names no
- * other wait set's doorbell. Otherwise the entry is armed the classic way. */
+/* Can entry `id` use our doorbell? It exists (made on first use) and the id fits its ready set. */
+static bool bell_usable(zcast_waitset *ws, int id)
+{
+	if (ws->no_bell || (uint32_t)id >= ZC_BELL_BITS)
+		return false;
+	if (ws->bell.b && ws->bell.fork_gen != atomic_load(&zc_fork_generation))
+		return false; /* inherited by a forked child: the doorbell is the parent's */
+	if (!ws->bell.b && zc_bell_create(&ws->bell) < 0) {
+		ws->no_bell = true; /* no doorbell (a full /dev/shm): every entry the classic way */
+		return false;
+	}
+	return true;
+}
+
+/* Entry `id` now rings the doorbell: harvest and arm look at its ready word. */
+static void bell_word_used(zcast_waitset *ws, int id)
+{
+	if ((uint32_t)id / 64 + 1 > ws->bell_words)
+		ws->bell_words = (uint32_t)id / 64 + 1;
+}
+
+/* Attaches entry `id` (an enabled subscriber) to our doorbell if it can be: the doorbell is
+ * usable, the topic is not shared with a group (the doorbell file is 0600: a publisher of another
+ * uid could not ring it), and the record names no other wait set's doorbell. Otherwise the entry is
+ * armed the classic way. */
 static void try_bell(zcast_waitset *ws, int id)
 {
 	struct ws_entry *e = &ws->e[id];
-	if (ws->no_bell || (uint32_t)id >= ZC_BELL_BITS || (e->sub->t.mode & 0077u) ||
-	    zc_inherited(&e->sub->t))
+	if ((e->sub->t.mode & 0077u) || zc_inherited(&e->sub->t) || !bell_usable(ws, id))
 		return;
-	if (!ws->bell.b && zc_bell_create(&ws->bell) < 0) {
-		ws->no_bell = true; /* no doorbell (a full /dev/shm): every entry the classic way */
-		return;
-	}
 	uint64_t ref = zc_bell_ref(&ws->bell, (uint32_t)id), none = 0;
 	if (!atomic_compare_exchange_strong(&e->sub->rec->bell, &none, ref))
 		return;
 	e->belled = true;
 	e->bell_ref = ref;
-	if ((uint32_t)id / 64 + 1 > ws->bell_words)
-		ws->bell_words = (uint32_t)id / 64 + 1;
+	bell_word_used(ws, id);
 	if (e->sub->slice_ns > 0 && (ws->slice_ns == 0 || e->sub->slice_ns < ws->slice_ns))
 		ws->slice_ns = e->sub->slice_ns;
 	make_hot(ws, e); /* messages queued before the reference was visible are found */
@@ -245,13 +285,36 @@ int zcast_waitset_add_sub(zcast_waitset *ws, zcast_sub *sub, void *user, int *id
 	return 0;
 }
 
+/* Attaches guard entry `id` to our doorbell through a link (guard.c), or counts it among the
+ * guard's wait sets without a doorbell (which share its `pending` flag). */
+static void bell_guard(zcast_waitset *ws, int id)
+{
+	struct ws_entry *e = &ws->e[id];
+	zcast_guard *g = e->guard;
+	e->link = bell_usable(ws, id) ? zc_guard_link(g, ws->bell.b, (uint32_t)id) : NULL;
+	if (!e->link) {
+		atomic_fetch_add(&g->classic, 1);
+		return;
+	}
+	e->belled = true;
+	bell_word_used(ws, id);
+	/* A trigger while the guard was attached nowhere is reported here, as the classic way
+	 * does (unless wait sets without a doorbell share it: theirs). */
+	if (!atomic_load(&g->classic) && atomic_exchange(&g->pending, 0))
+		atomic_store(&e->link->fired, 1);
+	make_hot(ws, e);
+}
+
 int zcast_waitset_add_guard(zcast_waitset *ws, zcast_guard *g, void *user, int *id)
 {
 	if (!g)
 		return zc_err(ZCAST_EINVAL, "guard is NULL");
 	int r = new_entry(ws, ZCAST_WS_GUARD, user, id);
-	if (r == 0)
+	if (r == 0) {
 		ws->e[*id].guard = g;
+		bell_guard(ws, *id);
+		rebuild_others(ws);
+	}
 	return r;
 }
 
@@ -324,8 +387,7 @@ int zcast_waitset_remove(zcast_waitset *ws, int id)
 	struct ws_entry *e = entry(ws, id);
 	if (!e)
 		return ZCAST_EINVAL;
-	if (e->kind == ZCAST_WS_SUB)
-		unbell(e); /* a stale bit of this id later only costs a check */
+	release_entry(e);
 	if (e->hot) { /* e->hot <=> the id is in hot[] once: the id may be reused */
 		int keep = 0;
 		for (int j = 0; j < ws->n_hot; j++)
@@ -351,7 +413,9 @@ int zcast_waitset_enable(zcast_waitset *ws, int id, int enabled)
 	e->enabled = enabled != 0;
 	/* A disabled subscriber leaves the doorbell (publishers skip it); enabled, it rejoins. The
 	 * list of the others changes only if it cannot (executors toggle entries per dispatch). */
-	if (e->kind == ZCAST_WS_SUB) {
+	if (e->kind == ZCAST_WS_GUARD && e->belled && e->enabled) {
+		make_hot(ws, e); /* triggers while disabled left `fired` set */
+	} else if (e->kind == ZCAST_WS_SUB) {
 		if (!e->enabled) {
 			unbell(e);
 		} else {
@@ -384,6 +448,8 @@ static void harvest(zcast_waitset *ws)
 				/* A ring may mean a peer joined: its death must be watched too. */
 				zc_deaths_rescan(&e->sub->t);
 				make_hot(ws, e);
+			} else if (e->kind == ZCAST_WS_GUARD && e->belled) {
+				make_hot(ws, e); /* `fired` tells (a stale bit finds it clear) */
 			}
 		}
 	}
@@ -397,8 +463,22 @@ static void report(zcast_ws_event *ev, int *k, struct ws_entry *e, int id)
 	(*k)++;
 }
 
-/* The hot entries, oldest first: a ready one is reported and goes to the back (level-triggered:
- * checked again next time), one that is not ready leaves; beyond `max` they wait in front. */
+/* Takes a belled guard's trigger: true once per trigger (or several triggers in between). */
+static bool guard_fired(struct ws_entry *e)
+{
+	struct zc_guard_link *l = e->link;
+	if (!atomic_load_explicit(&l->fired, memory_order_relaxed) ||
+	    !atomic_exchange_explicit(&l->fired, 0, memory_order_seq_cst))
+		return false;
+	/* The classic flag is only for wait sets without a doorbell; none: it is stale now. */
+	if (!atomic_load(&e->guard->classic))
+		atomic_store(&e->guard->pending, 0);
+	return true;
+}
+
+/* The hot entries, oldest first: a ready subscriber is reported and goes to the back
+ * (level-triggered: checked again next time), a fired guard is reported and leaves (once per
+ * trigger), an entry not ready leaves; beyond `max` they wait in front. */
 static int collect_hot(zcast_waitset *ws, zcast_ws_event *ev, int k, int max)
 {
 	int keep = 0, done = 0;
@@ -411,6 +491,9 @@ static int collect_hot(zcast_waitset *ws, zcast_ws_event *ev, int k, int max)
 			   zc_sub_ready(e->sub)) { /* at max_held it waits for a release */
 			report(ev, &k, e, id);
 			ws->tmp[done++] = id;
+		} else if (e->kind == ZCAST_WS_GUARD && e->belled && e->enabled && guard_fired(e)) {
+			report(ev, &k, e, id);
+			e->hot = false;
 		} else {
 			e->hot = false;
 		}

@@ -1,7 +1,8 @@
 /* A wait set of 1024 subscriptions (8 topics x 128 subscribers, each its own handle) sleeps on ONE
  * futex word, its doorbell, and wakes up reporting exactly the subscribers a publish reached. With
  * the doorbell turned off ($ZCAST_NO_DOORBELL=1, in a child) the same wait set sleeps on one word
- * per topic: the doorbell is what makes the difference. A guard adds its own word to either. */
+ * per topic: the doorbell is what makes the difference. A guard rings the doorbell too (no word of
+ * its own); without the doorbell it adds its own word. */
 #include <pthread.h>
 #include <sys/resource.h>
 
@@ -90,7 +91,7 @@ static void wake_on_topic(struct bed *B, int t)
 	CHECK_EQ(zcast_waitset_wait(B->ws, 0, ev, SUBS), ZCAST_ETIMEDOUT);
 }
 
-static void run(int expect_words)
+static void run(int expect_words, int guard_words)
 {
 	struct bed *B = calloc(1, sizeof *B);
 	CHECK(B);
@@ -102,13 +103,17 @@ static void run(int expect_words)
 	wake_on_topic(B, 0);
 	wake_on_topic(B, TOPICS - 1);
 	CHECK_EQ(zcast_waitset_last_words(B->ws), expect_words);
-	/* A guard is a word of its own. */
+	/* A guard rings the doorbell; without it, it is a word of its own. */
 	int gid;
 	CHECK_EQ(zcast_guard_create(&B->guard), 0);
 	CHECK_EQ(zcast_waitset_add_guard(B->ws, B->guard, NULL, &gid), 0);
 	CHECK_EQ(zcast_waitset_wait(B->ws, 1000000, ev, 4), ZCAST_ETIMEDOUT);
-	CHECK_EQ(zcast_waitset_last_words(B->ws), expect_words + 1);
+	CHECK_EQ(zcast_waitset_last_words(B->ws), expect_words + guard_words);
 	wake_on_topic(B, 3);
+	CHECK_EQ(zcast_guard_trigger(B->guard), 0);
+	CHECK_EQ(zcast_waitset_wait(B->ws, WAIT_NS, ev, 4), 1);
+	CHECK_EQ(ev[0].kind, ZCAST_WS_GUARD);
+	CHECK_EQ(ev[0].id, gid);
 	CHECK_EQ(zcast_waitset_remove(B->ws, gid), 0);
 	zcast_guard_destroy(B->guard);
 	close_all(B);
@@ -119,7 +124,7 @@ static int no_doorbell(void *arg)
 {
 	(void)arg;
 	setenv("ZCAST_NO_DOORBELL", "1", 1);
-	run(TOPICS); /* subscribers of one topic share its notify word */
+	run(TOPICS, 1); /* subscribers of one topic share its notify word */
 	return 0;
 }
 
@@ -138,8 +143,8 @@ int main(void)
 			return zt_status();
 		}
 	}
-	run(1);
-	printf("ok 1024 subscriptions, one word\n");
+	run(1, 0);
+	printf("ok 1024 subscriptions and a guard, one word\n");
 	CHECK_CHILD_OK(zt_fork(no_doorbell, NULL));
 	printf("ok without the doorbell: one word per topic\n");
 	CHECK_EQ(zt_shm_count(), 0);

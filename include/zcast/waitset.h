@@ -34,7 +34,8 @@ ZCAST_API int zcast_guard_create(zcast_guard **out);
 /** Frees the guard. It must be removed from every wait set first. */
 ZCAST_API void zcast_guard_destroy(zcast_guard *g);
 /** Marks the guard pending and wakes its sleeping wait sets (a syscall only if one sleeps).
- * Async-signal-safe. A wait set reports a pending guard once and clears it. */
+ * Async-signal-safe. A wait set reports a pending guard once and clears it; every wait set with a
+ * doorbell the guard is attached to reports the trigger (wait sets without one share it). */
 ZCAST_API int zcast_guard_trigger(zcast_guard *g);
 
 /* ---- wait sets ---- */
@@ -91,8 +92,8 @@ ZCAST_API int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws
 				 int max);
 
 /** The number of futex words the last sleep of zcast_waitset_wait waited on (0 before any sleep):
- * 1 for a wait set of subscribers of any number that all ring its doorbell, plus one per guard,
- * graph entry and subscriber without the doorbell (see docs/WAITSETS.md). For tests and tuning. */
+ * 1 for a wait set of subscribers and guards of any number that all ring its doorbell, plus one
+ * per graph entry and entry without the doorbell (see docs/WAITSETS.md). For tests and tuning. */
 ZCAST_API int zcast_waitset_last_words(const zcast_waitset *ws);
 
 /** Removes the doorbell files (/dev/shm/zcast-bell.PID.N) of wait sets whose process died; returns
