@@ -199,7 +199,9 @@ int zc_mwait_wait(struct zc_mwait *mw, const struct zc_wword *w, uint32_t n, int
 		return zc_futex_wait_private(&mw->fired, v, deadline) == ZCAST_ETIMEDOUT ? ZCAST_ETIMEDOUT
 											: 0;
 	}
-	if (!zc_waitv_available())
+	/* One word (a doorbell, or a lone subscription's topic word) is a plain FUTEX_WAIT: cheaper to
+	 * set up and to wake than futex_waitv (a waitv sleeper pins its pages per call). */
+	if (n == 1 || !zc_waitv_available())
 		return poll_words(w, n, deadline);
 	struct futex_waitv v[ZC_WAITV_MAX];
 	if (n <= ZC_WAITV_MAX) {

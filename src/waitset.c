@@ -56,6 +56,7 @@ struct zcast_waitset {
 	bool hot_first;        /* alternates: neither kind of entry starves the other */
 	bool no_bell;          /* $ZCAST_NO_DOORBELL=1 or the doorbell could not be made */
 	bool bell_armed;
+	int solo_armed; /* the lone belled subscriber armed on its topic word (arm_solo), or -1 */
 	struct zc_bell_own bell; /* bell.b == NULL until the first subscriber needs it */
 	uint32_t bell_words;     /* ready-set words in use: (highest belled id) / 64 + 1 */
 	int64_t slice_ns;        /* smallest last-resort sleep slice of a belled subscriber */
@@ -77,6 +78,7 @@ int zcast_waitset_create(zcast_waitset **out)
 	zc_mwait_init(&ws->mw);
 	const char *env = getenv("ZCAST_NO_DOORBELL");
 	ws->no_bell = env && env[0] == '1';
+	ws->solo_armed = -1;
 	*out = ws;
 	return 0;
 }
@@ -597,6 +599,12 @@ static void add_word(zcast_waitset *ws, uint32_t *n, uint64_t ka, uint64_t kb, _
 
 static void disarm(zcast_waitset *ws)
 {
+	if (ws->solo_armed >= 0) {
+		struct ws_entry *e = &ws->e[ws->solo_armed];
+		ws->solo_armed = -1;
+		e->armed = false;
+		zc_sub_disarm(e->sub);
+	}
 	if (ws->bell_armed) {
 		ws->bell_armed = false;
 		atomic_store_explicit(&ws->bell.b->hdr->sleeping, 0, memory_order_seq_cst);
@@ -640,14 +648,52 @@ static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
 	return true;
 }
 
+/* The only enabled belled entry, when it is a broadcast subscription; else -1. Such a wait set
+ * sleeps on the topic word instead of its doorbell: one word either way, and S processes that
+ * each wait for one subscription of a topic are woken by one FUTEX_WAKE of the publisher, not S
+ * (the doorbell still gets its bit: the next collect checks the entry). Stops at the second. */
+static int solo_sub(const zcast_waitset *ws)
+{
+	int found = -1;
+	for (int i = 0; i < ws->n; i++) {
+		const struct ws_entry *e = &ws->e[i];
+		if (!e->kind || !e->belled || !e->enabled)
+			continue;
+		if (found >= 0 || e->kind != ZCAST_WS_SUB ||
+		    e->sub->policy == ZCAST_POLICY_BALANCE_RR)
+			return -1;
+		found = i;
+	}
+	return found;
+}
+
+/* Arms the lone subscription the way an entry without the doorbell is armed. False: ready. */
+static bool arm_solo(zcast_waitset *ws, int i, uint32_t *n, int64_t *until)
+{
+	struct ws_entry *e = &ws->e[i];
+	_Atomic uint32_t *w;
+	uint32_t v;
+	zc_deaths_rescan(&e->sub->t); /* a publisher dying owing us a wake is seen */
+	if (!zc_sub_arm(e->sub, &w, &v))
+		return false;
+	*until = zc_sub_sleep_until(e->sub, *until, zc_now_ns()); /* optional slice */
+	e->armed = true;
+	ws->solo_armed = i;
+	add_word(ws, n, e->ino, KEY_NOTIFY, w, v, 0);
+	return true;
+}
+
 /* Arms the doorbell and every enabled entry without it. Returns false (all disarmed) when one
  * turned out ready meanwhile. */
 static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 {
 	uint32_t n = 0;
 	memset(ws->hash, 0xff, ws->cap_hash * sizeof *ws->hash);
-	if (ws->bell.b && ws->bell_words && !arm_bell(ws, &n, until))
-		goto ready;
+	if (ws->bell.b && ws->bell_words) {
+		int solo = solo_sub(ws);
+		if (solo >= 0 ? !arm_solo(ws, solo, &n, until) : !arm_bell(ws, &n, until))
+			goto ready;
+	}
 	for (int j = 0; j < ws->n_others; j++) {
 		struct ws_entry *e = &ws->e[ws->others[j]];
 		if (!e->enabled || e->belled)
