@@ -43,6 +43,7 @@ struct ex_entry {
 	unsigned flags;
 	int ws_id;	      /* -1: not in the wait set (timers, or detached) */
 	int graph_prev;	      /* graph: the count handed to the last call */
+	uint32_t died_prev;   /* graph: the topic's died counter of the peers' kind, at that call */
 	_Atomic bool removed; /* set under mu; read without it to end a batch early */
 	/* Under mu: */
 	uint32_t inflight; /* callback turns queued or running */
@@ -435,6 +436,14 @@ int zcast_executor_remove_guard(zcast_executor *ex, zcast_guard *g)
 	return remove_entry(ex, ZCAST_WS_GUARD, g);
 }
 
+/* The topic's count of dead peers of the kind a graph entry watches: subscribers for a publisher's
+ * entry, publishers for a subscriber's. Read once; the caller bounds the difference. */
+static uint32_t peers_died(const struct ex_entry *en)
+{
+	return en->pub ? atomic_load(&en->pub->t.hdr->subs_died)
+		       : atomic_load(&en->sub->t.hdr->pubs_died);
+}
+
 static int add_graph(zcast_executor *ex, zcast_pub *pub, zcast_sub *sub, zcast_graph_callback cb,
 		     void *ctx)
 {
@@ -451,6 +460,7 @@ static int add_graph(zcast_executor *ex, zcast_pub *pub, zcast_sub *sub, zcast_g
 	en->ctx = ctx;
 	/* Reported relative to now, as the wait set's graph entry is. */
 	en->graph_prev = pub ? zcast_pub_matched(pub) : zcast_sub_matched(sub);
+	en->died_prev = peers_died(en);
 	return add_entry(ex, en);
 }
 
@@ -593,10 +603,14 @@ static void run_entry(zcast_executor *ex, struct ex_entry *en)
 		break;
 	case ZCAST_WS_GRAPH: {
 		int now = en->pub ? zcast_pub_matched(en->pub) : zcast_sub_matched(en->sub);
-		if (now >= 0 && now != en->graph_prev) {
+		uint32_t died = peers_died(en), crashed = died - en->died_prev;
+		if (crashed > 1024u) /* more than a topic's members: a scribbled counter */
+			crashed = 0;
+		if (now >= 0 && (now != en->graph_prev || crashed)) {
 			zcast_graph_event ev = {en->pub, en->pub ? NULL : en->sub, now,
-						en->graph_prev};
+						en->graph_prev, (int)crashed};
 			en->graph_prev = now;
+			en->died_prev = died;
 			en->cb.graph(&ev, en->ctx);
 		}
 		break;

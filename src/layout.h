@@ -143,6 +143,9 @@ struct zc_topic_hdr {
 	/* Graph events: bumped (and futex-woken) on every join and leave, under the lock. */
 	alignas(ZC_CACHELINE) _Atomic uint32_t graph;
 	_Atomic uint32_t graph_waiters;
+	/* Matched members found dead and reclaimed, ever (under the lock): a graph change that comes
+	 * with a step here was a crash, not a close. */
+	_Atomic uint32_t pubs_died, subs_died;
 };
 
 struct zc_pub_rec {

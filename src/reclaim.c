@@ -164,6 +164,8 @@ static int reclaim_pubs(struct zc_topic *t)
 		uint32_t st = atomic_load(&r->state);
 		if (st == ZC_REC_FREE || zc_member_alive(t, zc_member_of_pub(t, i)))
 			continue;
+		if (st == ZC_REC_ACTIVE) /* it was matched: its subscribers see a crash */
+			atomic_fetch_add(&t->hdr->pubs_died, 1);
 		uint32_t pool = ZC_READ_ONCE(r->pool);
 		uint64_t id = ZC_READ_ONCE(r->id);
 		if (st == ZC_REC_ACTIVE && pool < t->max_pools &&
@@ -192,9 +194,11 @@ static int reclaim_subs(struct zc_topic *t)
 	int dead = 0;
 	for (uint32_t k = 0; k < t->max_subs; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
-		if (atomic_load(&r->state) == ZC_REC_FREE ||
-		    zc_member_alive(t, zc_member_of_sub(t, k)))
+		uint32_t st = atomic_load(&r->state);
+		if (st == ZC_REC_FREE || zc_member_alive(t, zc_member_of_sub(t, k)))
 			continue;
+		if (st == ZC_REC_ACTIVE) /* it was matched: its publishers see a crash */
+			atomic_fetch_add(&t->hdr->subs_died, 1);
 		zc_reclaim_sub(t, k);
 		ZC_CRASH("gc:after-sub-sweep");
 		/* The dead process's doorbell file goes too (only if its owner is gone). */

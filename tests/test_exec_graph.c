@@ -1,6 +1,8 @@
 /* Graph events as executor callbacks: a subscriber process joins and is then killed (SIGKILL: the
  * death watcher reclaims it), a publisher process joins and closes cleanly. Each change of the
- * matched count reaches the callback once, with the previous count, in order. */
+ * matched count reaches the callback once, with the previous count, in order; the kill is reported
+ * as one crashed peer (in the call that saw the count drop, or in one more call once reclaimed), the
+ * clean close as none. */
 #include <signal.h>
 
 #include "harness.h"
@@ -9,6 +11,7 @@
 struct seen {
 	int n;
 	int matched[8], previous[8];
+	int crashed; /* summed over the calls */
 	const void *handle;
 };
 
@@ -20,6 +23,9 @@ static void on_graph(const zcast_graph_event *ev, void *ctx)
 	CHECK((ev->pub == NULL) != (ev->sub == NULL));
 	s->matched[s->n] = ev->matched;
 	s->previous[s->n] = ev->previous;
+	CHECK(ev->crashed >= 0);
+	CHECK(ev->matched != ev->previous || ev->crashed > 0); /* no call without news */
+	s->crashed += ev->crashed;
 	s->n++;
 }
 
@@ -80,11 +86,18 @@ static void killed_subscriber(void)
 	spin_until_events(ex, &s, 1);
 	CHECK_EQ(s.matched[0], 1);
 	CHECK_EQ(s.previous[0], 0);
+	CHECK_EQ(s.crashed, 0);
 	kill(pid, SIGKILL);
 	zt_wait(pid);
 	spin_until_events(ex, &s, 2);
 	CHECK_EQ(s.matched[1], 0);
 	CHECK_EQ(s.previous[1], 1);
+	if (s.crashed == 0) { /* seen gone before its reclaim: the crash comes in one more call */
+		spin_until_events(ex, &s, 3);
+		CHECK_EQ(s.matched[2], 0);
+		CHECK_EQ(s.previous[2], 0);
+	}
+	CHECK_EQ(s.crashed, 1);
 	CHECK_EQ(zcast_executor_remove_graph(ex, pub), 0);
 	CHECK_EQ(zcast_executor_remove_graph(ex, pub), ZCAST_ENOENT);
 	zcast_executor_destroy(ex);
@@ -112,6 +125,7 @@ static void publisher_leaves(void)
 	spin_until_events(ex, &s, 2);
 	CHECK_EQ(s.matched[1], 0);
 	CHECK_EQ(s.previous[1], 1);
+	CHECK_EQ(s.crashed, 0); /* a clean close */
 	zcast_executor_destroy(ex);
 	CHECK_EQ(zcast_sub_close(sub), 0);
 }

@@ -54,9 +54,12 @@ typedef struct zcast_graph_event {
 	zcast_sub *sub; /**< the subscriber of a zcast_executor_add_sub_graph entry, else NULL */
 	int matched;    /**< now: subscribers (for pub) or publishers (for sub) that are ACTIVE */
 	int previous;   /**< the count at the previous call (or when the entry was added) */
+	int crashed;    /**< matched peers found dead (killed, crashed) and reclaimed since the previous
+			 * call: a drop of `matched` with crashed == 0 was a clean close */
 } zcast_graph_event;
-/** Called when the matched count changed: a peer joined, closed, or died (a crashed peer is
- * reclaimed by the death watcher, promptly, and counts as gone even before). */
+/** Called when the matched count changed (a peer joined, closed, or died) or a peer was found dead.
+ * A crashed peer counts as gone at once; its reclaim (by a death watcher, promptly) brings the
+ * `crashed` count, in the same call or in a later one with `matched` unchanged. */
 typedef void (*zcast_graph_callback)(const zcast_graph_event *ev, void *ctx);
 
 /** Executor options: zcast_executor_opts_init() first. */
