@@ -121,6 +121,8 @@ if [ "$mode" = --long ]; then
 	run long-wake-npub2       clean 27 -- -DNPUB=2 -DPUBCRASH
 	run long-waits-loan-2sub  clean 27 -- -DWAITS -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0
 	run long-waits-2pub2      clean 27 -- -DWAITS -DNPUBR=2 -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DNOCRASH
+	# its mutant needs two publishes of one publisher: 19 M states before the error (100 s)
+	run long-mutant-space-woken-order error 24 -- -DWAITS -DNPUBR=2 -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DNOCRASH -DMUT_SPACE_ORDER
 elif [ -n "$mode" ]; then
 	echo "usage: $0 [--long]"; exit 2
 else
@@ -143,7 +145,6 @@ else
 	run mutant-no-owed-wake         error 22 -- -DNPUB=1 -DPUBCRASH -DMUT_NO_OWED
 	run mutant-owed-plain-store     error 22 -- -DNPUBR=2 -DNPUB=1 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DPUBCRASH -DMUT_STORE_CLEAR
 	run mutant-reclaim-no-wake      error 22 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DMUT_RECLAIM_NOWAKE
-	run mutant-space-woken-order    error 22 -- -DWAITS -DNPUBR=2 -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DMUT_SPACE_ORDER
 	run mutant-space-reclaim-skips  error 22 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DMUT_SPACE_RECLAIM
 	run mutant-bell-no-recheck      error 22 -- -DBELL -DNPUB=2 -DMUT_C
 	run mutant-bell-sleep-before-bit error 22 -- -DBELL -DNPUB=2 -DMUT_BELL_ORDER
