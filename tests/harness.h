@@ -165,6 +165,18 @@ static inline int zt_wait(pid_t pid)
 		}                                                                                  \
 	} while (0)
 
+/* A publisher of `topic` with `slots` slots of `slot_size` bytes, other options default. */
+static inline zcast_pub *zt_open_pub(const char *topic, size_t slot_size, uint32_t slots)
+{
+	zcast_pub_opts o;
+	zcast_pub_opts_init(&o);
+	o.slot_size = slot_size;
+	o.slot_count = slots;
+	zcast_pub *p = NULL;
+	CHECK_EQ(zcast_pub_open(topic, &o, &p), 0);
+	return p;
+}
+
 static inline int64_t zt_now_ns(void)
 {
 	struct timespec ts;

@@ -33,17 +33,6 @@ static void on_msg(zcast_sub *sub, zcast_msg *m, void *ctx)
 	atomic_fetch_add(&e->calls, 1);
 }
 
-static zcast_pub *open_pub(const char *topic)
-{
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 64;
-	o.slot_count = 64;
-	zcast_pub *p;
-	CHECK_EQ(zcast_pub_open(topic, &o, &p), 0);
-	return p;
-}
-
 static zcast_sub *open_sub(const char *topic)
 {
 	zcast_sub_opts o;
@@ -127,7 +116,7 @@ static void from_callbacks(zcast_executor *ex, zcast_pub *p, const char *topic,
 		c.subs[i] = open_sub(topic);
 		c.ents[i].ex = ex;
 	}
-	zcast_pub *ctl = open_pub(ctl_topic);
+	zcast_pub *ctl = zt_open_pub(ctl_topic, 64, 64);
 	zcast_sub *ctl_sub = open_sub(ctl_topic);
 	CHECK_EQ(zcast_executor_add_sub(ex, ctl_sub, on_chain, &c, 0), 0);
 	for (int i = 0; i < 8; i++) {
@@ -277,7 +266,7 @@ static void run(uint32_t threads)
 	eo.threads = threads;
 	zcast_executor *ex;
 	CHECK_EQ(zcast_executor_create(&eo, &ex), 0);
-	zcast_pub *p = open_pub(topic);
+	zcast_pub *p = zt_open_pub(topic, 64, 64);
 	pthread_t th;
 	CHECK_EQ(pthread_create(&th, NULL, spinner, ex), 0);
 	from_another_thread(ex, p, topic);

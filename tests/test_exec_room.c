@@ -9,17 +9,6 @@
 #include "harness.h"
 #include "zcast/executor.h"
 
-static zcast_pub *open_pub(const char *topic, uint32_t slots)
-{
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 64;
-	o.slot_count = slots;
-	zcast_pub *p;
-	CHECK_EQ(zcast_pub_open(topic, &o, &p), 0);
-	return p;
-}
-
 static zcast_sub *open_full_sub(const char *topic, uint32_t depth)
 {
 	zcast_sub_opts o;
@@ -51,7 +40,7 @@ static zcast_msg *take_checked(zcast_sub *s)
 
 static void one_process(void)
 {
-	zcast_pub *p = open_pub("/room/one", 4);
+	zcast_pub *p = zt_open_pub("/room/one", 64, 4);
 	zcast_sub *s = open_full_sub("/room/one", 2);
 	zcast_executor *ex;
 	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
@@ -114,7 +103,7 @@ static void one_process(void)
 /* A BALANCE_RR group refuses only when every member is full; one member's take is room. */
 static void rr_group(void)
 {
-	zcast_pub *p = open_pub("/room/rr", 8);
+	zcast_pub *p = zt_open_pub("/room/rr", 64, 8);
 	zcast_sub *m[2];
 	for (int i = 0; i < 2; i++) {
 		zcast_sub_opts o;
@@ -164,7 +153,7 @@ static int full_sub_child(void *arg)
 
 static void refusing_subscriber_dies(void)
 {
-	zcast_pub *p = open_pub("/room/dead", 4);
+	zcast_pub *p = zt_open_pub("/room/dead", 64, 4);
 	int fd[2];
 	CHECK_EQ(pipe(fd), 0);
 	pid_t pid = zt_fork(full_sub_child, fd);
@@ -270,7 +259,7 @@ static int container_main(void *arg)
 	snprintf(in, sizeof in, "/room/in%d", c->me);
 	snprintf(out, sizeof out, "/room/in%d", 1 - c->me);
 	c->sub = open_full_sub(in, DEPTH);
-	c->pub = open_pub(out, 8);
+	c->pub = zt_open_pub(out, 64, 8);
 	atomic_fetch_add(&c->sh->subscribed, 1);
 	while (atomic_load(&c->sh->subscribed) < 2 || zcast_pub_matched(c->pub) < 1)
 		zt_sleep_ms(1);

@@ -20,17 +20,6 @@
 
 #define WAIT_NS 10000000000ll
 
-static zcast_pub *open_pub(const char *topic)
-{
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 64;
-	o.slot_count = 16;
-	zcast_pub *p;
-	CHECK_EQ(zcast_pub_open(topic, &o, &p), 0);
-	return p;
-}
-
 static zcast_sub *open_sub(const char *topic)
 {
 	zcast_sub_opts o;
@@ -112,7 +101,7 @@ static int exec_sleep(void *arg)
 	setenv("ZCAST_NO_FUTEX_WAITV", "1", 1);
 	if (!expect_one_word)
 		setenv("ZCAST_NO_DOORBELL", "1", 1);
-	zcast_pub *p = open_pub(expect_one_word ? "/gb/exec1" : "/gb/exec2");
+	zcast_pub *p = zt_open_pub(expect_one_word ? "/gb/exec1" : "/gb/exec2", 64, 16);
 	zcast_sub *sub = open_sub(expect_one_word ? "/gb/exec1" : "/gb/exec2");
 	struct spinner s = {0};
 	CHECK_EQ(zcast_executor_create(NULL, &s.ex), 0);
@@ -159,7 +148,7 @@ static int exec_sleep(void *arg)
 
 static void waitset_one_word(void)
 {
-	zcast_pub *p = open_pub("/gb/ws");
+	zcast_pub *p = zt_open_pub("/gb/ws", 64, 16);
 	zcast_sub *sub = open_sub("/gb/ws");
 	zcast_guard *g;
 	CHECK_EQ(zcast_guard_create(&g), 0);

@@ -1,17 +1,6 @@
 /* Publish and take in one process: delivery, message info, many held at once, reclaim, FULL. */
 #include "harness.h"
 
-static zcast_pub *open_pub(const char *topic, size_t slot, uint32_t slots)
-{
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = slot;
-	o.slot_count = slots;
-	zcast_pub *p = NULL;
-	CHECK_EQ(zcast_pub_open(topic, &o, &p), 0);
-	return p;
-}
-
 static zcast_sub *open_sub(const char *topic, uint32_t depth)
 {
 	zcast_sub_opts o;
@@ -40,7 +29,7 @@ static zcast_topic_stat stat_of(const char *topic)
 static void test_message_arrives_in_place_with_info(void)
 {
 	zcast_sub *s = open_sub("/basic", 8);
-	zcast_pub *p = open_pub("/basic", 1024, 4);
+	zcast_pub *p = zt_open_pub("/basic", 1024, 4);
 	zcast_msg *loan;
 	CHECK_EQ(zcast_loan(p, 100, &loan), 0);
 	zcast_msg_info li;
@@ -71,7 +60,7 @@ static void test_message_arrives_in_place_with_info(void)
 static void test_sequence_numbers_are_per_topic(void)
 {
 	zcast_sub *s = open_sub("/seq", 16);
-	zcast_pub *a = open_pub("/seq", 128, 4), *b = open_pub("/seq", 256, 4);
+	zcast_pub *a = zt_open_pub("/seq", 128, 4), *b = zt_open_pub("/seq", 256, 4);
 	for (int i = 0; i < 6; i++)
 		publish_seq(i % 2 ? b : a, (uint64_t)i, 64);
 	for (uint64_t want = 1; want <= 6; want++) {
@@ -91,7 +80,7 @@ static void test_sequence_numbers_are_per_topic(void)
 static void test_many_held_released_in_any_order(void)
 {
 	zcast_sub *s1 = open_sub("/held", 16), *s2 = open_sub("/held", 16);
-	zcast_pub *p = open_pub("/held", 256, 8);
+	zcast_pub *p = zt_open_pub("/held", 256, 8);
 	for (int i = 0; i < 8; i++)
 		publish_seq(p, (uint64_t)i, 64);
 	zcast_msg *m;
@@ -128,7 +117,7 @@ static void test_many_held_released_in_any_order(void)
 static void test_full_queue_rejects_before_anything_changes(void)
 {
 	zcast_sub *full = open_sub("/full", 2), *roomy = open_sub("/full", 8);
-	zcast_pub *p = open_pub("/full", 128, 8);
+	zcast_pub *p = zt_open_pub("/full", 128, 8);
 	publish_seq(p, 0, 64);
 	publish_seq(p, 1, 64);
 	zcast_msg *m;
@@ -156,7 +145,7 @@ static void test_full_queue_rejects_before_anything_changes(void)
 
 static void test_publish_without_subscribers_returns_slot(void)
 {
-	zcast_pub *p = open_pub("/void", 64, 2);
+	zcast_pub *p = zt_open_pub("/void", 64, 2);
 	for (int i = 0; i < 10; i++)
 		publish_seq(p, (uint64_t)i, 64);
 	CHECK_EQ(stat_of("/void").slots_free, 2);
@@ -165,7 +154,7 @@ static void test_publish_without_subscribers_returns_slot(void)
 
 static void test_dropped_loan_returns_slot(void)
 {
-	zcast_pub *p = open_pub("/loans", 64, 3);
+	zcast_pub *p = zt_open_pub("/loans", 64, 3);
 	zcast_msg *m[3], *x;
 	for (int i = 0; i < 3; i++)
 		CHECK_EQ(zcast_loan(p, 64, &m[i]), 0);
@@ -189,7 +178,7 @@ static void test_dropped_loan_returns_slot(void)
 static void test_published_loan_copies_are_stale(void)
 {
 	zcast_sub *s = open_sub("/stale", 4);
-	zcast_pub *p = open_pub("/stale", 64, 2);
+	zcast_pub *p = zt_open_pub("/stale", 64, 2);
 	zcast_msg *m;
 	CHECK_EQ(zcast_loan(p, 64, &m), 0);
 	zcast_msg *copy = zcast_msg_ref(m);
@@ -215,7 +204,7 @@ static void test_resize_and_max_held(void)
 	so.max_held = 2;
 	zcast_sub *s;
 	CHECK_EQ(zcast_sub_open("/maxheld", &so, &s), 0);
-	zcast_pub *p = open_pub("/maxheld", 256, 8);
+	zcast_pub *p = zt_open_pub("/maxheld", 256, 8);
 	for (int i = 0; i < 3; i++) {
 		zcast_msg *m;
 		CHECK_EQ(zcast_loan(p, 256, &m), 0);
@@ -241,7 +230,7 @@ static void test_resize_and_max_held(void)
 static void test_close_with_held_messages_keeps_them_valid(void)
 {
 	zcast_sub *s = open_sub("/closeheld", 8);
-	zcast_pub *p = open_pub("/closeheld", 128, 4);
+	zcast_pub *p = zt_open_pub("/closeheld", 128, 4);
 	publish_seq(p, 1, 64);
 	publish_seq(p, 2, 64);
 	publish_seq(p, 3, 64);
@@ -265,7 +254,7 @@ static void test_close_with_held_messages_keeps_them_valid(void)
 static void test_loan_outlives_closed_publisher(void)
 {
 	zcast_sub *s = open_sub("/pubclosed", 4);
-	zcast_pub *p = open_pub("/pubclosed", 128, 2);
+	zcast_pub *p = zt_open_pub("/pubclosed", 128, 2);
 	zcast_msg *m;
 	CHECK_EQ(zcast_loan(p, 64, &m), 0);
 	zcast_pub_close(p);

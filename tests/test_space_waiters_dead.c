@@ -7,17 +7,6 @@
 
 #define TOPIC "/space/dead"
 
-static zcast_pub *open_pub(void)
-{
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 64;
-	o.slot_count = 8;
-	zcast_pub *p = NULL;
-	CHECK_EQ(zcast_pub_open(TOPIC, &o, &p), 0);
-	return p;
-}
-
 static int publish_wait(zcast_pub *p, int64_t timeout_ns)
 {
 	zcast_msg *m;
@@ -37,7 +26,7 @@ static int waiter_main(void *arg)
 	char c;
 	if (read(pipes[2], &c, 1) != 1)
 		return 2;
-	zcast_pub *p = open_pub();
+	zcast_pub *p = zt_open_pub(TOPIC, 64, 8);
 	CHECK_EQ(publish_wait(p, 0), 0); /* the queue (depth 1) is full now */
 	zt_signal(pipes[1]);
 	publish_wait(p, -1);
@@ -93,7 +82,7 @@ int main(void)
 	zt_signal(pipes2[3]);
 	zt_await(pipes2[0]);
 	ZT_EVENTUALLY(space_waiters(h) == 1);
-	zcast_pub *live = open_pub();
+	zcast_pub *live = zt_open_pub(TOPIC, 64, 8);
 	pthread_t th;
 	CHECK_EQ(pthread_create(&th, NULL, live_waiter, live), 0);
 	ZT_EVENTUALLY(space_waiters(h) == 2);

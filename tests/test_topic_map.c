@@ -27,17 +27,6 @@ static zcast_sub *open_sub(const char *topic)
 	return s;
 }
 
-static zcast_pub *open_pub(const char *topic)
-{
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 4096;
-	o.slot_count = 8;
-	zcast_pub *p = NULL;
-	CHECK_EQ(zcast_pub_open(topic, &o, &p), 0);
-	return p;
-}
-
 static void publish(zcast_pub *p, uint8_t v)
 {
 	zcast_msg *m;
@@ -53,7 +42,7 @@ static void test_handles_share_one_mapping(void)
 	for (int i = 0; i < N; i++)
 		subs[i] = open_sub("/shared");
 	CHECK_EQ(count_maps("shared"), 1);
-	zcast_pub *p = open_pub("/shared");
+	zcast_pub *p = zt_open_pub("/shared", 4096, 8);
 	CHECK_EQ(count_maps("shared"), 1);
 	int pools_before = count_maps("@");
 	publish(p, 7);
@@ -87,7 +76,7 @@ static void test_subscriber_maps_a_remote_pool_once(void)
 	pid_t pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
-		zcast_pub *p = open_pub("/remote");
+		zcast_pub *p = zt_open_pub("/remote", 4096, 8);
 		publish(p, 1);
 		publish(p, 2);
 		char c = 1;
@@ -131,7 +120,7 @@ static void test_recreated_topic_gets_its_own_mapping(void)
 	CHECK_EQ(unlink(path), 0); /* removed by hand; old stays attached to the unlinked file */
 	zcast_sub *fresh = open_sub("/again");
 	CHECK_EQ(count_maps("again"), 2);
-	zcast_pub *p = open_pub("/again");
+	zcast_pub *p = zt_open_pub("/again", 4096, 8);
 	publish(p, 3);
 	zcast_msg *m;
 	CHECK_EQ(zcast_take(fresh, &m), 0);
@@ -175,7 +164,7 @@ static void test_forked_child_maps_its_own(void)
 	if (pid == 0) {
 		/* The parent's mapping is absent here: the child's open maps the topic anew. */
 		CHECK_EQ(count_maps("forked"), 0);
-		zcast_pub *p = open_pub("/forked");
+		zcast_pub *p = zt_open_pub("/forked", 4096, 8);
 		CHECK_EQ(count_maps("forked"), 1);
 		publish(p, 9);
 		zcast_pub_close(p);

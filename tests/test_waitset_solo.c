@@ -53,20 +53,9 @@ static void expect_woken(struct waiter *w, zcast_pub *p, zcast_sub *s, void *use
 	zcast_msg_drop(m);
 }
 
-static zcast_pub *open_pub(const char *topic)
-{
-	zcast_pub_opts po;
-	zcast_pub_opts_init(&po);
-	po.slot_size = 64;
-	po.slot_count = 8;
-	zcast_pub *p;
-	CHECK_EQ(zcast_pub_open(topic, &po, &p), 0);
-	return p;
-}
-
 static void switches_with_entries(void)
 {
-	zcast_pub *pa = open_pub("/solo/a"), *pb = open_pub("/solo/b");
+	zcast_pub *pa = zt_open_pub("/solo/a", 64, 8), *pb = zt_open_pub("/solo/b", 64, 8);
 	zcast_sub *sa, *sb;
 	CHECK_EQ(zcast_sub_open("/solo/a", NULL, &sa), 0);
 	CHECK_EQ(zcast_sub_open("/solo/b", NULL, &sb), 0);
@@ -176,7 +165,7 @@ static void fan_out(void)
 	close(fds[0]);
 	close(fds[1]);
 	/* opened after the forks: no library thread of ours exists while forking (sanitizers) */
-	zcast_pub *p = open_pub("/solo/fan");
+	zcast_pub *p = zt_open_pub("/solo/fan", 64, 8);
 	CHECK_EQ(zcast_pub_matched(p), FAN_S);
 	for (uint64_t seq = 1; seq <= FAN_N; seq++) {
 		zcast_msg *m;
