@@ -171,6 +171,11 @@ ZC_HIDDEN void zc_pool_put(struct zc_pool_map *m);
 /* The payload area of a mapped pool: subscribers map it read-only on first use, without prefaulting
  * (outside the topic lock). NULL with zcast_last_error set when it cannot be mapped. */
 ZC_HIDDEN uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t);
+/* The payload area if this process has mapped it already, else NULL (never maps). */
+static inline uint8_t *zc_pool_payload_mapped(struct zc_pool_map *m)
+{
+	return m->payload ? m->payload : atomic_load_explicit(&m->payload_ro, memory_order_acquire);
+}
 ZC_HIDDEN void zc_pool_unlink(struct zc_topic *t, uint64_t id);
 
 /* ---- holder bits: clearing one, and freeing the slot once all are clear (drop.c) ---- */
@@ -294,6 +299,8 @@ ZC_HIDDEN void zc_topic_graph_changed(struct zc_topic *t);
 /* repair.c: the topic lock with repair. 0 when held: if the last holder died, its intent was
  * finished or rolled back and dead members reclaimed; a wake it owed was performed. */
 ZC_HIDDEN int zc_topic_lock(struct zc_topic *t);
+/* Asks for the lines the next publish of p will touch (publish.c). */
+ZC_HIDDEN void zc_pub_prefetch(zcast_pub *p);
 ZC_HIDDEN void zc_topic_unlock(struct zc_topic *t);
 /* We hold byte 0 exclusively on a valid segment: every recorded member is dead. Repairs and keeps
  * the topic (and its history). */
@@ -377,6 +384,8 @@ struct zcast_msg {
 
 _Static_assert(offsetof(struct zcast_msg, stamp) == 0, "zcast_msg_sequence reads the stamp at 0");
 
+#define ZC_PREFETCH_TARGETS 8
+
 struct zcast_pub {
 	struct zc_topic t;
 	_Atomic int refs; /* the handle + outstanding loans */
@@ -391,6 +400,11 @@ struct zcast_pub {
 	uint32_t *targets; /* scratch, max_subs entries: subscriber index ... */
 	uint32_t *depths;  /* ... and its depth, read once and validated */
 	uint32_t *rr_wake; /* scratch: RR members to wake after unlock */
+	/* Where the last publish pushed (publish.c, zc_pub_prefetch): written under the lock,
+	 * read by the next loan and publish to ask for those lines early. Hints only. */
+	_Atomic uint32_t hint_n;
+	_Atomic uint32_t hint_sub[ZC_PREFETCH_TARGETS];
+	_Atomic uint32_t hint_cell[ZC_PREFETCH_TARGETS]; /* the next cell, masked */
 	struct zc_bell_cache *bells; /* doorbells of the subscribers (doorbell.c), lazily made */
 	struct zc_seen_head *seen;   /* max_subs entries: ring heads last read (publish.c) */
 	zcast_msg *_Atomic spare;    /* a dropped message struct, for the next loan */

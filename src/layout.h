@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 5u
+#define ZC_LAYOUT_VERSION 6u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -169,15 +169,19 @@ struct zc_sub_rec {
 	uint64_t id;
 	int32_t pid;
 	_Atomic uint32_t sleeping; /* waiters blocked on `notify` (or on `wake` for RR) */
-	_Atomic uint32_t wake;	   /* this subscriber's own futex word (RR members) */
+	/* The doorbell of the wait set this subscriber is attached to (ZC_BELL_REF), 0 = none.
+	 * Written by the subscriber's process; a publisher reads it once per push. */
+	_Atomic uint64_t bell;
+	uint64_t pad0[3];
+	/* The waker's line: what a publisher writes when it wakes this subscriber. Beside `sleeping`
+	 * it would take that line from the sleeper's core, whose first act after the wake is to
+	 * count itself out of `sleeping`: one more transfer on every woken message's path. */
+	alignas(ZC_CACHELINE) _Atomic uint32_t wake; /* this subscriber's own futex word (RR) */
 	/* Set by the lock holder whose publish found `sleeping` and will wake `notify` (or owes that
 	 * wake); cleared by the subscriber before it announces a sleep. While set, later publishers
 	 * skip their FUTEX_WAKE: that one wake reaches every sleeper that announced before it. */
 	_Atomic uint32_t woken;
-	/* The doorbell of the wait set this subscriber is attached to (ZC_BELL_REF), 0 = none.
-	 * Written by the subscriber's process; a publisher reads it once per push. */
-	_Atomic uint64_t bell;
-	uint64_t pad[10];
+	uint64_t pad[7];
 	/* One line the subscriber writes, one the publishing lock holder writes: a counter of the
 	 * one side beside a word of the other would move the line between their cores on every
 	 * message. */

@@ -11,6 +11,10 @@ static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 {
 	struct zc_pool_map *m = p->pool;
 	uint32_t n = m->slot_count;
+	/* The slot tried first is most likely ours: its payload's first line (which the caller writes
+	 * next, and a subscriber's core read last) is asked for beside the state word's CAS. */
+	zc_prefetch_write(m->payload + (uint64_t)p->cursor * m->slot_size);
+	zc_pub_prefetch(p);
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = p->cursor + k < n ? p->cursor + k : p->cursor + k - n;
 		struct zc_slot_hdr *s = zc_slot(m, i);

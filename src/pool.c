@@ -166,9 +166,9 @@ static int map_existing(struct zc_topic *t, uint32_t index, const struct zc_pool
 
 uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t)
 {
-	uint8_t *p = atomic_load_explicit(&m->payload_ro, memory_order_acquire);
-	if (m->payload || p)
-		return m->payload ? m->payload : p;
+	uint8_t *p = zc_pool_payload_mapped(m);
+	if (p)
+		return p;
 	int fd = zc_fd_open(m->shm_name, O_RDONLY, 0);
 	if (fd < 0) {
 		if (fd == ZCAST_ENOENT)

@@ -158,6 +158,31 @@ static void drop_oldest(struct zc_topic *t, uint32_t k, const struct zc_ring *ri
 	}
 }
 
+/* The lines the next publish touches that other cores wrote last: the topic lock, `notify`, and
+ * for the targets of the last publish (most likely the next ones) the record's first line
+ * (`sleeping`, read), its waker's line (`woken`), the tail's line and the next cell. Asked for at
+ * once, at the loan and again at the publish, their transfers overlap one another, the loan's CAS
+ * and the caller's writing, instead of following one another behind each seq_cst store. Hints
+ * only: a target that changed costs a useless prefetch; indexes are ours, checked, or masked. */
+void zc_pub_prefetch(zcast_pub *p)
+{
+	struct zc_topic *t = &p->t;
+	zc_prefetch_write(&t->hdr->lock);
+	zc_prefetch_write(&t->hdr->notify);
+	uint32_t n = atomic_load_explicit(&p->hint_n, memory_order_relaxed);
+	for (uint32_t j = 0; j < n && j < ZC_PREFETCH_TARGETS; j++) {
+		uint32_t k = atomic_load_explicit(&p->hint_sub[j], memory_order_relaxed);
+		uint32_t c = atomic_load_explicit(&p->hint_cell[j], memory_order_relaxed);
+		if (k >= t->max_subs)
+			continue;
+		struct zc_sub_rec *r = &t->subs[k];
+		__builtin_prefetch(r);
+		zc_prefetch_write(&r->woken);
+		zc_prefetch_write(&r->tail);
+		zc_prefetch_write(&t->rings[(uint64_t)k * t->ring_cells + (c & (t->ring_cells - 1u))]);
+	}
+}
+
 static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_topic,
 			  uint32_t *n_rr)
 {
@@ -223,6 +248,10 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 		atomic_store_explicit(&r->push_seq, seq, memory_order_release);
 		zc_ring_push_at(&ring, tail, desc);
 		ZC_CRASH("publish:after-push");
+		if (j < ZC_PREFETCH_TARGETS) {
+			atomic_store_explicit(&p->hint_sub[j], k, memory_order_relaxed);
+			atomic_store_explicit(&p->hint_cell[j], (uint32_t)(tail + 1), memory_order_relaxed);
+		}
 		/* Only lock holders write it: no read-modify-write needed. */
 		atomic_store_explicit(&r->delivered,
 				      atomic_load_explicit(&r->delivered, memory_order_relaxed) + 1,
@@ -244,6 +273,7 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 			}
 		}
 	}
+	atomic_store_explicit(&p->hint_n, (uint32_t)n, memory_order_relaxed);
 	if (hist_depth)
 		zc_history_append(t, desc, hist_depth);
 	if (n == 0 && !hist_depth)
@@ -257,10 +287,7 @@ static int publish_once(zcast_pub *p, zcast_msg *msg)
 	struct zc_topic_hdr *h = p->t.hdr;
 	bool wake_topic = false;
 	uint32_t n_rr = 0;
-	/* A sleeping subscriber read `notify` last, so bumping it takes the line from that core:
-	 * fetched now, the transfer overlaps the lock and the push instead of following them (about
-	 * 0.1 us per woken publish here). A line nobody else reads stays ours: the hint is free. */
-	zc_prefetch_write(&h->notify);
+	zc_pub_prefetch(p); /* again: the loan's hints may be stale after a long fill */
 	int64_t now = zc_now_ns(); /* the publish time, read before the lock: not inside it */
 	int r = zc_topic_lock(&p->t);
 	if (r < 0)

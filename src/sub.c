@@ -346,6 +346,7 @@ int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		}
 		int64_t slice_from = s->slice_ns > 0 ? zc_now_ns() : 0;
 		zc_futex_wait(word, v, zc_sub_sleep_until(s, deadline, slice_from));
+		zc_ring_prefetch(&s->ring); /* before the disarm's locked decrement stalls us */
 		zc_sub_disarm(s);
 		if (zc_sub_has_queued(s))
 			return 0;

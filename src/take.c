@@ -64,6 +64,11 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 		 * the size is read once and checked. */
 		uint32_t i = ZC_DESC_SLOT(d), bit = ZC_SUB_BIT(s->index);
 		struct zc_slot_hdr *sl = i < m->slot_count ? zc_slot(m, i) : NULL;
+		/* The caller reads the payload next: its first line is asked for now, beside the
+		 * slot header's, not after it (both were written by the publisher's core). */
+		uint8_t *mapped = sl ? zc_pool_payload_mapped(m) : NULL;
+		if (mapped)
+			__builtin_prefetch(mapped + (uint64_t)i * m->slot_size);
 		uint64_t w = sl ? atomic_load_explicit(&sl->state, memory_order_acquire) : 0;
 		if (!sl || ZC_STATE_ST(w) != ZC_SLOT_PUBLISHED ||
 		    (uint32_t)ZC_STATE_GEN(w) != ZC_DESC_GEN(d) ||
