@@ -4,15 +4,17 @@
 # each run's RTT/2 p50 / p90 / p99 and, per participant, the median of the rounds' p50 and its
 # ratio to the floor's. --case continuous: each run's msgs/s and CPU per message (both processes)
 # instead, and per participant the median over rounds and the median of the per-round ratios to the
-# floor (noise hits a round's participants alike).
-#   bench/ab.sh [--case pingpong|continuous] [--size 64] [--rounds 5] [--samples 20000]
-#       [--mode transport] LABEL=BENCH_BINARY ...
+# floor (noise hits a round's participants alike). --case fanout (with --subs S, --rate HZ): each
+# run's publish-call p50, E2E p50 and CPU per message (all processes), and per participant the
+# medians over rounds and the median of the per-round ratios to the floor.
+#   bench/ab.sh [--case pingpong|continuous|fanout] [--size 64] [--rounds 5] [--samples 20000]
+#       [--mode transport] [--subs 32] [--rate 100] LABEL=BENCH_BINARY ...
 # A label "floor" runs --system floor with its binary; any other label runs --system zcast.
 # Example (main's build against this branch's):
 #   bench/ab.sh --size 8M floor=build/bench/zcast-bench main=../main/build/bench/zcast-bench \
 #       new=build/bench/zcast-bench
 set -u
-SIZE=64 ROUNDS=5 SAMPLES=20000 MODE=transport CASE=pingpong
+SIZE=64 ROUNDS=5 SAMPLES=20000 MODE=transport CASE=pingpong SUBS=32 RATE=100
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size) SIZE="$2"; shift 2 ;;
@@ -20,7 +22,9 @@ while [ $# -gt 0 ]; do
 	--samples) SAMPLES="$2"; shift 2 ;;
 	--mode) MODE="$2"; shift 2 ;;
 	--case) CASE="$2"; shift 2 ;;
-	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	--subs) SUBS="$2"; shift 2 ;;
+	--rate) RATE="$2"; shift 2 ;;
+	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
 	*=*) break ;;
 	*) echo "ab.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -35,8 +39,10 @@ for r in $(seq 1 "$ROUNDS"); do
 	for spec in "$@"; do
 		label=${spec%%=*} bin=${spec#*=} sys=zcast
 		[ "$label" = floor ] && sys=floor
+		extra=()
+		[ "$CASE" = fanout ] && extra=(--subs "$SUBS" --rate "$RATE")
 		if ! "$bin" --system $sys --case "$CASE" --size "$SIZE" --mode "$MODE" --samples "$SAMPLES" \
-			--cap-s 60 --pin --name "$label-$r" --out "$OUT" >"$OUT/log" 2>&1; then
+			"${extra[@]}" --cap-s 60 --pin --name "$label-$r" --out "$OUT" >"$OUT/log" 2>&1; then
 			echo "ab.sh: $label round $r failed:" >&2
 			tail -5 "$OUT/log" >&2
 			exit 1
@@ -61,6 +67,28 @@ if sys.argv[2] == "continuous":
         extra = f", per-round ratio to the floor: median {statistics.median(ratios):.2f}x" if ratios else ""
         print(f"{label:10s} median over {len(rate[label])} rounds: {statistics.median(rate[label]) / 1e6:.3f} M msgs/s,"
               f" CPU {statistics.median(cpu[label]):.0f} ns/msg{extra}")
+    sys.exit(0)
+if sys.argv[2] == "fanout":
+    # rows with sub = -1: the publisher's send call; sub >= 0: E2E of subscriber `sub` (case_fanout.c)
+    pub, e2e, cpu, rounds = {}, {}, {}, {}
+    for line in open(sys.argv[1]):
+        r, label, path = line.split()
+        rows = list(csv.DictReader(open(path)))
+        p = sorted(int(x["lat_ns"]) for x in rows if x["sub"] == "-1")
+        e = sorted(int(x["lat_ns"]) for x in rows if int(x["sub"]) >= 0)
+        d = json.load(open(path[:-4] + ".json"))
+        ns = d["cpu_s"] * 1e9 / max(len(p), 1)
+        print(f"round {r} {label:10s} publish p50 {p[len(p) // 2] / 1e3:.1f} us, E2E p50 "
+              f"{e[len(e) // 2] / 1e3:.1f} us, CPU {ns / 1e3:.1f} us/msg")
+        pub.setdefault(label, []).append(p[len(p) // 2])
+        e2e.setdefault(label, []).append(e[len(e) // 2])
+        cpu.setdefault(label, []).append(ns)
+        rounds.setdefault(r, {})[label] = p[len(p) // 2]
+    for label in pub:
+        ratios = [v[label] / v["floor"] for v in rounds.values() if "floor" in v]
+        extra = f", publish per-round ratio to the floor: median {statistics.median(ratios):.2f}x" if ratios else ""
+        print(f"{label:10s} median over {len(pub[label])} rounds: publish p50 {statistics.median(pub[label]) / 1e3:.1f} us,"
+              f" E2E p50 {statistics.median(e2e[label]) / 1e3:.1f} us, CPU {statistics.median(cpu[label]) / 1e3:.1f} us/msg{extra}")
     sys.exit(0)
 p50 = {}
 for line in open(sys.argv[1]):
