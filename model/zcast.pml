@@ -120,8 +120,10 @@ byte hdc[NSUB];              /*   hdc: drop count, changed only by the producer 
 byte tl[NSUB];               /* ring tail: written only by the topic-lock holder */
 bit  sleeping[NSUB];         /* "I am about to sleep / asleep" announcement */
 bit  woken[NSUB];            /* a publisher found sleeping[i] and bumps/wakes notify (or
-                                owes it): later publishers skip their wake; cleared by
-                                subscriber i after it reads notify, before it announces */
+                                owes it): later publishers skip their wake. In C the lock
+                                holders' mark of the announce epoch they woke: a new
+                                announce (after reading notify) is a new epoch, unmarked,
+                                so here it clears the bit in the same step */
 byte notify;                 /* topic futex word: subscribers sleep on it */
 byte wake_owed;              /* 0, or the token of the lock hold whose wake of
                                 `notify` may not have happened yet */
@@ -898,10 +900,9 @@ endb:					(!asleep[i]) -> d_step { bellsleep[i] = 0; v = 0 }
 #ifndef MUT_D
 				v = notify;
 #endif
-				/* after reading notify: matters with several sleeping threads of
-				 * one subscriber (not modelled, see MODEL.md) */
-				woken[i] = 0;
-				sleeping[i] = 1;
+				/* one add in C: a new announce epoch (which no publisher has
+				 * marked woken yet) and one more sleeper, after reading notify */
+				d_step { woken[i] = 0; sleeping[i] = 1 };
 #ifndef MUT_C
 				h = hpos[i];
 				if

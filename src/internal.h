@@ -417,6 +417,7 @@ struct zcast_pub {
 struct zc_seen_head {
 	uint64_t id;
 	uint64_t head;
+	uint64_t next_tail; /* our last push's tail + 1: where the next push likely goes (a hint) */
 };
 
 /* Hooks of the layer above the core (the pollable descriptor, subfd.c): the core calls them, never

@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 6u
+#define ZC_LAYOUT_VERSION 7u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -168,20 +168,25 @@ struct zc_sub_rec {
 	uint32_t group;	 /* group record index, or ZC_NO_SUB */
 	uint64_t id;
 	int32_t pid;
-	_Atomic uint32_t sleeping; /* waiters blocked on `notify` (or on `wake` for RR) */
+	uint32_t pad_pid;
+	/* Threads about to sleep or asleep on `notify` (or on `wake` for RR), and the announce epoch
+	 * (ZC_SLEEPERS, ZC_SLEEP_EPOCH): written by the subscriber only, an announce adds
+	 * ZC_ANNOUNCE (one more sleeper, a new epoch) in one atomic add, a wake-up subtracts 1. */
+	_Atomic uint64_t sleepers;
 	/* The doorbell of the wait set this subscriber is attached to (ZC_BELL_REF), 0 = none.
 	 * Written by the subscriber's process; a publisher reads it once per push. */
 	_Atomic uint64_t bell;
-	uint64_t pad0[3];
-	/* The waker's line: what a publisher writes when it wakes this subscriber. Beside `sleeping`
-	 * it would take that line from the sleeper's core, whose first act after the wake is to
-	 * count itself out of `sleeping`: one more transfer on every woken message's path. */
+	uint64_t pad0[2];
+	/* The waker's line, written by lock holders only (and by RR wakers: `wake`). Beside
+	 * `sleepers` it would take that line from the sleeper's core, whose first act after the wake
+	 * is to count itself out: one more transfer on every woken message's path. */
 	alignas(ZC_CACHELINE) _Atomic uint32_t wake; /* this subscriber's own futex word (RR) */
-	/* Set by the lock holder whose publish found `sleeping` and will wake `notify` (or owes that
-	 * wake); cleared by the subscriber before it announces a sleep. While set, later publishers
-	 * skip their FUTEX_WAKE: that one wake reaches every sleeper that announced before it. */
-	_Atomic uint32_t woken;
-	uint64_t pad[7];
+	uint32_t pad_wake;
+	/* The last announce epoch a lock holder has woken `notify` for (or owes that wake). A publish
+	 * that finds sleepers of the same epoch skips its FUTEX_WAKE: that wake reaches every thread
+	 * that announced up to then, and a new sleep is a new epoch. The subscriber never writes it. */
+	_Atomic uint64_t woken;
+	uint64_t pad[6];
 	/* One line the subscriber writes, one the publishing lock holder writes: a counter of the
 	 * one side beside a word of the other would move the line between their cores on every
 	 * message. */
@@ -199,6 +204,10 @@ struct zc_sub_rec {
 	_Atomic uint64_t push_seq;  /* ... by the publish with this sequence (written second):
 				     * repair tells "was it pushed" from these two and the tail */
 };
+
+#define ZC_ANNOUNCE ((1ull << 16) + 1u)
+#define ZC_SLEEPERS(w) ((uint32_t)((w)&0xffffu)) /* more threads of one subscriber: a scribble */
+#define ZC_SLEEP_EPOCH(w) ((w) >> 16)		/* 48 bits: never wraps */
 
 struct zc_tool_rec {
 	_Atomic uint32_t state;

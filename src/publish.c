@@ -160,10 +160,19 @@ static void drop_oldest(struct zc_topic *t, uint32_t k, const struct zc_ring *ri
 
 /* The lines the next publish touches that other cores wrote last: the topic lock, `notify`, and
  * for the targets of the last publish (most likely the next ones) the record's first line
- * (`sleeping`, read), its waker's line (`woken`), the tail's line and the next cell. Asked for at
+ * (`sleepers`, read), its waker's line (`woken`), the tail's line and the next cell. Asked for at
  * once, at the loan and again at the publish, their transfers overlap one another, the loan's CAS
  * and the caller's writing, instead of following one another behind each seq_cst store. Hints
  * only: a target that changed costs a useless prefetch; indexes are ours, checked, or masked. */
+static void prefetch_push(const struct zc_topic *t, uint32_t k, uint64_t next_tail)
+{
+	struct zc_sub_rec *r = &t->subs[k];
+	__builtin_prefetch(r);
+	zc_prefetch_write(&r->woken);
+	zc_prefetch_write(&r->tail);
+	zc_prefetch_write(&t->rings[(uint64_t)k * t->ring_cells + (next_tail & (t->ring_cells - 1u))]);
+}
+
 void zc_pub_prefetch(zcast_pub *p)
 {
 	struct zc_topic *t = &p->t;
@@ -172,14 +181,8 @@ void zc_pub_prefetch(zcast_pub *p)
 	uint32_t n = atomic_load_explicit(&p->hint_n, memory_order_relaxed);
 	for (uint32_t j = 0; j < n && j < ZC_PREFETCH_TARGETS; j++) {
 		uint32_t k = atomic_load_explicit(&p->hint_sub[j], memory_order_relaxed);
-		uint32_t c = atomic_load_explicit(&p->hint_cell[j], memory_order_relaxed);
-		if (k >= t->max_subs)
-			continue;
-		struct zc_sub_rec *r = &t->subs[k];
-		__builtin_prefetch(r);
-		zc_prefetch_write(&r->woken);
-		zc_prefetch_write(&r->tail);
-		zc_prefetch_write(&t->rings[(uint64_t)k * t->ring_cells + (c & (t->ring_cells - 1u))]);
+		if (k < t->max_subs)
+			prefetch_push(t, k, atomic_load_explicit(&p->hint_cell[j], memory_order_relaxed));
 	}
 }
 
@@ -238,6 +241,11 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 	for (int j = 0; j < n; j++) {
 		uint32_t k = p->targets[j], d = p->depths[j];
 		struct zc_sub_rec *r = &t->subs[k];
+		/* The loan asked for the first targets' lines; the rest are asked for this far ahead. */
+		if (j + ZC_PREFETCH_TARGETS < n) {
+			uint32_t ahead = p->targets[j + ZC_PREFETCH_TARGETS];
+			prefetch_push(t, ahead, p->seen[ahead].next_tail);
+		}
 		struct zc_ring ring = zc_sub_ring(t, k, DEPTH_OF(d));
 		if (IS_DROP_OLD(d) && !ring_has_room(p, k, &ring))
 			drop_oldest(t, k, &ring);
@@ -248,6 +256,7 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 		atomic_store_explicit(&r->push_seq, seq, memory_order_release);
 		zc_ring_push_at(&ring, tail, desc);
 		ZC_CRASH("publish:after-push");
+		p->seen[k].next_tail = tail + 1;
 		if (j < ZC_PREFETCH_TARGETS) {
 			atomic_store_explicit(&p->hint_sub[j], k, memory_order_relaxed);
 			atomic_store_explicit(&p->hint_cell[j], (uint32_t)(tail + 1), memory_order_relaxed);
@@ -260,15 +269,19 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_relaxed);
 		if (bell)
 			zc_bell_push(p, k, bell); /* a wait set: its bit, and its word if it sleeps */
-		if (atomic_load_explicit(&r->sleeping, memory_order_seq_cst)) {
+		uint64_t sleep = atomic_load_explicit(&r->sleepers, memory_order_seq_cst);
+		if (ZC_SLEEPERS(sleep)) {
 			if (IS_RR(d)) {
 				atomic_fetch_add(&r->wake, 1);
 				p->rr_wake[(*n_rr)++] =
 				    k; /* woken after unlock: one message, one worker */
-			} else if (!atomic_load_explicit(&r->woken, memory_order_relaxed)) {
-				/* Our wake (or the owed one, if we die) reaches it: the publishes
-				 * after ours make no syscall for it until it announces again. */
-				atomic_store_explicit(&r->woken, 1, memory_order_seq_cst);
+			} else if (atomic_load_explicit(&r->woken, memory_order_relaxed) !=
+				   ZC_SLEEP_EPOCH(sleep)) {
+				/* Our wake (or the owed one, if we die) reaches every thread that
+				 * announced up to this epoch: the publishes after ours make no
+				 * syscall for it until one announces again. Lock holders only. */
+				atomic_store_explicit(&r->woken, ZC_SLEEP_EPOCH(sleep),
+						      memory_order_relaxed);
 				*wake_topic = true;
 			}
 		}

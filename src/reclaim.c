@@ -51,7 +51,7 @@ void zc_reclaim_sub(struct zc_topic *t, uint32_t k)
 	}
 	struct zc_sub_rec *r = &t->subs[k];
 	zc_ring_reset(&(struct zc_ring){.head = &r->head, .tail = &r->tail});
-	atomic_store(&r->sleeping, 0);
+	atomic_store(&r->sleepers, 0);
 	atomic_store(&r->held, 0);
 }
 

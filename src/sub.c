@@ -142,8 +142,8 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	ZC_WRITE_ONCE(rec->pid, getpid());
 	ZC_WRITE_ONCE(rec->probed_head, UINT64_MAX);
 	zc_ring_reset(&s->ring);
-	atomic_store(&rec->sleeping, 0);
-	atomic_store(&rec->woken, 0);
+	atomic_store(&rec->sleepers, 0);
+	atomic_store(&rec->woken, 0); /* epoch 0 has no sleepers: the first announce makes 1 */
 	atomic_store(&rec->bell, 0); /* a wait set sets it when we are attached */
 	atomic_store(&rec->held, 0);
 	atomic_store(&rec->delivered, 0);
@@ -251,7 +251,7 @@ void zc_sub_release(zcast_sub *s, zcast_msg *m)
 	if (s->max_held && held == s->max_held && zc_sub_has_queued(s))
 		zc_bell_ring_ref(atomic_load(&s->rec->bell), s->t.mode);
 	if (s->max_held && held == s->max_held && zc_sub_has_queued(s) &&
-	    atomic_load_explicit(&s->rec->sleeping, memory_order_seq_cst)) {
+	    ZC_SLEEPERS(atomic_load_explicit(&s->rec->sleepers, memory_order_seq_cst))) {
 		_Atomic uint32_t *w =
 		    s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
 		atomic_fetch_add_explicit(w, 1, memory_order_seq_cst);
@@ -286,14 +286,14 @@ bool zc_sub_ready(zcast_sub *s)
 		 atomic_load_explicit(&s->held, memory_order_relaxed) >= s->max_held);
 }
 
-/* Reads the word to sleep on, then clears `woken`, then announces (all seq_cst, in this order): a
- * publisher that finds `woken` set by a publish after our clear bumps the word after our read, so
- * skipping its own wake loses nothing (layout.h, zc_sub_rec.woken). Returns the value read. */
+/* Reads the word to sleep on, then announces (seq_cst, in this order): one more sleeper and a new
+ * epoch in one add. A publisher that skips its wake because the epoch it reads is marked woken read
+ * it after this announce, so the marking publish bumps the word after our read (layout.h,
+ * zc_sub_rec.woken). The waker's line is not ours to write. Returns the value read. */
 static uint32_t zc_sub_announce(zcast_sub *s, _Atomic uint32_t *word)
 {
 	uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
-	atomic_store_explicit(&s->rec->woken, 0, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+	atomic_fetch_add_explicit(&s->rec->sleepers, ZC_ANNOUNCE, memory_order_seq_cst);
 	return v;
 }
 
@@ -312,7 +312,7 @@ bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
 
 void zc_sub_disarm(zcast_sub *s)
 {
-	atomic_fetch_sub_explicit(&s->rec->sleeping, 1, memory_order_seq_cst);
+	atomic_fetch_sub_explicit(&s->rec->sleepers, 1, memory_order_seq_cst);
 }
 
 int zcast_wait(zcast_sub *s, int64_t timeout_ns)

@@ -83,7 +83,7 @@ void zc_wake_all(struct zc_topic *t)
 	struct zc_bell_batch bells = {0};
 	for (uint32_t k = 0; k < hi && k < t->max_subs; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
-		if (ZC_READ_ONCE(r->policy) == ZCAST_POLICY_BALANCE_RR && atomic_load(&r->sleeping)) {
+		if (ZC_READ_ONCE(r->policy) == ZCAST_POLICY_BALANCE_RR && ZC_SLEEPERS(atomic_load(&r->sleepers))) {
 			atomic_fetch_add(&r->wake, 1);
 			zc_futex_wake(&r->wake, INT_MAX);
 		}

@@ -1,7 +1,7 @@
 /* A wait set whose only belled entry is one broadcast subscription sleeps on the topic word (so a
  * publish wakes S such processes with one FUTEX_WAKE), any other wait set on its doorbell; the
  * switch follows adds and removes, and no message is missed either way:
- *  - the subscriber record's `sleeping` count shows where a waiter sleeps (1: the topic word, the
+ *  - the subscriber record's `sleepers` count shows where a waiter sleeps (1: the topic word, the
  *    doorbell path leaves it 0), through an add of a second subscription and its removal;
  *  - fan-out: S processes, each waiting for one subscription in a wait set of its own, receive
  * every one of N messages, in order, while the publisher pauses often enough for them to sleep. */
@@ -70,36 +70,36 @@ static void switches_with_entries(void)
 
 	/* one subscription: asleep on the topic word, announced in its record */
 	start(&w);
-	ZT_EVENTUALLY(atomic_load(&ra->sleeping) == 1);
+	ZT_EVENTUALLY(ZC_SLEEPERS(atomic_load(&ra->sleepers)) == 1);
 	expect_woken(&w, pa, sa, sa);
 
 	/* two: asleep on the doorbell, the record is not armed */
 	CHECK_EQ(zcast_waitset_add_sub(w.ws, sb, sb, &idb), 0);
 	start(&w);
-	CHECK_EQ(atomic_load(&ra->sleeping), 0);
+	CHECK_EQ(ZC_SLEEPERS(atomic_load(&ra->sleepers)), 0);
 	expect_woken(&w, pb, sb, sb);
 	start(&w);
-	CHECK_EQ(atomic_load(&ra->sleeping), 0);
+	CHECK_EQ(ZC_SLEEPERS(atomic_load(&ra->sleepers)), 0);
 	expect_woken(&w, pa, sa, sa);
 
 	/* the second one disabled: alone again */
 	CHECK_EQ(zcast_waitset_enable(w.ws, idb, 0), 0);
 	start(&w);
-	ZT_EVENTUALLY(atomic_load(&ra->sleeping) == 1);
+	ZT_EVENTUALLY(ZC_SLEEPERS(atomic_load(&ra->sleepers)) == 1);
 	expect_woken(&w, pa, sa, sa);
 	CHECK_EQ(zcast_waitset_enable(w.ws, idb, 1), 0);
 
 	/* removed: alone again, and a guard makes two */
 	CHECK_EQ(zcast_waitset_remove(w.ws, idb), 0);
 	start(&w);
-	ZT_EVENTUALLY(atomic_load(&ra->sleeping) == 1);
+	ZT_EVENTUALLY(ZC_SLEEPERS(atomic_load(&ra->sleepers)) == 1);
 	expect_woken(&w, pa, sa, sa);
 	zcast_guard *g;
 	CHECK_EQ(zcast_guard_create(&g), 0);
 	int idg;
 	CHECK_EQ(zcast_waitset_add_guard(w.ws, g, g, &idg), 0);
 	start(&w);
-	CHECK_EQ(atomic_load(&ra->sleeping), 0);
+	CHECK_EQ(ZC_SLEEPERS(atomic_load(&ra->sleepers)), 0);
 	expect_woken(&w, pa, sa, sa);
 
 	zcast_waitset_destroy(w.ws);

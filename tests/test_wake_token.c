@@ -47,7 +47,7 @@ static void publish(zcast_pub *p, uint64_t seq)
 static void woken_publish(zcast_pub *p, struct zc_topic_hdr *h, struct zc_sub_rec *rec,
 			  uint64_t seq)
 {
-	ZT_EVENTUALLY(atomic_load(&rec->sleeping) == 1);
+	ZT_EVENTUALLY(ZC_SLEEPERS(atomic_load(&rec->sleepers)) == 1);
 	uint64_t before = atomic_load(&h->wake_token);
 	publish(p, seq);
 	uint64_t want = before + 1 == 0 ? 1 : before + 1;
