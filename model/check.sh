@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh -- exhaustive SPIN check of model/zcast.pml (see docs/MODEL.md).
+# check.sh -- exhaustive SPIN check of model/zcast.pml and model/bell.pml (see docs/MODEL.md).
 #
 #   bash model/check.sh          configurations for `make test` (under 2 minutes
 #                                of CPU, under 200 MB each), the eight mutants
@@ -19,6 +19,7 @@ set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 model="$here/zcast.pml"
+pml=zcast.pml # the model file of the next runs (model/bell.pml: the doorbell alone)
 mode=${1:-}
 
 for tool in spin "${CC:-gcc}"; do
@@ -48,7 +49,7 @@ run() {
 	ran=$((ran + 1))
 	local dir="$tmp/$name"
 	mkdir -p "$dir"
-	cp "$model" "$dir/zcast.pml"
+	cp "$here/$pml" "$dir/zcast.pml"
 	if ! (cd "$dir" && spin -a "$@" zcast.pml >spin.out 2>&1); then
 		echo "FAIL $name: spin -a failed"; cat "$dir/spin.out"
 		failures=$((failures + 1)); return
@@ -123,6 +124,9 @@ if [ "$mode" = --long ]; then
 	run long-waits-2pub2      clean 27 -- -DWAITS -DNPUBR=2 -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DNOCRASH
 	# its mutant needs two publishes of one publisher: 19 M states before the error (100 s)
 	run long-mutant-space-woken-order error 24 -- -DWAITS -DNPUBR=2 -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DNOCRASH -DMUT_SPACE_ORDER
+	pml=bell.pml
+	run long-bell-3ringers    clean 26 -- -DNR=3
+	pml=zcast.pml
 elif [ -n "$mode" ]; then
 	echo "usage: $0 [--long]"; exit 2
 else
@@ -149,6 +153,14 @@ else
 	run mutant-bell-no-recheck      error 22 -- -DBELL -DNPUB=2 -DMUT_C
 	run mutant-bell-sleep-before-bit error 22 -- -DBELL -DNPUB=2 -DMUT_BELL_ORDER
 	run mutant-bell-owed-no-ring    error 22 -- -DBELL -DNPUB=1 -DPUBCRASH -DMUT_BELL_OWED
+	echo "== the doorbell rung by ringers without a common lock (model/bell.pml)"
+	pml=bell.pml
+	run bell-lockfree                   clean 22 --
+	run bell-lockfree-3msg              clean 22 -- -DNMSG=3
+	run mutant-bell-clear-before-read   error 20 -- -DMUT_CLEAR_FIRST
+	run mutant-bell-never-clear         error 20 -- -DMUT_NO_CLEAR
+	run mutant-bell-lockfree-no-recheck error 20 -- -DMUT_NO_RECHECK
+	pml=zcast.pml
 	echo "== finding kept as a regression (must be rejected)"
 	run zero-target-publish-leaks   error 22 -- -DNPUB=2 -DHISTD=0 -DJOINH=0 -DBUG_ZERO_TARGETS
 fi

@@ -140,6 +140,9 @@ bit  asleep[NSUB];           /* kernel: subscriber i is in notify's wait queue (
 bit  bellbit[NSUB];          /* subscriber i's bit in its wait set's doorbell (ready set) */
 byte bellword[NSUB];         /* that doorbell's futex word */
 bit  bellsleep[NSUB];        /* its owner announced sleep */
+bit  bellwk[NSUB];           /* a publisher claimed the wake of that doorbell (woken):
+                                other publishers skip theirs; cleared by the owner after
+                                it reads the word, before it announces */
 bit  hot[NSUB];              /* owner-local: check the ring (bit taken, or ready last time) */
 #endif
 byte pword[NPUBR];           /* kernel: publisher p is in the wait queue of
@@ -647,9 +650,9 @@ endsp:						(pword[p] == 0) -> space_w--;
 #ifdef BELL
 #ifndef MUT_BELL_ORDER
 							bellbit[0] = 1;
-							if :: bellsleep[0] -> d_step { bw = bw | 1; wake = 1 } :: else -> skip fi
+							if :: bellsleep[0] -> d_step { if :: !bellwk[0] -> bellwk[0] = 1; bw = bw | 1; wake = 1 :: else -> skip fi } :: else -> skip fi
 #else
-							if :: bellsleep[0] -> d_step { bw = bw | 1; wake = 1 } :: else -> skip fi;
+							if :: bellsleep[0] -> d_step { if :: !bellwk[0] -> bellwk[0] = 1; bw = bw | 1; wake = 1 :: else -> skip fi } :: else -> skip fi;
 							bellbit[0] = 1
 #endif
 #endif
@@ -700,9 +703,9 @@ endsp:						(pword[p] == 0) -> space_w--;
 #ifdef BELL
 #ifndef MUT_BELL_ORDER
 							bellbit[1] = 1;
-							if :: bellsleep[1] -> d_step { bw = bw | 2; wake = 1 } :: else -> skip fi
+							if :: bellsleep[1] -> d_step { if :: !bellwk[1] -> bellwk[1] = 1; bw = bw | 2; wake = 1 :: else -> skip fi } :: else -> skip fi
 #else
-							if :: bellsleep[1] -> d_step { bw = bw | 2; wake = 1 } :: else -> skip fi;
+							if :: bellsleep[1] -> d_step { if :: !bellwk[1] -> bellwk[1] = 1; bw = bw | 2; wake = 1 :: else -> skip fi } :: else -> skip fi;
 							bellbit[1] = 1
 #endif
 #endif
@@ -882,6 +885,7 @@ proctype Sub(byte i)
 				/* nothing to check: read the doorbell word, announce, re-check the
 				 * ready bit, then sleep on the value read first */
 				v = bellword[i];
+				bellwk[i] = 0;
 				bellsleep[i] = 1;
 #ifndef MUT_C
 				if

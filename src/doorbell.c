@@ -421,6 +421,8 @@ void zc_bell_push(zcast_pub *p, uint32_t k, uint64_t ref)
 	for (uint32_t i = 0; i < c->n_wake; i++)
 		if (c->wake[i] == b)
 			return; /* several subscribers of one wait set: one wake */
+	if (!zc_bell_claim_wake(b))
+		return; /* another ringer's wake (or an owed one) is on its way */
 	zc_bell_bump(b); /* under the lock: a sleeper that read the word before sleeps no more */
 	c->wake[c->n_wake++] = b;
 }

@@ -55,6 +55,13 @@ static inline bool zc_bell_set(struct zc_bell *b, uint32_t bit)
 	atomic_fetch_or_explicit(&b->hdr->bits[bit / 64], 1ull << (bit % 64), memory_order_seq_cst);
 	return atomic_load_explicit(&b->hdr->sleeping, memory_order_seq_cst) != 0;
 }
+/* After zc_bell_set said the owner sleeps: true for the one ringer that is to bump and wake it
+ * until the owner announces a sleep again (the `woken` flag, layout.h). */
+static inline bool zc_bell_claim_wake(struct zc_bell *b)
+{
+	return !atomic_load_explicit(&b->hdr->woken, memory_order_relaxed) &&
+	       !atomic_exchange_explicit(&b->hdr->woken, 1, memory_order_seq_cst);
+}
 static inline void zc_bell_bump(struct zc_bell *b)
 {
 	atomic_fetch_add_explicit(&b->hdr->word, 1, memory_order_seq_cst);

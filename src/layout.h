@@ -284,7 +284,11 @@ struct zc_bell_hdr {
 	alignas(ZC_CACHELINE) _Atomic uint32_t word; /* futex: bumped by a ringer that finds the owner
 						      * asleep */
 	_Atomic uint32_t sleeping; /* owner: 1 from just before its last check until it wakes */
-	uint32_t pad1[14];
+	/* Set by the ringer that bumps `word` for a sleeping owner; cleared by the owner (after reading
+	 * `word`, before announcing): while set, other ringers skip their FUTEX_WAKE. Owed wakes and
+	 * repairs ring whatever it says. */
+	_Atomic uint32_t woken;
+	uint32_t pad1[13];
 	alignas(ZC_CACHELINE) _Atomic uint64_t bits[ZC_BELL_BITS / 64]; /* ready set: ringers set,
 									   * the owner takes */
 };

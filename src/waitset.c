@@ -625,13 +625,15 @@ static void disarm(zcast_waitset *ws)
 	}
 }
 
-/* Announces the sleep on the doorbell: read the word, set `sleeping`, then look at the ready set
- * once more (a publisher sets its bit, then reads `sleeping`: one of us sees the other). Returns
- * false (disarmed) when a bit is set. */
+/* Announces the sleep on the doorbell: read the word, clear `woken`, set `sleeping`, then look at
+ * the ready set once more (a publisher sets its bit, then reads `sleeping`: one of us sees the
+ * other). `woken` is cleared after the read: a ringer that finds it set by a wake after the clear
+ * bumps the word after our read too. Returns false (disarmed) when a bit is set. */
 static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
 {
 	struct zc_bell_hdr *h = ws->bell.b->hdr;
 	uint32_t v = atomic_load_explicit(&h->word, memory_order_seq_cst);
+	atomic_store_explicit(&h->woken, 0, memory_order_seq_cst);
 	atomic_store_explicit(&h->sleeping, 1, memory_order_seq_cst);
 	ws->bell_armed = true;
 	for (uint32_t w = 0; w < ws->bell_words; w++)

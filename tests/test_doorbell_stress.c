@@ -1,12 +1,14 @@
 /* The doorbell's ready set never loses an event. Burst: three publisher processes and a publisher
  * thread publish to 16 topics at once (FULL queues of 4, so they block and wake each other), while
  * two subscriber processes each wait for 64 subscriptions (4 per topic) in one wait set, and take
- * fewer events per call than are ready, and disable and re-enable subscriptions (leaving and
- * rejoining the doorbell). Drip: then one message at a time goes to a random topic and must be
- * taken by all 8 of its subscriptions before the next: each one is the only event in flight, so a
- * single lost bit or wake-up leaves a subscriber asleep and fails the test (no wait has a timeout
- * that could hide a lost wake-up as a slow one). Every subscription checks that it got every
- * message of every publisher, in order. */
+ * fewer events per call than are ready (5; 1 in the second process), and disable and re-enable
+ * subscriptions (leaving and rejoining the doorbell; every 7th round, every 3rd in the second
+ * process, where a disabled subscription often holds the only message in flight of the drip
+ * phase). Drip: then one message at a time goes to a random topic and must be taken by all 8 of
+ * its subscriptions before the next: each one is the only event in flight, so a single lost bit or
+ * wake-up leaves a subscriber asleep and fails the test (no blocking wait has a timeout that could
+ * hide a lost wake-up as a slow one). Every subscription checks that it got every message of every
+ * publisher, in order. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -107,6 +109,8 @@ struct subscriber_args {
 	int ready_w; /* signalled once every subscription is attached */
 	int go_r;    /* read before waiting (the publishers are started) */
 	bool with_thread;
+	int max_events;	   /* per wait: 1 .. 5 */
+	int disable_every; /* rounds between two disables */
 };
 
 static int subscriber(void *arg)
@@ -135,8 +139,16 @@ static int subscriber(void *arg)
 	const uint64_t want = (uint64_t)PUBS * PER_PUB_TOPIC + DRIPS_PER_TOPIC;
 	int complete = 0, disabled = -1, rounds = 0;
 	zcast_ws_event ev[5]; /* fewer than are often ready: the rest must stay ready */
+	CHECK(a->max_events >= 1 && a->max_events <= 5);
 	while (complete < SUBS) {
-		int n = zcast_waitset_wait(ws, STALL_NS, ev, 5);
+		/* While a subscription is disabled the wait only polls: in the drip phase its message
+		 * can be the only one in flight, and a disabled entry never ends a wait. */
+		int n = zcast_waitset_wait(ws, disabled >= 0 ? 0 : STALL_NS, ev, a->max_events);
+		if (n == ZCAST_ETIMEDOUT && disabled >= 0) {
+			CHECK_EQ(zcast_waitset_enable(ws, ids[disabled], 1), 0);
+			disabled = -1;
+			continue;
+		}
 		CHECK(n > 0); /* a timeout here is a lost event */
 		for (int k = 0; k < n; k++) {
 			struct sub_state *s = ev[k].user;
@@ -150,7 +162,7 @@ static int subscriber(void *arg)
 		if (disabled >= 0) {
 			CHECK_EQ(zcast_waitset_enable(ws, ids[disabled], 1), 0);
 			disabled = -1;
-		} else if (++rounds % 7 == 0) {
+		} else if (++rounds % a->disable_every == 0) {
 			disabled = rounds % SUBS;
 			if (st[disabled].got < want)
 				CHECK_EQ(zcast_waitset_enable(ws, ids[disabled], 0), 0);
@@ -216,7 +228,8 @@ int main(void)
 	int ready[2], go[2];
 	CHECK_EQ(pipe(ready), 0);
 	CHECK_EQ(pipe(go), 0);
-	struct subscriber_args a1 = {ready[1], go[0], true}, a2 = {ready[1], go[0], false};
+	struct subscriber_args a1 = {ready[1], go[0], true, 5, 7};
+	struct subscriber_args a2 = {ready[1], go[0], false, 1, 3};
 	pid_t s1 = zt_fork(subscriber, &a1), s2 = zt_fork(subscriber, &a2);
 	zt_await(ready[0]);
 	zt_await(ready[0]);
