@@ -265,8 +265,10 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 		atomic_store_explicit(&r->delivered,
 				      atomic_load_explicit(&r->delivered, memory_order_relaxed) + 1,
 				      memory_order_relaxed);
-		/* Read once: a scribbled reference can only ring somebody's doorbell for nothing. */
-		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_relaxed);
+		/* Read once: a scribbled reference can only ring somebody's doorbell for nothing.
+		 * seq_cst: after our tail store, against try_bell's CAS and the owner's look at the
+		 * ring that follows it (one of us sees the other). */
+		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_seq_cst);
 		if (bell)
 			zc_bell_push(p, k, bell); /* a wait set: its bit, and its word if it sleeps */
 		uint64_t sleep = atomic_load_explicit(&r->sleepers, memory_order_seq_cst);
