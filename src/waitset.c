@@ -34,6 +34,9 @@ struct ws_entry {
 	bool belled; /* SUB: its record holds bell_ref; GUARD: `link` rings our doorbell */
 	bool hot;    /* belled and in hot[]: checked at the next collect */
 	bool listed; /* in others[] (an entry re-belled since is skipped there) */
+	/* SUB, belled: its record's reference is withdrawn while the wait set sleeps on its topic
+	 * word alone (arm_solo): publishers then neither set its bit nor look at our doorbell. */
+	bool quiet;
 	uint64_t bell_ref;
 	void *user;
 	zcast_sub *sub;          /* SUB */
@@ -57,6 +60,7 @@ struct zcast_waitset {
 	bool no_bell;          /* $ZCAST_NO_DOORBELL=1 or the doorbell could not be made */
 	bool bell_armed;
 	int solo_armed; /* the lone belled subscriber armed on its topic word (arm_solo), or -1 */
+	int quiet;	/* the entry whose reference is withdrawn (ws_entry.quiet), or -1 */
 	struct zc_bell_own bell; /* bell.b == NULL until the first subscriber needs it */
 	uint32_t bell_words;     /* ready-set words in use: (highest belled id) / 64 + 1 */
 	int64_t slice_ns;        /* smallest last-resort sleep slice of a belled subscriber */
@@ -79,6 +83,7 @@ int zcast_waitset_create(zcast_waitset **out)
 	const char *env = getenv("ZCAST_NO_DOORBELL");
 	ws->no_bell = env && env[0] == '1';
 	ws->solo_armed = -1;
+	ws->quiet = -1;
 	*out = ws;
 	return 0;
 }
@@ -89,6 +94,10 @@ static void unbell(struct ws_entry *e)
 	if (!e->belled)
 		return;
 	e->belled = false;
+	if (e->quiet) {
+		e->quiet = false; /* withdrawn already (ws->quiet is checked against this flag) */
+		return;
+	}
 	if (!zc_inherited(&e->sub->t)) {
 		uint64_t ref = e->bell_ref;
 		atomic_compare_exchange_strong(&e->sub->rec->bell, &ref, 0);
@@ -151,10 +160,13 @@ static void rebuild_others(zcast_waitset *ws)
 
 /* A free entry (reused ids first), with room for two more words per entry (a room entry sleeps on
  * two) and the doorbell's. */
+static bool unquieten(zcast_waitset *ws);
+
 static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
 {
 	if (!ws || !id)
 		return zc_err(ZCAST_EINVAL, "NULL argument");
+	unquieten(ws); /* the lone subscription may be lone no more: its bits count again */
 	int i = 0;
 	while (i < ws->n && ws->e[i].kind)
 		i++;
@@ -413,6 +425,8 @@ int zcast_waitset_enable(zcast_waitset *ws, int id, int enabled)
 	if (e->enabled == (enabled != 0))
 		return 0;
 	e->enabled = enabled != 0;
+	if (e->enabled)
+		unquieten(ws); /* as in new_entry */
 	/* A disabled subscriber leaves the doorbell (publishers skip it); enabled, it rejoins. The
 	 * list of the others changes only if it cannot (executors toggle entries per dispatch). */
 	if (e->kind == ZCAST_WS_GUARD && e->belled && e->enabled) {
@@ -433,7 +447,9 @@ int zcast_waitset_enable(zcast_waitset *ws, int id, int enabled)
  * bit set after the exchange stays for the next round. */
 static void harvest(zcast_waitset *ws)
 {
-	if (!ws->bell.b)
+	/* Quiet (arm_solo): the lone entry is checked by disarm and arm, a bit set meanwhile is a
+	 * stale ring; the bits wait until the doorbell is used again. */
+	if (!ws->bell.b || (ws->quiet >= 0 && ws->quiet < ws->n && ws->e[ws->quiet].quiet))
 		return;
 	_Atomic uint64_t *bits = ws->bell.b->hdr->bits;
 	for (uint32_t w = 0; w < ws->bell_words; w++) {
@@ -578,19 +594,26 @@ static uint32_t hash_key(uint64_t a, uint64_t b)
 	return (uint32_t)(h >> 32);
 }
 
-/* Adds a word unless an identical one (same key) is in already. */
+/* Adds a word unless an identical one (same key) is in already. The index is built only when a
+ * second word comes: a wait on one word (a doorbell, a lone subscription) never touches it. */
 static void add_word(zcast_waitset *ws, uint32_t *n, uint64_t ka, uint64_t kb, _Atomic uint32_t *w,
 		     uint32_t val, uint32_t is_private)
 {
 	uint32_t mask = ws->cap_hash - 1, h = hash_key(ka, kb) & mask;
-	for (;; h = (h + 1) & mask) {
+	if (*n == 1) {
+		memset(ws->hash, 0xff, ws->cap_hash * sizeof *ws->hash);
+		uint32_t h0 = hash_key(ws->keys[0], ws->keys[1]) & mask;
+		ws->hash[h0] = 0;
+	}
+	for (; *n > 0; h = (h + 1) & mask) {
 		int32_t j = ws->hash[h];
 		if (j < 0)
 			break;
 		if (ws->keys[2 * j] == ka && ws->keys[2 * j + 1] == kb)
 			return; /* same futex: the first value read is the one we sleep on */
 	}
-	ws->hash[h] = (int32_t)*n;
+	if (*n > 0)
+		ws->hash[h] = (int32_t)*n;
 	ws->keys[2 * *n] = ka;
 	ws->keys[2 * *n + 1] = kb;
 	ws->words[*n] = (struct zc_wword){w, val, is_private};
@@ -604,6 +627,7 @@ static void disarm(zcast_waitset *ws)
 		ws->solo_armed = -1;
 		e->armed = false;
 		zc_sub_disarm(e->sub);
+		make_hot(ws, e); /* woken by its topic word: no bit tells */
 	}
 	if (ws->bell_armed) {
 		ws->bell_armed = false;
@@ -667,16 +691,61 @@ static int solo_sub(const zcast_waitset *ws)
 	return found;
 }
 
+/* While the wait set sleeps on a lone subscription's topic word, that entry's bit and our doorbell
+ * tell nothing the word does not: its reference is withdrawn from the record, so that a publisher
+ * does not ring S doorbells for S such wait sets (one syscall wakes them all, as for zcast_wait).
+ * Only our process writes the record's reference; a publisher that read it before still rings,
+ * which costs a check. */
+static void quieten(zcast_waitset *ws, int i)
+{
+	struct ws_entry *e = &ws->e[i];
+	if (e->quiet || zc_inherited(&e->sub->t))
+		return;
+	uint64_t ref = e->bell_ref;
+	if (!atomic_compare_exchange_strong(&e->sub->rec->bell, &ref, 0))
+		return;
+	e->quiet = true;
+	ws->quiet = i;
+}
+
+/* The withdrawn reference back, before the wait set sleeps on its doorbell again. True if it was
+ * withdrawn: the entry is checked first (messages queued meanwhile rang nothing). */
+static bool unquieten(zcast_waitset *ws)
+{
+	int i = ws->quiet;
+	ws->quiet = -1;
+	if (i < 0 || i >= ws->n || !ws->e[i].quiet)
+		return false;
+	struct ws_entry *e = &ws->e[i];
+	e->quiet = false;
+	uint64_t none = 0;
+	if (!atomic_compare_exchange_strong(&e->sub->rec->bell, &none, e->bell_ref)) {
+		/* Another wait set of this process took the record meanwhile: armed the classic
+		 * way from now on, as try_bell does when the record names another doorbell. */
+		e->belled = false;
+		rebuild_others(ws);
+		return true;
+	}
+	make_hot(ws, e);
+	return true;
+}
+
 /* Arms the lone subscription the way an entry without the doorbell is armed. False: ready. */
 static bool arm_solo(zcast_waitset *ws, int i, uint32_t *n, int64_t *until)
 {
 	struct ws_entry *e = &ws->e[i];
 	_Atomic uint32_t *w;
 	uint32_t v;
+	if (ws->quiet != i && unquieten(ws))
+		return false; /* another entry was the lone one: look at it first */
+	quieten(ws, i);
 	zc_deaths_rescan(&e->sub->t); /* a publisher dying owing us a wake is seen */
-	if (!zc_sub_arm(e->sub, &w, &v))
+	if (!zc_sub_arm(e->sub, &w, &v)) {
+		make_hot(ws, e); /* ready: with the reference withdrawn no bit says so */
 		return false;
-	*until = zc_sub_sleep_until(e->sub, *until, zc_now_ns()); /* optional slice */
+	}
+	if (e->sub->slice_ns > 0) /* the optional slice: the only reason to read the clock here */
+		*until = zc_sub_sleep_until(e->sub, *until, zc_now_ns());
 	e->armed = true;
 	ws->solo_armed = i;
 	add_word(ws, n, e->ino, KEY_NOTIFY, w, v, 0);
@@ -688,9 +757,10 @@ static bool arm_solo(zcast_waitset *ws, int i, uint32_t *n, int64_t *until)
 static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 {
 	uint32_t n = 0;
-	memset(ws->hash, 0xff, ws->cap_hash * sizeof *ws->hash);
 	if (ws->bell.b && ws->bell_words) {
 		int solo = solo_sub(ws);
+		if (solo < 0 && unquieten(ws))
+			goto ready; /* the lone entry's messages since it was quiet rang nothing */
 		if (solo >= 0 ? !arm_solo(ws, solo, &n, until) : !arm_bell(ws, &n, until))
 			goto ready;
 	}
@@ -706,8 +776,8 @@ static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 			    &e->sub->t); /* a publisher dying owing us a wake is seen */
 			if (!zc_sub_arm(e->sub, &w, &v))
 				goto ready;
-			*until =
-			    zc_sub_sleep_until(e->sub, *until, zc_now_ns()); /* optional slice */
+			if (e->sub->slice_ns > 0) /* the optional slice */
+				*until = zc_sub_sleep_until(e->sub, *until, zc_now_ns());
 			e->armed = true;
 			if (e->sub->policy == ZCAST_POLICY_BALANCE_RR)
 				add_word(ws, &n, e->ino, KEY_RR + (uint64_t)e->sub->index, w, v, 0);

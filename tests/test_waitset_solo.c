@@ -68,13 +68,24 @@ static void switches_with_entries(void)
 	int ida, idb;
 	CHECK_EQ(zcast_waitset_add_sub(w.ws, sa, sa, &ida), 0);
 
-	/* one subscription: asleep on the topic word, announced in its record */
+	/* one subscription: asleep on the topic word, announced in its record, the doorbell's
+	 * reference withdrawn from it (publishers ring nothing) */
+	uint64_t ref = atomic_load(&ra->bell);
+	CHECK(ref != 0);
 	start(&w);
 	ZT_EVENTUALLY(ZC_SLEEPERS(atomic_load(&ra->sleepers)) == 1);
+	CHECK_EQ(atomic_load(&ra->bell), 0);
 	expect_woken(&w, pa, sa, sa);
+	/* a message while nobody waits, with nothing rung: the next wait reports it at once */
+	zt_publish(pa, 1, 64);
+	zcast_ws_event ev[2];
+	CHECK_EQ(zcast_waitset_wait(w.ws, 2000000000, ev, 2), 1);
+	CHECK(ev[0].user == sa);
+	CHECK_EQ(zt_drain(sa), 1);
 
-	/* two: asleep on the doorbell, the record is not armed */
+	/* two: asleep on the doorbell, the record is not armed, the reference is back */
 	CHECK_EQ(zcast_waitset_add_sub(w.ws, sb, sb, &idb), 0);
+	CHECK_EQ(atomic_load(&ra->bell), ref);
 	start(&w);
 	CHECK_EQ(ZC_SLEEPERS(atomic_load(&ra->sleepers)), 0);
 	expect_woken(&w, pb, sb, sb);
