@@ -207,7 +207,7 @@ struct zc_sub_rec {
 
 #define ZC_ANNOUNCE ((1ull << 16) + 1u)
 #define ZC_SLEEPERS(w) ((uint32_t)((w)&0xffffu)) /* more threads of one subscriber: a scribble */
-#define ZC_SLEEP_EPOCH(w) ((w) >> 16)		/* 48 bits: never wraps */
+#define ZC_SLEEP_EPOCH(w) ((w) >> 16) /* 48 bits: 2^48 sleeps (9 years at 1 MHz) to wrap */
 
 struct zc_tool_rec {
 	_Atomic uint32_t state;
