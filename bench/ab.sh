@@ -52,6 +52,11 @@ for r in $(seq 1 "$ROUNDS"); do
 done >"$OUT/runs"
 /usr/bin/python3 - "$OUT/runs" "$CASE" <<'EOF'
 import csv, json, statistics, sys
+
+def round_ratio(rounds, label, what):
+    # median over rounds of label's value / the floor's in the same round (noise hits both)
+    ratios = [v[label] / v["floor"] for v in rounds.values() if "floor" in v]
+    return f", {what}per-round ratio to the floor: median {statistics.median(ratios):.2f}x" if ratios else ""
 if sys.argv[2] == "continuous":
     rate, cpu, rounds = {}, {}, {}
     for line in open(sys.argv[1]):
@@ -63,8 +68,7 @@ if sys.argv[2] == "continuous":
         cpu.setdefault(label, []).append(ns)
         rounds.setdefault(r, {})[label] = d["msgs_per_s"]
     for label in rate:
-        ratios = [v[label] / v["floor"] for v in rounds.values() if "floor" in v]
-        extra = f", per-round ratio to the floor: median {statistics.median(ratios):.2f}x" if ratios else ""
+        extra = round_ratio(rounds, label, "")
         print(f"{label:10s} median over {len(rate[label])} rounds: {statistics.median(rate[label]) / 1e6:.3f} M msgs/s,"
               f" CPU {statistics.median(cpu[label]):.0f} ns/msg{extra}")
     sys.exit(0)
@@ -85,8 +89,7 @@ if sys.argv[2] == "fanout":
         cpu.setdefault(label, []).append(ns)
         rounds.setdefault(r, {})[label] = p[len(p) // 2]
     for label in pub:
-        ratios = [v[label] / v["floor"] for v in rounds.values() if "floor" in v]
-        extra = f", publish per-round ratio to the floor: median {statistics.median(ratios):.2f}x" if ratios else ""
+        extra = round_ratio(rounds, label, "publish ")
         print(f"{label:10s} median over {len(pub[label])} rounds: publish p50 {statistics.median(pub[label]) / 1e3:.1f} us,"
               f" E2E p50 {statistics.median(e2e[label]) / 1e3:.1f} us, CPU {statistics.median(cpu[label]) / 1e3:.1f} us/msg{extra}")
     sys.exit(0)

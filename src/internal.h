@@ -403,8 +403,7 @@ struct zcast_pub {
 	/* Where the last publish pushed (publish.c, zc_pub_prefetch): written under the lock,
 	 * read by the next loan and publish to ask for those lines early. Hints only. */
 	_Atomic uint32_t hint_n;
-	_Atomic uint32_t hint_sub[ZC_PREFETCH_TARGETS];
-	_Atomic uint32_t hint_cell[ZC_PREFETCH_TARGETS]; /* the next cell, masked */
+	_Atomic uint32_t hint_sub[ZC_PREFETCH_TARGETS]; /* their cells: zc_seen_head.next_tail */
 	struct zc_bell_cache *bells; /* doorbells of the subscribers (doorbell.c), lazily made */
 	struct zc_seen_head *seen;   /* max_subs entries: ring heads last read (publish.c) */
 	zcast_msg *_Atomic spare;    /* a dropped message struct, for the next loan */
@@ -417,7 +416,9 @@ struct zcast_pub {
 struct zc_seen_head {
 	uint64_t id;
 	uint64_t head;
-	uint64_t next_tail; /* our last push's tail + 1: where the next push likely goes (a hint) */
+	/* Our last push's tail + 1: where the next push likely goes. A hint, read by loans outside the
+	 * lock too (zc_pub_prefetch): relaxed atomic. */
+	_Atomic uint64_t next_tail;
 };
 
 /* Hooks of the layer above the core (the pollable descriptor, subfd.c): the core calls them, never

@@ -164,8 +164,10 @@ static void drop_oldest(struct zc_topic *t, uint32_t k, const struct zc_ring *ri
  * once, at the loan and again at the publish, their transfers overlap one another, the loan's CAS
  * and the caller's writing, instead of following one another behind each seq_cst store. Hints
  * only: a target that changed costs a useless prefetch; indexes are ours, checked, or masked. */
-static void prefetch_push(const struct zc_topic *t, uint32_t k, uint64_t next_tail)
+static void prefetch_push(const zcast_pub *p, uint32_t k)
 {
+	const struct zc_topic *t = &p->t;
+	uint64_t next_tail = atomic_load_explicit(&p->seen[k].next_tail, memory_order_relaxed);
 	struct zc_sub_rec *r = &t->subs[k];
 	__builtin_prefetch(r);
 	zc_prefetch_write(&r->woken);
@@ -182,7 +184,7 @@ void zc_pub_prefetch(zcast_pub *p)
 	for (uint32_t j = 0; j < n && j < ZC_PREFETCH_TARGETS; j++) {
 		uint32_t k = atomic_load_explicit(&p->hint_sub[j], memory_order_relaxed);
 		if (k < t->max_subs)
-			prefetch_push(t, k, atomic_load_explicit(&p->hint_cell[j], memory_order_relaxed));
+			prefetch_push(p, k);
 	}
 }
 
@@ -243,8 +245,7 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 		struct zc_sub_rec *r = &t->subs[k];
 		/* The loan asked for the first targets' lines; the rest are asked for this far ahead. */
 		if (j + ZC_PREFETCH_TARGETS < n) {
-			uint32_t ahead = p->targets[j + ZC_PREFETCH_TARGETS];
-			prefetch_push(t, ahead, p->seen[ahead].next_tail);
+			prefetch_push(p, p->targets[j + ZC_PREFETCH_TARGETS]);
 		}
 		struct zc_ring ring = zc_sub_ring(t, k, DEPTH_OF(d));
 		if (IS_DROP_OLD(d) && !ring_has_room(p, k, &ring))
@@ -256,11 +257,9 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 		atomic_store_explicit(&r->push_seq, seq, memory_order_release);
 		zc_ring_push_at(&ring, tail, desc);
 		ZC_CRASH("publish:after-push");
-		p->seen[k].next_tail = tail + 1;
-		if (j < ZC_PREFETCH_TARGETS) {
+		atomic_store_explicit(&p->seen[k].next_tail, tail + 1, memory_order_relaxed);
+		if (j < ZC_PREFETCH_TARGETS)
 			atomic_store_explicit(&p->hint_sub[j], k, memory_order_relaxed);
-			atomic_store_explicit(&p->hint_cell[j], (uint32_t)(tail + 1), memory_order_relaxed);
-		}
 		/* Only lock holders write it: no read-modify-write needed. */
 		atomic_store_explicit(&r->delivered,
 				      atomic_load_explicit(&r->delivered, memory_order_relaxed) + 1,

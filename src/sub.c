@@ -312,6 +312,9 @@ bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
 
 void zc_sub_disarm(zcast_sub *s)
 {
+	/* Most disarms follow a wake-up (zcast_wait, wait sets): the lines the check and the take
+	 * read next are asked for before this locked decrement stalls us. */
+	zc_ring_prefetch(&s->ring);
 	atomic_fetch_sub_explicit(&s->rec->sleepers, 1, memory_order_seq_cst);
 }
 
@@ -346,7 +349,6 @@ int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		}
 		int64_t slice_from = s->slice_ns > 0 ? zc_now_ns() : 0;
 		zc_futex_wait(word, v, zc_sub_sleep_until(s, deadline, slice_from));
-		zc_ring_prefetch(&s->ring); /* before the disarm's locked decrement stalls us */
 		zc_sub_disarm(s);
 		if (zc_sub_has_queued(s))
 			return 0;

@@ -160,6 +160,13 @@ static void rebuild_others(zcast_waitset *ws)
 
 /* A free entry (reused ids first), with room for two more words per entry (a room entry sleeps on
  * two) and the doorbell's. */
+/* The entry whose reference is withdrawn, or NULL (ws->quiet may name an entry unbelled since). */
+static struct ws_entry *quiet_entry(const zcast_waitset *ws)
+{
+	int i = ws->quiet;
+	return i >= 0 && i < ws->n && ws->e[i].quiet ? &ws->e[i] : NULL;
+}
+
 static bool unquieten(zcast_waitset *ws);
 
 static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
@@ -449,7 +456,7 @@ static void harvest(zcast_waitset *ws)
 {
 	/* Quiet (arm_solo): the lone entry is checked by disarm and arm, a bit set meanwhile is a
 	 * stale ring; the bits wait until the doorbell is used again. */
-	if (!ws->bell.b || (ws->quiet >= 0 && ws->quiet < ws->n && ws->e[ws->quiet].quiet))
+	if (!ws->bell.b || quiet_entry(ws))
 		return;
 	_Atomic uint64_t *bits = ws->bell.b->hdr->bits;
 	for (uint32_t w = 0; w < ws->bell_words; w++) {
@@ -712,11 +719,10 @@ static void quieten(zcast_waitset *ws, int i)
  * withdrawn: the entry is checked first (messages queued meanwhile rang nothing). */
 static bool unquieten(zcast_waitset *ws)
 {
-	int i = ws->quiet;
+	struct ws_entry *e = quiet_entry(ws);
 	ws->quiet = -1;
-	if (i < 0 || i >= ws->n || !ws->e[i].quiet)
+	if (!e)
 		return false;
-	struct ws_entry *e = &ws->e[i];
 	e->quiet = false;
 	uint64_t none = 0;
 	if (!atomic_compare_exchange_strong(&e->sub->rec->bell, &none, e->bell_ref)) {
