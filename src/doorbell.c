@@ -367,6 +367,7 @@ struct zc_bell_cache {
 	uint32_t n, n_wake;
 	struct bell_slot *slot; /* per subscriber record */
 	struct zc_bell **wake;	/* asleep, to wake after the unlock (slots hold the references) */
+	uint32_t *claim;	/* per wake: our claim of it (zc_bell_must_wake), or 0 */
 };
 
 static struct zc_bell_cache *cache_of(zcast_pub *p)
@@ -379,9 +380,11 @@ static struct zc_bell_cache *cache_of(zcast_pub *p)
 		c->n = n;
 		c->slot = calloc(n, sizeof *c->slot);
 		c->wake = calloc(n, sizeof *c->wake);
-		if (!c->slot || !c->wake) {
+		c->claim = calloc(n, sizeof *c->claim);
+		if (!c->slot || !c->wake || !c->claim) {
 			free(c->slot);
 			free(c->wake);
+			free(c->claim);
 			free(c);
 			c = NULL;
 		}
@@ -421,9 +424,12 @@ void zc_bell_push(zcast_pub *p, uint32_t k, uint64_t ref)
 	for (uint32_t i = 0; i < c->n_wake; i++)
 		if (c->wake[i] == b)
 			return; /* several subscribers of one wait set: one wake */
-	if (!zc_bell_claim_wake(b))
-		return; /* another ringer's wake (or an owed one) is on its way */
+	uint32_t claim;
+	if (!zc_bell_must_wake(b, &claim))
+		return; /* this sleep's claimer has woken it */
+	ZC_CRASH("publish:after-bell-claim"); /* others must not wait for a dead claimer */
 	zc_bell_bump(b); /* under the lock: a sleeper that read the word before sleeps no more */
+	c->claim[c->n_wake] = claim;
 	c->wake[c->n_wake++] = b;
 }
 
@@ -437,8 +443,11 @@ void zc_bell_wake_pending(zcast_pub *p)
 	struct zc_bell_cache *c = p->bells;
 	if (!c)
 		return;
-	for (uint32_t i = 0; i < c->n_wake; i++)
+	for (uint32_t i = 0; i < c->n_wake; i++) {
 		zc_bell_wake(c->wake[i]);
+		if (c->claim[i])
+			zc_bell_delivered(c->wake[i], c->claim[i]);
+	}
 	c->n_wake = 0;
 }
 
@@ -451,6 +460,7 @@ void zc_bell_cache_free(zcast_pub *p)
 		zc_bell_put(c->slot[k].b);
 	free(c->slot);
 	free(c->wake);
+	free(c->claim);
 	free(c);
 	p->bells = NULL;
 }

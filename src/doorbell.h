@@ -55,12 +55,34 @@ static inline bool zc_bell_set(struct zc_bell *b, uint32_t bit)
 	atomic_fetch_or_explicit(&b->hdr->bits[bit / 64], 1ull << (bit % 64), memory_order_seq_cst);
 	return atomic_load_explicit(&b->hdr->sleeping, memory_order_seq_cst) != 0;
 }
-/* After zc_bell_set said the owner sleeps: true for the one ringer that is to bump and wake it
- * until the owner announces a sleep again (the `woken` flag, layout.h). */
-static inline bool zc_bell_claim_wake(struct zc_bell *b)
+/* After zc_bell_set said the owner sleeps: must this ringer bump and wake it (`woken`, layout.h)?
+ * False when a claimer of this sleep has delivered its wake already. True otherwise, with *claim
+ * set when this ringer won the claim: it then hands *claim to zc_bell_delivered after its
+ * FUTEX_WAKE. A ringer that finds the wake claimed by another wakes too (*claim = 0): that claimer
+ * may have been killed before its wake, and the others must not wait for it. */
+static inline bool zc_bell_must_wake(struct zc_bell *b, uint32_t *claim)
 {
-	return !atomic_load_explicit(&b->hdr->woken, memory_order_relaxed) &&
-	       !atomic_exchange_explicit(&b->hdr->woken, 1, memory_order_seq_cst);
+	uint32_t w = atomic_load_explicit(&b->hdr->woken, memory_order_seq_cst);
+	*claim = 0;
+	if (ZC_BELL_WOKEN_STATE(w) == ZC_BELL_FREE) {
+		uint32_t c = w | ZC_BELL_CLAIMED;
+		if (atomic_compare_exchange_strong_explicit(&b->hdr->woken, &w, c,
+							    memory_order_seq_cst,
+							    memory_order_seq_cst)) {
+			*claim = c;
+			return true;
+		}
+	}
+	return ZC_BELL_WOKEN_STATE(w) != ZC_BELL_DELIVERED;
+}
+/* The claimer's FUTEX_WAKE is done: later ringers of the same sleep skip theirs. A CAS: the owner
+ * may have started a new sleep (a new epoch) meanwhile, which this must not mark. */
+static inline void zc_bell_delivered(struct zc_bell *b, uint32_t claim)
+{
+	uint32_t c = claim;
+	atomic_compare_exchange_strong_explicit(&b->hdr->woken, &c,
+						(claim & ~3u) | ZC_BELL_DELIVERED,
+						memory_order_seq_cst, memory_order_relaxed);
 }
 static inline void zc_bell_bump(struct zc_bell *b)
 {

@@ -116,9 +116,12 @@ static void ring_links(zcast_guard *g)
 		if (b && l->fork_gen == gen) {
 			/* fired before the bit: a wait set that takes the bit finds it */
 			atomic_store_explicit(&l->fired, 1, memory_order_seq_cst);
-			if (zc_bell_set(b, l->bit) && zc_bell_claim_wake(b)) {
+			uint32_t claim;
+			if (zc_bell_set(b, l->bit) && zc_bell_must_wake(b, &claim)) {
 				zc_bell_bump(b);
 				zc_bell_wake(b);
+				if (claim)
+					zc_bell_delivered(b, claim);
 			}
 		}
 		atomic_fetch_sub_explicit(&l->users, 1, memory_order_seq_cst);

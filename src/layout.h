@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 7u
+#define ZC_LAYOUT_VERSION 8u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -276,6 +276,11 @@ struct zc_slot_hdr {
 #define ZC_BELL_REF_SERIAL(r) ((uint32_t)((r) >> 16) & 0xffffu)
 #define ZC_BELL_REF_BIT(r) ((uint32_t)(r)&0xffffu)
 #define ZC_BELL_REF_KEY(r) ((r) >> 16) /* names the file: pid and serial */
+#define ZC_BELL_FREE 0u
+#define ZC_BELL_CLAIMED 1u
+#define ZC_BELL_DELIVERED 2u
+#define ZC_BELL_WOKEN(epoch, state) (((uint32_t)(epoch) << 2) | (state))
+#define ZC_BELL_WOKEN_STATE(w) ((w)&3u)
 struct zc_bell_hdr {
 	_Atomic uint64_t magic;	 /* owner, written last at creation */
 	uint32_t layout_version; /* owner, at creation */
@@ -284,9 +289,11 @@ struct zc_bell_hdr {
 	alignas(ZC_CACHELINE) _Atomic uint32_t word; /* futex: bumped by a ringer that finds the owner
 						      * asleep */
 	_Atomic uint32_t sleeping; /* owner: 1 from just before its last check until it wakes */
-	/* Set by the ringer that bumps `word` for a sleeping owner; cleared by the owner (after reading
-	 * `word`, before announcing): while set, other ringers skip their FUTEX_WAKE. Owed wakes and
-	 * repairs ring whatever it says. */
+	/* Who wakes this sleep: ZC_BELL_WOKEN(epoch, state). The owner starts each sleep's epoch at
+	 * FREE (after reading `word`, before announcing); the one ringer that CASes it to CLAIMED bumps
+	 * and wakes, then CASes it to DELIVERED; a ringer that finds DELIVERED skips its wake. One that
+	 * finds CLAIMED bumps and wakes too: the claimer may have been killed before its wake, and
+	 * nobody else would deliver it. Owed wakes and repairs ring whatever it says. */
 	_Atomic uint32_t woken;
 	uint32_t pad1[13];
 	alignas(ZC_CACHELINE) _Atomic uint64_t bits[ZC_BELL_BITS / 64]; /* ready set: ringers set,

@@ -62,6 +62,7 @@ struct zcast_waitset {
 	int solo_armed; /* the lone belled subscriber armed on its topic word (arm_solo), or -1 */
 	int quiet;	/* the entry whose reference is withdrawn (ws_entry.quiet), or -1 */
 	struct zc_bell_own bell; /* bell.b == NULL until the first subscriber needs it */
+	uint32_t bell_epoch;	 /* sleeps announced on the doorbell (its `woken` epoch) */
 	uint32_t bell_words;     /* ready-set words in use: (highest belled id) / 64 + 1 */
 	int64_t slice_ns;        /* smallest last-resort sleep slice of a belled subscriber */
 	uint32_t last_words;     /* futex words of the last sleep (zcast_waitset_last_words) */
@@ -656,15 +657,18 @@ static void disarm(zcast_waitset *ws)
 	}
 }
 
-/* Announces the sleep on the doorbell: read the word, clear `woken`, set `sleeping`, then look at
- * the ready set once more (a publisher sets its bit, then reads `sleeping`: one of us sees the
- * other). `woken` is cleared after the read: a ringer that finds it set by a wake after the clear
- * bumps the word after our read too. Returns false (disarmed) when a bit is set. */
+/* Announces the sleep on the doorbell: read the word, start this sleep's `woken` epoch, set
+ * `sleeping`, then look at the ready set once more (a publisher sets its bit, then reads
+ * `sleeping`: one of us sees the other). The epoch starts after the read: a ringer that claims it
+ * bumps the word after our read too, and a claim or delivery of an earlier sleep (a late CAS)
+ * cannot count for this one. Returns false (disarmed) when a bit is set. */
 static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
 {
 	struct zc_bell_hdr *h = ws->bell.b->hdr;
 	uint32_t v = atomic_load_explicit(&h->word, memory_order_seq_cst);
-	atomic_store_explicit(&h->woken, 0, memory_order_seq_cst);
+	ws->bell_epoch++;
+	atomic_store_explicit(&h->woken, ZC_BELL_WOKEN(ws->bell_epoch, ZC_BELL_FREE),
+			      memory_order_seq_cst);
 	atomic_store_explicit(&h->sleeping, 1, memory_order_seq_cst);
 	ws->bell_armed = true;
 	for (uint32_t w = 0; w < ws->bell_words; w++)

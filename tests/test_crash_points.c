@@ -3,9 +3,10 @@
  * misspelled) point fails the test.
  *
  * Survivors: in this process a FULL, a DROP_OLD (depth 4), a latest-value DROP_OLD (depth 1) and a
- * BALANCE_RR subscriber and a publisher; in two sleeper processes a FULL depth-1 subscriber asleep
- * in zcast_wait(-1) and a FULL subscriber asleep in a wait set (-1), both checking every message at
- * take against the slot's shared state. The workload records which publish was in flight when it
+ * BALANCE_RR subscriber and a publisher; in three sleeper processes a FULL depth-1 subscriber
+ * asleep in zcast_wait(-1), a FULL subscriber asleep in a wait set (-1) on its topic word, and one
+ * asleep in a wait set with a guard (on its doorbell, which the publish rings), each checking every
+ * message at take against the slot's shared state. The workload records which publish was in flight when it
  * died.
  *
  * After the crash a new publisher and subscriber join at once (they may get the dead member's
@@ -37,6 +38,7 @@ static const char *const points[] = {
 #define N_POINTS (sizeof points / sizeof points[0])
 
 #define SLOT 256
+#define N_SLEEPERS 3
 
 static zcast_sub *sub_of(const char *topic, int policy, uint32_t depth, uint32_t hist)
 {
@@ -79,7 +81,7 @@ struct cp_shared {
 	_Atomic uint64_t in_flight;  /* payload sequence the workload is publishing, 0 if none */
 	_Atomic int completed;	     /* publishes the workload completed */
 	_Atomic uint64_t seq_before; /* the topic's last sequence before the publish in flight */
-	struct rx_log sleeper[2];
+	struct rx_log sleeper[N_SLEEPERS];
 	_Atomic int sleeper_errors;
 	char sleeper_err[300];
 };
@@ -228,7 +230,9 @@ static int wait_bounded(pid_t pid, int ms)
 /* ---- sleepers: survivors asleep in zcast_wait(-1) and in a wait set during the crash ---- */
 struct sleeper {
 	const char *topic;
-	int kind; /* 0: FULL depth 1, zcast_wait(-1); 1: FULL depth 256, wait set (-1) */
+	/* 0: FULL depth 1, zcast_wait(-1); 1: FULL depth 256, wait set (-1) asleep on the topic word
+	 * (a lone subscription); 2: the same with a guard, asleep on its doorbell */
+	int kind;
 	int ready_fd;
 };
 
@@ -273,10 +277,16 @@ static int sleeper_main(void *a_)
 	int index = zt_sub_index(a->topic, zcast_sub_id(s));
 	CHECK(index >= 0);
 	zcast_waitset *ws = NULL;
-	if (a->kind == 1) {
+	zcast_guard *g = NULL; /* never triggered: it only makes the wait set use its doorbell */
+	if (a->kind >= 1) {
 		int id;
 		CHECK_EQ(zcast_waitset_create(&ws), 0);
 		CHECK_EQ(zcast_waitset_add_sub(ws, s, NULL, &id), 0);
+	}
+	if (a->kind == 2) {
+		int id;
+		CHECK_EQ(zcast_guard_create(&g), 0);
+		CHECK_EQ(zcast_waitset_add_guard(ws, g, NULL, &id), 0);
 	}
 	zt_signal(a->ready_fd);
 	while (!sleeper_take(s, index, log)) {
@@ -289,6 +299,7 @@ static int sleeper_main(void *a_)
 	}
 	if (ws)
 		zcast_waitset_destroy(ws);
+	zcast_guard_destroy(g);
 	CHECK_EQ(zcast_sub_close(s), 0);
 	return 0;
 }
@@ -296,7 +307,7 @@ static int sleeper_main(void *a_)
 struct survivors {
 	zcast_sub *s, *d, *d1, *r;
 	zcast_pub *p;
-	pid_t sleepers[2];
+	pid_t sleepers[N_SLEEPERS];
 	struct rx_log log_s, log_d, log_d1, log_r;
 };
 
@@ -313,12 +324,12 @@ static void open_survivors(const char *topic, struct survivors *sv, int with_sle
 		return;
 	int pfd[2];
 	CHECK_EQ(pipe(pfd), 0);
-	static struct sleeper args[2];
-	for (int k = 0; k < 2; k++) {
+	static struct sleeper args[N_SLEEPERS];
+	for (int k = 0; k < N_SLEEPERS; k++) {
 		args[k] = (struct sleeper){topic, k, pfd[1]};
 		sv->sleepers[k] = zt_fork(sleeper_main, &args[k]);
 	}
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < N_SLEEPERS; k++)
 		zt_await(pfd[0]);
 	close(pfd[0]);
 	close(pfd[1]);
@@ -438,15 +449,16 @@ static void dump_log(const char *who, const struct rx_log *l)
 		(unsigned long long)atomic_load(&sh->in_flight));
 }
 
-/* Waits (bounded) until both sleepers logged what `ready` asks; a sleeper that never gets it was
+/* Waits (bounded) until every sleeper logged what `ready` asks; a sleeper that never gets it was
  * not woken. */
 static void await_sleepers(int (*ready)(const struct rx_log *, enum owed), enum owed owed,
 			   const char *crash_at, const char *what)
 {
-	static const char *const names[2] = {"FULL depth-1 sleeper in zcast_wait(-1)",
-					     "FULL sleeper in a wait set (-1)"};
+	static const char *const names[N_SLEEPERS] = {
+	    "FULL depth-1 sleeper in zcast_wait(-1)", "FULL sleeper in a wait set (-1)",
+	    "FULL sleeper in a wait set with a guard (-1, on its doorbell)"};
 	int64_t deadline = zt_now_ns() + 10000000000ll;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < N_SLEEPERS; k++) {
 		while (!ready(&sh->sleeper[k], owed)) {
 			if (atomic_load(&sh->sleeper_errors)) {
 				fprintf(stderr, "%s: sleeper: %s\n", crash_at, sh->sleeper_err);
@@ -560,7 +572,7 @@ check:;
 	CHECK(zt_now_ns() - t0 < 5000000000ll);
 	if (!w.creator_only) {
 		await_sleepers(sleeper_has_1001, owed, crash_at, "the survivor's messages");
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < N_SLEEPERS; k++)
 			full_log_complete(&sh->sleeper[k], owed, 1,
 					  k ? "wait-set sleeper" : "depth-1 sleeper", crash_at);
 	}
@@ -576,7 +588,7 @@ check:;
 	/* The sleepers leave (a stop message wakes them) and must exit cleanly. */
 	if (!w.creator_only) {
 		publish_seq(sv.p, STOP_SEQ, 64);
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < N_SLEEPERS; k++) {
 			int sst = wait_bounded(sv.sleepers[k], 10000);
 			if (!WIFEXITED(sst) || WEXITSTATUS(sst) != 0 ||
 			    atomic_load(&sh->sleeper_errors)) {

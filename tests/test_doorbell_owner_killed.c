@@ -135,7 +135,13 @@ static void test_gc_removes_dead_doorbell(void)
 	CHECK_EQ(bells_of(getpid()), 1);
 	kill_asleep(pid);
 	CHECK_EQ(bells_of(pid), 1); /* nobody else shares its topic: no death watcher saw it */
-	CHECK(zcast_doorbell_gc() >= 0);
+	/* Another process's sweep (any wait set created meanwhile, e.g. by a test running beside
+	 * this one) may hold the file's lock for a moment: gc then leaves it to that sweep. */
+	for (int i = 0; i < 1000 && bells_of(pid) > 0; i++) {
+		CHECK(zcast_doorbell_gc() >= 0);
+		if (bells_of(pid) > 0)
+			zt_sleep_ms(1);
+	}
 	CHECK_EQ(bells_of(pid), 0);
 	CHECK_EQ(bells_of(getpid()), 1);
 	zcast_pub *p;

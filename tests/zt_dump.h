@@ -60,6 +60,35 @@ static inline void zt_dump_pool(const struct zc_topic_hdr *h, uint32_t p,
 	munmap((void *)b, (size_t)st.st_size);
 }
 
+/* The doorbell a subscriber record names: does its file exist, what do its words say, is the
+ * record's bit set. Tells a ring that never came from a wake that was not delivered. */
+static inline void zt_dump_bell(uint64_t ref)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/dev/shm/zcast-bell.%u.%u", ZC_BELL_REF_PID(ref),
+		 ZC_BELL_REF_SERIAL(ref));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "      doorbell %s (bit %u): missing\n", path, ZC_BELL_REF_BIT(ref));
+		return;
+	}
+	struct zc_bell_hdr *bh = mmap(NULL, ZC_BELL_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+	int locked = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+	close(fd);
+	if (bh == MAP_FAILED)
+		return;
+	uint32_t bit = ZC_BELL_REF_BIT(ref);
+	uint64_t w = bit < ZC_BELL_BITS ? atomic_load(&bh->bits[bit / 64]) : 0;
+	fprintf(stderr,
+		"      doorbell %s: owner lock %s, closed %u, word %u, sleeping %u, woken %u, "
+		"bit %u %s\n",
+		path, locked ? "held" : "FREE", atomic_load(&bh->closed), atomic_load(&bh->word),
+		atomic_load(&bh->sleeping), atomic_load(&bh->woken), bit,
+		(w >> (bit % 64)) & 1 ? "set" : "clear");
+	munmap(bh, ZC_BELL_SIZE);
+}
+
 /* Prints what the control segment of `topic` and its pools hold. */
 static inline void zt_dump_topic(const char *topic)
 {
@@ -80,8 +109,10 @@ static inline void zt_dump_topic(const char *topic)
 		fprintf(stderr, " (sub record %u)", owner - h->max_pubs);
 	else if (lock)
 		fprintf(stderr, " (tool record %u)", owner - h->max_pubs - h->max_subs);
-	fprintf(stderr, ", intent op %u, space waiters %u, history [%llu, %llu)\n", h->intent.op,
-		atomic_load(&h->space_waiters), (unsigned long long)atomic_load(&h->hist_start),
+	fprintf(stderr,
+		", intent op %u, space waiters %u, notify %u, wake owed %llu, history [%llu, %llu)\n",
+		h->intent.op, atomic_load(&h->space_waiters), atomic_load(&h->notify),
+		(unsigned long long)atomic_load(&h->wake_owed), (unsigned long long)atomic_load(&h->hist_start),
 		(unsigned long long)atomic_load(&h->hist_end));
 	const struct zc_pub_rec *pubs = (const struct zc_pub_rec *)(b + h->off_pubs);
 	for (uint32_t k = 0; k < h->max_pubs; k++)
@@ -97,10 +128,15 @@ static inline void zt_dump_topic(const char *topic)
 		uint64_t head = ZC_HEAD_POS(atomic_load(&r->head)), tail = atomic_load(&r->tail);
 		fprintf(stderr,
 			"    sub record %u: state %u policy %u depth %u queued %llu held %u pid %d "
-			"(%s)\n",
+			"(%s), sleepers %llu epoch %llu woken %llu\n",
 			k, atomic_load(&r->state), r->policy, r->depth,
 			(unsigned long long)(tail - head), atomic_load(&r->held), r->pid,
-			zt_alive(r->pid));
+			zt_alive(r->pid), (unsigned long long)ZC_SLEEPERS(atomic_load(&r->sleepers)),
+			(unsigned long long)ZC_SLEEP_EPOCH(atomic_load(&r->sleepers)),
+			(unsigned long long)atomic_load(&r->woken));
+		uint64_t bell = atomic_load(&r->bell);
+		if (bell)
+			zt_dump_bell(bell);
 	}
 	const struct zc_pool_rec *pools = (const struct zc_pool_rec *)(b + h->off_pools);
 	for (uint32_t p = 0; p < h->max_pools; p++)
