@@ -5,8 +5,8 @@
  *  - a new subscriber's zcast_sub_fd works and its close returns;
  *  - a new wait set with a graph entry can be created, waited on (0 timeout) and destroyed.
  * Forks happen while a parent thread keeps the helpers busy (rearming descriptors, joins and
- * leaves), 20 times; each child has a 60 s watchdog (a hang ends it with SIGALRM: a FAIL). It is
- * generous: a child forked while sanitizer tests load the machine can take seconds to start. */
+ * leaves), 20 times; each child has a 60 s watchdog (a hang ends it with SIGALRM: a FAIL). Not under
+ * ASan (see main). */
 #include "zcast/waitset.h"
 #include "zt_hostile.h"
 
@@ -62,6 +62,15 @@ static int child_main(void *arg)
 int main(void)
 {
 	zt_setup("forkhelp", 120);
+#if defined(__SANITIZE_ADDRESS__)
+	/* ASan's allocator (gcc 12) takes no lock around fork: a child forked while a parent thread
+	 * is inside malloc inherits that size class's lock held, and its first malloc of that size
+	 * waits forever (seen: the child's death-watch follower blocked in the allocator, its main
+	 * thread behind it). glibc's malloc and TSan's allocator are fork-safe: the plain and TSan
+	 * stages run this test. */
+	printf("skip: ASan's allocator is not fork-safe in threaded processes\n");
+	return ZT_SKIP;
+#endif
 	zcast_pub_opts po;
 	zcast_pub_opts_init(&po);
 	po.slot_size = 64;
