@@ -31,15 +31,16 @@
  *
  * Two exact reductions keep the state space small. The futex word is only ever compared with the
  * value the owner read before its sleep, so the model keeps one bit, `moved` (the word changed
- * since that read: a bump sets it, the owner's read clears it; the C word is 32 bits and never
- * wraps within one sleep). The epoch is only ever compared for equality, so the model renames
+ * since that read: a bump sets it, the owner's read clears it; exact unless the 32-bit C word
+ * wraps, 2^32 bumps, within one sleep). The epoch is only ever compared for equality, so the model renames
  * it: see FREE_WAKE (COUNTER: the C counter itself).
  *
- * Options: NR ringers (2), NMSG messages each (2); DIE: ringer 0 may be killed at any point
- * after a successful claim (before its bump, between bump and FUTEX_WAKE, before its DELIVERED
- * CAS); its own queued messages are then its topic's repair's business (in C: its subscriber
- * record may no longer name this doorbell, so that repair may ring nothing here) and are not
- * checked. COUNTER: the owner's epoch is a counter, as in C.
+ * Options: NR ringers (2), NMSG messages each (2), NMSG0 messages of ringer 0 (NMSG); DIE:
+ * ringer 0 may be killed at any point after a successful claim (before its bump, between bump
+ * and FUTEX_WAKE, before its DELIVERED CAS); its own queued messages are then its topic's
+ * repair's business (in C: its subscriber record may no longer name this doorbell, so that
+ * repair may ring nothing here) and are not checked. COUNTER: the owner's epoch is a counter,
+ * as in C.
  * Mutants (must be rejected):
  *   MUT_CLEAR_FIRST  the owner resets `woken` before it reads the word
  *   MUT_NO_CLEAR     the owner never resets `woken`
@@ -55,6 +56,9 @@
 #endif
 #ifndef NMSG
 #define NMSG 2
+#endif
+#ifndef NMSG0
+#define NMSG0 NMSG /* ringer 0's messages */
 #endif
 
 #define FREE      0
@@ -131,7 +135,7 @@ proctype Ringer(byte r)
 	byte n = 0;
 	bit claim, assist;
 	do
-	:: n < NMSG ->
+	:: n < (r == 0 -> NMSG0 : NMSG) ->
 		q[r]++;
 		bits[r] = 1;
 		if

@@ -126,7 +126,7 @@ if [ "$mode" = --long ]; then
 	run long-mutant-space-woken-order error 24 -- -DWAITS -DNPUBR=2 -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DNOCRASH -DMUT_SPACE_ORDER
 	pml=bell.pml
 	run long-bell-3ringers    clean 27 -- -DNR=3
-	run long-bell-3ringers-dies clean 27 -- -DNR=3 -DDIE
+	run long-bell-3ringers-dies clean 27 -- -DNR=3 -DNMSG0=1 -DDIE
 	pml=zcast.pml
 elif [ -n "$mode" ]; then
 	echo "usage: $0 [--long]"; exit 2
