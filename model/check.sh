@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # check.sh -- exhaustive SPIN check of model/zcast.pml and model/bell.pml (see docs/MODEL.md).
 #
-#   bash model/check.sh          configurations for `make test` (a few minutes of
+#   bash model/check.sh          configurations for `make test` (about 3 minutes of
 #                                CPU, under 300 MB each), the mutants and one
 #                                known bug, which must all be rejected
-#   bash model/check.sh --long   bigger configurations (about 15 minutes of CPU,
-#                                up to 6 GB; ZCAST_MODEL_MEMLIM /
+#   bash model/check.sh --long   bigger configurations (about half an hour of CPU,
+#                                up to 10 GB; ZCAST_MODEL_MEMLIM /
 #                                ZCAST_MODEL_TIMEOUT override)
 #   ZCAST_MODEL_ONLY=REGEX       only the runs whose name matches (either mode)
 #
