@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # check.sh -- exhaustive SPIN check of model/zcast.pml and model/bell.pml (see docs/MODEL.md).
 #
-#   bash model/check.sh          configurations for `make test` (under 2 minutes
-#                                of CPU, under 200 MB each), the eight mutants
-#                                and one known bug, which must all be rejected
-#   bash model/check.sh --long   bigger configurations (about 15 minutes of CPU,
-#                                up to 6 GB; ZCAST_MODEL_MEMLIM /
+#   bash model/check.sh          configurations for `make test` (about 3 minutes of
+#                                CPU, under 300 MB each), the mutants and one
+#                                known bug, which must all be rejected
+#   bash model/check.sh --long   bigger configurations (about half an hour of CPU,
+#                                up to 10 GB; ZCAST_MODEL_MEMLIM /
 #                                ZCAST_MODEL_TIMEOUT override)
 #   ZCAST_MODEL_ONLY=REGEX       only the runs whose name matches (either mode)
 #
@@ -125,7 +125,8 @@ if [ "$mode" = --long ]; then
 	# its mutant needs two publishes of one publisher: 19 M states before the error (100 s)
 	run long-mutant-space-woken-order error 24 -- -DWAITS -DNPUBR=2 -DNPUB=2 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DNOCRASH -DMUT_SPACE_ORDER
 	pml=bell.pml
-	run long-bell-3ringers    clean 26 -- -DNR=3
+	run long-bell-3ringers    clean 27 -- -DNR=3
+	run long-bell-3ringers-dies clean 27 -- -DNR=3 -DNMSG0=1 -DDIE
 	pml=zcast.pml
 elif [ -n "$mode" ]; then
 	echo "usage: $0 [--long]"; exit 2
@@ -157,9 +158,14 @@ else
 	pml=bell.pml
 	run bell-lockfree                   clean 22 --
 	run bell-lockfree-3msg              clean 22 -- -DNMSG=3
+	run bell-ringer-dies                clean 22 -- -DDIE
+	run bell-ringer-dies-3msg           clean 22 -- -DDIE -DNMSG=3
+	run bell-ringer-dies-counter        clean 23 -- -DDIE -DCOUNTER
 	run mutant-bell-clear-before-read   error 20 -- -DMUT_CLEAR_FIRST
 	run mutant-bell-never-clear         error 20 -- -DMUT_NO_CLEAR
 	run mutant-bell-lockfree-no-recheck error 20 -- -DMUT_NO_RECHECK
+	run mutant-bell-two-state-dies      error 20 -- -DDIE -DMUT_TWO_STATE
+	run mutant-bell-no-epoch-dies       error 20 -- -DDIE -DMUT_NO_EPOCH
 	pml=zcast.pml
 	echo "== finding kept as a regression (must be rejected)"
 	run zero-target-publish-leaks   error 22 -- -DNPUB=2 -DHISTD=0 -DJOINH=0 -DBUG_ZERO_TARGETS
