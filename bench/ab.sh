@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compares builds of zcast (and the floor) on one ping-pong configuration, interleaved: each round
-# runs every participant once, in turn, so that a noisy, shared machine hurts them alike. Prints
-# each run's RTT/2 p50 / p90 / p99 and, per participant, the median of the rounds' p50 and its
-# ratio to the floor's. --case continuous: each run's msgs/s and CPU per message (both processes)
+# runs every participant once, in turn (the order rotating by one each round), so that a noisy,
+# shared machine hurts them alike. Prints each run's RTT/2 p50 / p90 / p99 and, per participant,
+# the median of the rounds' p50 and its ratio to the floor's. --case continuous: each run's msgs/s and CPU per message (both processes)
 # instead, and per participant the median over rounds and the median of the per-round ratios to the
 # floor (noise hits a round's participants alike). --case fanout (with --subs S, --rate HZ): each
 # run's publish-call p50, E2E p50 and CPU per message (all processes), and per participant the
@@ -35,8 +35,13 @@ for spec in "$@"; do
 done
 OUT="$(mktemp -d /tmp/zcast-ab.XXXXXX)"
 trap 'rm -rf "$OUT"' EXIT
+specs=("$@")
+n=${#specs[@]}
 for r in $(seq 1 "$ROUNDS"); do
-	for spec in "$@"; do
+	# The order rotates every round: whoever runs first in a round was seen to run ~5 % slower
+	# (2026-12-02, case waitset), and a fixed order would put that on one participant.
+	for ((i = 0; i < n; i++)); do
+		spec=${specs[$(((i + r - 1) % n))]}
 		label=${spec%%=*} bin=${spec#*=} sys=zcast
 		[ "$label" = floor ] && sys=floor
 		extra=()
