@@ -2,9 +2,9 @@
 # Compares builds of zcast (and the floor) on one ping-pong configuration, interleaved: each round
 # runs every participant once, in turn (the order rotating by one each round), so that a noisy,
 # shared machine hurts them alike. Prints each run's RTT/2 p50 / p90 / p99 and, per participant,
-# the median of the rounds' p50 and its ratio to the floor's. --case continuous: each run's msgs/s and CPU per message (both processes)
-# instead, and per participant the median over rounds and the median of the per-round ratios to the
-# floor (noise hits a round's participants alike). --case fanout (with --subs S, --rate HZ): each
+# the median of the rounds' p50 and its ratio to the floor's. --case continuous: each run's msgs/s
+# and CPU per message (both processes) instead, and per participant the median over rounds and the
+# median of the per-round ratios to the floor (noise hits a round's participants alike). --case fanout (with --subs S, --rate HZ): each
 # run's publish-call p50, E2E p50 and CPU per message (all processes), and per participant the
 # medians over rounds and the median of the per-round ratios to the floor.
 #   bench/ab.sh [--case pingpong|continuous|fanout] [--size 64] [--rounds 5] [--samples 20000]
