@@ -4,9 +4,10 @@
 # shared machine hurts them alike. Prints each run's RTT/2 p50 / p90 / p99 and, per participant,
 # the median of the rounds' p50 and its ratio to the floor's. --case continuous: each run's msgs/s
 # and CPU per message (both processes) instead, and per participant the median over rounds and the
-# median of the per-round ratios to the floor (noise hits a round's participants alike). --case fanout (with --subs S, --rate HZ): each
-# run's publish-call p50, E2E p50 and CPU per message (all processes), and per participant the
-# medians over rounds and the median of the per-round ratios to the floor.
+# median of the per-round ratios to the floor (noise hits a round's participants alike). --case
+# fanout (with --subs S, --rate HZ): each run's publish-call p50, E2E p50 and CPU per message (all
+# processes), and per participant the medians over rounds and the median of the per-round ratios to
+# the floor.
 #   bench/ab.sh [--case pingpong|continuous|fanout] [--size 64] [--rounds 5] [--samples 20000]
 #       [--mode transport] [--subs 32] [--rate 100] LABEL=BENCH_BINARY ...
 # A label "floor" runs --system floor with its binary; any other label runs --system zcast.
