@@ -18,17 +18,24 @@ done
 BIN="$1"; shift
 OUT="$(mktemp -d /tmp/zcast-sweep.XXXXXX)"
 trap 'rm -rf "$OUT"' EXIT
+runs=()
+for size in "$@"; do
+	runs+=("$size floor" "$size zcast")
+done
+n=${#runs[@]}
 for r in $(seq 1 "$ROUNDS"); do
-	for size in "$@"; do
-		for sys in floor zcast; do
-			if ! "$BIN" --system $sys --case pingpong --size "$size" --mode transport \
-				--samples "$SAMPLES" --cap-s 60 --pin --name "r$r-$size" --out "$OUT" >"$OUT/log" 2>&1; then
-				echo "size_sweep.sh: $sys at $size, round $r failed:" >&2
-				tail -5 "$OUT/log" >&2
-				exit 1
-			fi
-			echo "$size $sys $OUT/r$r-${size}__$sys.csv"
-		done
+	# The order rotates every round: the first run of a round was seen to be slower, and with a
+	# fixed order that was always the floor at the first size (a "size effect" of the floor that
+	# was really a position effect).
+	for ((i = 0; i < n; i++)); do
+		read -r size sys <<<"${runs[$(((i + r - 1) % n))]}"
+		if ! "$BIN" --system $sys --case pingpong --size "$size" --mode transport \
+			--samples "$SAMPLES" --cap-s 60 --pin --name "r$r-$size" --out "$OUT" >"$OUT/log" 2>&1; then
+			echo "size_sweep.sh: $sys at $size, round $r failed:" >&2
+			tail -5 "$OUT/log" >&2
+			exit 1
+		fi
+		echo "$size $sys $OUT/r$r-${size}__$sys.csv"
 	done
 done >"$OUT/runs"
 /usr/bin/python3 - "$OUT/runs" "$@" <<'PY'
