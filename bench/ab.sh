@@ -39,8 +39,8 @@ trap 'rm -rf "$OUT"' EXIT
 specs=("$@")
 n=${#specs[@]}
 for r in $(seq 1 "$ROUNDS"); do
-	# The order rotates every round: whoever runs first in a round was seen to run ~5 % slower
-	# (2026-12-02, case waitset), and a fixed order would put that on one participant.
+	# The order rotates every round: a run's position in the round was seen to bias it by up to
+	# ~5 % (2026-12-02), and a fixed order puts that bias on one participant.
 	for ((i = 0; i < n; i++)); do
 		spec=${specs[$(((i + r - 1) % n))]}
 		label=${spec%%=*} bin=${spec#*=} sys=zcast
