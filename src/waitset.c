@@ -159,8 +159,6 @@ static void rebuild_others(zcast_waitset *ws)
 		ws->cursor = 0;
 }
 
-/* A free entry (reused ids first), with room for two more words per entry (a room entry sleeps on
- * two) and the doorbell's. */
 /* The entry whose reference is withdrawn, or NULL (ws->quiet may name an entry unbelled since). */
 static struct ws_entry *quiet_entry(const zcast_waitset *ws)
 {
@@ -170,6 +168,8 @@ static struct ws_entry *quiet_entry(const zcast_waitset *ws)
 
 static bool unquieten(zcast_waitset *ws);
 
+/* A free entry (reused ids first), with room for two more words per entry (a room entry sleeps on
+ * two) and the doorbell's. */
 static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
 {
 	if (!ws || !id)

@@ -70,8 +70,7 @@ static struct zc_bell_hdr *map_bell(void)
 	munmap(h, size);
 	CHECK(ref != 0);
 	char path[128];
-	snprintf(path, sizeof path, "/dev/shm/zcast-bell.%u.%u", ZC_BELL_REF_PID(ref),
-		 ZC_BELL_REF_SERIAL(ref));
+	zt_bell_path(path, sizeof path, ref);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	CHECK(fd >= 0);
 	struct zc_bell_hdr *b = mmap(NULL, ZC_BELL_SIZE, PROT_READ, MAP_SHARED, fd, 0);

@@ -65,8 +65,7 @@ static inline void zt_dump_pool(const struct zc_topic_hdr *h, uint32_t p,
 static inline void zt_dump_bell(uint64_t ref)
 {
 	char path[128];
-	snprintf(path, sizeof path, "/dev/shm/zcast-bell.%u.%u", ZC_BELL_REF_PID(ref),
-		 ZC_BELL_REF_SERIAL(ref));
+	zt_bell_path(path, sizeof path, ref);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "      doorbell %s (bit %u): missing\n", path, ZC_BELL_REF_BIT(ref));

@@ -18,6 +18,12 @@ static inline void zt_topic_path(char *out, size_t n, const char *topic)
 			*p = '.';
 }
 
+/* "/dev/shm/zcast-bell.<pid>.<serial>": the doorbell a subscriber record's reference names. */
+static inline void zt_bell_path(char *out, size_t n, uint64_t ref)
+{
+	snprintf(out, n, "/dev/shm/zcast-bell.%u.%u", ZC_BELL_REF_PID(ref), ZC_BELL_REF_SERIAL(ref));
+}
+
 struct zt_map {
 	void *p;
 	size_t size;
