@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Ping-pong (transport mode) of the floor and zcast at several sizes, all interleaved per round, so
 # that a noisy, shared machine hurts every size and both systems alike. Prints per size the median
-# over rounds of each system's RTT/2 p50, their ratio and zcast's excess.
+# over rounds of each system's RTT/2 p50, their ratio and zcast's excess, and the median and
+# interquartile range of the per-round ratios (zcast ÷ floor at that size in the same round). A run
+# here moves by about ±5 % from round to round: a 2 % difference needs ~40 rounds or more (with
+# --samples 3000 a round takes about a third of a second per size).
 #   bench/size_sweep.sh [--rounds 8] [--samples 5000] BENCH_BINARY SIZE...
 # Example: bench/size_sweep.sh build/bench/zcast-bench 64 128 4K 8M
 set -u
@@ -10,7 +13,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) ROUNDS="$2"; shift 2 ;;
 	--samples) SAMPLES="$2"; shift 2 ;;
-	-h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,9p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -48,5 +51,8 @@ for line in open(sys.argv[1]):
     p50.setdefault((size, system), []).append(v[len(v) // 2])
 for size in sys.argv[2:]:
     f, z = statistics.median(p50[(size, "floor")]), statistics.median(p50[(size, "zcast")])
-    print(f"{size:>6s}  floor {f:7.0f} ns  zcast {z:7.0f} ns  ratio {z / f:.3f}  excess {z - f:5.0f} ns")
+    r = sorted(b / a for a, b in zip(p50[(size, "floor")], p50[(size, "zcast")]))
+    q1, q3 = r[len(r) // 4], r[(3 * len(r)) // 4]
+    print(f"{size:>6s}  floor {f:7.0f} ns  zcast {z:7.0f} ns  ratio {z / f:.3f}  excess {z - f:5.0f} ns"
+          f"  per-round ratio {statistics.median(r):.3f} ({q1:.3f}-{q3:.3f})")
 PY
