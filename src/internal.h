@@ -448,6 +448,10 @@ struct zcast_sub {
 	struct zc_pool_map *_Atomic map_hint;
 	zcast_msg *_Atomic spare;
 	_Atomic uint64_t seen_tail; /* the ring tail take read last (zc_ring_peek_seen) */
+	/* The slot header and payload line of the last take. A loan reuses the slot released last,
+	 * so the next message is most likely there: a woken subscriber asks for both lines beside its
+	 * ring cell, not after it (hints: a prefetch of a stale address does nothing). */
+	_Atomic(const void *) next_lines[2];
 };
 
 ZC_HIDDEN void zc_pub_unref(zcast_pub *pub);

@@ -315,6 +315,8 @@ void zc_sub_disarm(zcast_sub *s)
 	/* Most disarms follow a wake-up (zcast_wait, wait sets): the lines the check and the take
 	 * read next are asked for before this locked decrement stalls us. */
 	zc_ring_prefetch(&s->ring);
+	__builtin_prefetch(atomic_load_explicit(&s->next_lines[0], memory_order_relaxed));
+	__builtin_prefetch(atomic_load_explicit(&s->next_lines[1], memory_order_relaxed));
 	atomic_fetch_sub_explicit(&s->rec->sleepers, 1, memory_order_seq_cst);
 }
 

@@ -114,6 +114,8 @@ int zcast_take(zcast_sub *s, zcast_msg **out)
 		msg->slot = i;
 		msg->gen = ZC_STATE_GEN(w);
 		msg->data = payload + (uint64_t)i * m->slot_size;
+		atomic_store_explicit(&s->next_lines[0], (const void *)sl, memory_order_relaxed);
+		atomic_store_explicit(&s->next_lines[1], (const void *)msg->data, memory_order_relaxed);
 		msg->size = (size_t)size;
 		msg->map = m;
 		msg->pub = NULL;
