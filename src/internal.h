@@ -433,7 +433,6 @@ struct zcast_sub {
 	_Atomic int refs; /* the handle + held messages */
 	_Atomic int closing;
 	uint32_t index;
-	uint64_t id;
 	uint32_t depth, max_held, policy;
 	uint64_t spin_ns;
 	int64_t slice_ns; /* last-resort sleep slice (option), 0 = none */
@@ -441,7 +440,6 @@ struct zcast_sub {
 	struct zc_sub_rec *rec;
 	struct zc_ring ring;
 	const struct zc_sub_hooks *_Atomic hooks;
-	void *_Atomic hook_data; /* the layer above's per-subscriber state */
 	/* One-entry caches of take, claimed by exchange (concurrent takers never share an entry): the
 	 * pool map the last take used (zc_pool_get_hinted) and a released message struct. A take right
 	 * after a wake-up finds the topic's map lock and malloc cold: ~0.4 µs saved. */
@@ -452,6 +450,9 @@ struct zcast_sub {
 	 * so the next message is most likely there: a woken subscriber asks for both lines beside its
 	 * ring cell, not after it (hints: a prefetch of a stale address does nothing). */
 	_Atomic(const void *) next_lines[2];
+	void *_Atomic hook_data; /* the layer above's per-subscriber state (read by its hooks) */
+	/* The fields from `refs` to here are the ones takes and wake-ups use: kept together. */
+	uint64_t id;
 };
 
 ZC_HIDDEN void zc_pub_unref(zcast_pub *pub);
