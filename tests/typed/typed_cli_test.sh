@@ -9,9 +9,15 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$pub" &
-for _ in $(seq 100); do "$zcast" list -w 0 | grep -q '^/typed/cli ' && break; sleep 0.05; done
-"$zcast" info /typed/cli | grep -q 'sensor_msgs/msg/Image (hash RIHS01_d31d41a9a4c4bc8eae9be757b0beed306564f7526c88ea6a4588fb9582527d47)' \
-  || fail "info: type and hash: $("$zcast" info /typed/cli)"
+# The topic is listed as soon as its segment exists, and its type is set by the publisher's join a
+# moment later (until then info says "(untyped)"): wait for a type, then check it exactly.
+info=
+for _ in $(seq 200); do
+  info=$("$zcast" info /typed/cli 2>&1) && grep -q '^type: *sensor_msgs' <<<"$info" && break
+  sleep 0.05
+done
+grep -q 'sensor_msgs/msg/Image (hash RIHS01_d31d41a9a4c4bc8eae9be757b0beed306564f7526c88ea6a4588fb9582527d47)' \
+  <<<"$info" || fail "info: type and hash: $info"
 out=$(timeout 10 "$zcast" echo /typed/cli --count 1)
 for want in 'sensor_msgs/msg/Image' '  header.frame_id: "cam0"' '  encoding: "rgb8"' '  width: 4' \
   '  data: [0, 1, 2, 3, 4, 5, 6, 7, ...] (24 values)'; do
