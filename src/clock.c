@@ -1,14 +1,14 @@
 /* CLOCK_MONOTONIC helpers: every deadline in zcast is absolute monotonic nanoseconds. */
 #include "internal.h"
 
-int64_t zc_now_ns(void)
+ZC_HOT int64_t zc_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-struct timespec zc_ts(int64_t ns)
+ZC_HOT struct timespec zc_ts(int64_t ns)
 {
 	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
 	return ts;

@@ -443,7 +443,7 @@ static void rescan_locked(struct watch *w)
 	free(pids);
 }
 
-void zc_deaths_rescan(struct zc_topic *t)
+ZC_HOT void zc_deaths_rescan(struct zc_topic *t)
 {
 	uint32_t g = atomic_load_explicit(&t->hdr->graph, memory_order_acquire);
 	if (!t->death_watch || g == atomic_load_explicit(&t->graph_seen, memory_order_relaxed))

@@ -197,7 +197,7 @@ void zc_bell_batch_ring(struct zc_bell_batch *bb, uint64_t ref, unsigned mode)
 	zc_bell_put(b);
 }
 
-void zc_bell_batch_wake(struct zc_bell_batch *bb)
+ZC_HOT void zc_bell_batch_wake(struct zc_bell_batch *bb)
 {
 	for (uint32_t i = 0; i < bb->n; i++) {
 		zc_bell_wake(bb->b[i]);
@@ -433,7 +433,7 @@ void zc_bell_push(zcast_pub *p, uint32_t k, uint64_t ref)
 	c->wake[c->n_wake++] = b;
 }
 
-uint32_t zc_bell_pending(const zcast_pub *p)
+ZC_HOT uint32_t zc_bell_pending(const zcast_pub *p)
 {
 	return p->bells ? p->bells->n_wake : 0;
 }

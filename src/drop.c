@@ -19,7 +19,7 @@ bool zc_slot_bits_zero(struct zc_pool_map *m, uint32_t i)
 	return true;
 }
 
-bool zc_slot_free(struct zc_pool_map *m, uint32_t i, uint32_t from_state, uint64_t gen)
+ZC_HOT bool zc_slot_free(struct zc_pool_map *m, uint32_t i, uint32_t from_state, uint64_t gen)
 {
 	struct zc_slot_hdr *s = zc_slot(m, i);
 	uint64_t expect = ZC_STATE(from_state, gen);
@@ -43,7 +43,7 @@ bool zc_slot_try_free(struct zc_pool_map *m, uint32_t i, uint64_t gen)
 	return zc_slot_free(m, i, ZC_SLOT_PUBLISHED, gen);
 }
 
-bool zc_slot_release_bit(struct zc_pool_map *m, uint32_t i, uint32_t bit, uint64_t gen)
+ZC_HOT bool zc_slot_release_bit(struct zc_pool_map *m, uint32_t i, uint32_t bit, uint64_t gen)
 {
 	struct zc_slot_hdr *s = zc_slot(m, i);
 	ZC_TSAN_RELEASE(&s->state); /* our reads of the payload end here (see internal.h) */

@@ -28,7 +28,7 @@ int zc_errno(int code, const char *what)
 	return zc_err(code, "%s: %s", what, strerror(errno));
 }
 
-void zc_err_clear(void)
+ZC_HOT void zc_err_clear(void)
 {
 	if (has_error) {
 		last_error[0] = 0;

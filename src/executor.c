@@ -235,7 +235,7 @@ static int command(zcast_executor *ex, int op, struct ex_entry *en)
 }
 
 /* Under mu, by the owner: what other threads asked for, finished work, wanted room, the dead. */
-static void service(zcast_executor *ex)
+ZC_HOT static void service(zcast_executor *ex)
 {
 	for (struct ex_cmd *c = ex->cmds; c; c = c->next) {
 		if (c->op == CMD_DETACH)
@@ -554,7 +554,7 @@ void zc_ex_quiesce_timer(zcast_timer *t)
 /* ---- running callbacks ---- */
 
 /* Under mu: the nearest timer expiry (< 0: none). */
-static int64_t next_timer(zcast_executor *ex)
+ZC_HOT static int64_t next_timer(zcast_executor *ex)
 {
 	int64_t until = -1;
 	for (uint32_t i = 0; i < ex->timers.n; i++) {
@@ -568,7 +568,7 @@ static int64_t next_timer(zcast_executor *ex)
 
 /* Under mu: collects the timers due at `now` into ex->due (a timer with a turn in flight waits:
  * its expiries are counted when it comes back). */
-static void collect_due(zcast_executor *ex, int64_t now)
+ZC_HOT static void collect_due(zcast_executor *ex, int64_t now)
 {
 	ex->due.n = 0;
 	for (uint32_t i = 0; i < ex->timers.n; i++) {
@@ -584,7 +584,7 @@ static void collect_due(zcast_executor *ex, int64_t now)
 }
 
 /* One turn of an entry: up to `batch` messages, or one call. */
-static void run_entry(zcast_executor *ex, struct ex_entry *en)
+ZC_HOT static void run_entry(zcast_executor *ex, struct ex_entry *en)
 {
 	struct ex_entry *outer = tls_current;
 	tls_current = en;
@@ -631,14 +631,14 @@ static void run_entry(zcast_executor *ex, struct ex_entry *en)
 }
 
 /* Under mu: is this turn still wanted? (not removed; a timer not changed since it was due) */
-static bool turn_wanted(struct ex_entry *en)
+ZC_HOT static bool turn_wanted(struct ex_entry *en)
 {
 	return !atomic_load(&en->removed) &&
 	       (en->kind != ZCAST_WS_TIMER || en->due_gen == en->timer->gen);
 }
 
 /* Under mu: one turn of en ended. */
-static void turn_done(zcast_executor *ex, struct ex_entry *en, bool pool)
+ZC_HOT static void turn_done(zcast_executor *ex, struct ex_entry *en, bool pool)
 {
 	ex->busy--;
 	if (--en->inflight > 0)
@@ -649,7 +649,7 @@ static void turn_done(zcast_executor *ex, struct ex_entry *en, bool pool)
 }
 
 /* Single-threaded: runs one turn in the spinning thread. Returns 1 if it ran. */
-static int run_here(zcast_executor *ex, struct ex_entry *en)
+ZC_HOT static int run_here(zcast_executor *ex, struct ex_entry *en)
 {
 	pthread_mutex_lock(&ex->mu);
 	bool ok = turn_wanted(en);
@@ -693,7 +693,7 @@ static void *worker_main(void *arg)
 }
 
 /* Under mu: appends a turn to the work ring, growing it. */
-static int enqueue(zcast_executor *ex, struct ex_entry *en)
+ZC_HOT static int enqueue(zcast_executor *ex, struct ex_entry *en)
 {
 	if (ex->qlen == ex->qcap) {
 		uint32_t cap = ex->qcap ? ex->qcap * 2 : 64;
@@ -712,7 +712,7 @@ static int enqueue(zcast_executor *ex, struct ex_entry *en)
 }
 
 /* Pool mode: hands a ready entry to the workers. Returns the turns queued. */
-static int dispatch(zcast_executor *ex, struct ex_entry *en)
+ZC_HOT static int dispatch(zcast_executor *ex, struct ex_entry *en)
 {
 	uint32_t k = 1;
 	pthread_mutex_lock(&ex->mu);
@@ -779,7 +779,7 @@ static void drain(zcast_executor *ex, bool discard)
 
 /* One wait and what it made ready: the callback turns run or dispatched (>= 0), ZCAST_ETIMEDOUT
  * when the wait timed out with nothing to run, or an error. */
-static int turn(zcast_executor *ex, int64_t deadline, bool pool)
+ZC_HOT static int turn(zcast_executor *ex, int64_t deadline, bool pool)
 {
 	pthread_mutex_lock(&ex->mu);
 	service(ex);
@@ -808,7 +808,7 @@ static int turn(zcast_executor *ex, int64_t deadline, bool pool)
 
 /* spin, spin_once and spin_until: turns until a stop, the deadline (< 0: none), or (once) the
  * first turn that ran something. */
-static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
+ZC_HOT static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
 {
 	if (!ex)
 		return zc_err(ZCAST_EINVAL, "executor is NULL");

@@ -6,7 +6,7 @@
 
 #include "internal.h"
 
-int zc_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_deadline_ns)
+ZC_HOT int zc_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_deadline_ns)
 {
 	struct timespec ts, *tp = NULL;
 	if (abs_deadline_ns >= 0) {
@@ -23,7 +23,7 @@ int zc_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_deadline_ns)
 	return ZCAST_EAGAIN; /* value changed or interrupted: the caller re-checks */
 }
 
-void zc_futex_wake(_Atomic uint32_t *w, int n)
+ZC_HOT void zc_futex_wake(_Atomic uint32_t *w, int n)
 {
 	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE, n, NULL, NULL, 0);
 }

@@ -20,7 +20,7 @@
 #include "doorbell.h"
 #include "wait_internal.h"
 
-void zc_futex_wake_private(_Atomic uint32_t *w, int n)
+ZC_HOT void zc_futex_wake_private(_Atomic uint32_t *w, int n)
 {
 	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL, NULL, 0);
 }

@@ -39,6 +39,11 @@ void __tsan_release(void *addr);
 #define ZC_TSAN_RELEASE(p) ((void)0)
 #endif
 #define ZC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* A function of the per-message path (loan, publish, take, release, waits). gcc places these side
+ * by side (.text.hot): a process woken for a message then runs code from a few pages instead of a
+ * dozen, and each page is a TLB miss after a context switch (docs/BENCHMARKS.md, "Hot code on
+ * few pages"). */
+#define ZC_HOT __attribute__((hot))
 /* One load of a field another process (or another handle of ours, through the same mapping) may
  * write. A plain load of shared memory may be repeated by the compiler (it assumes nobody else
  * writes it), which turns a checked copy back into a second read: every field of another process's

@@ -7,7 +7,7 @@
 #define RECLAIM_INTERVAL_NS 10000000 /* an empty pool looks for dead holders at most every 10 ms   \
 				      */
 
-static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
+ZC_HOT static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 {
 	struct zc_pool_map *m = p->pool;
 	uint32_t n = m->slot_count;
@@ -75,7 +75,7 @@ static void reclaim_rate_limited(zcast_pub *p)
 	}
 }
 
-static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_msg **out)
+ZC_HOT static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_msg **out)
 {
 	if (!p || !out)
 		return zc_err(ZCAST_EINVAL, "NULL argument");
@@ -115,7 +115,7 @@ static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_msg **ou
 	}
 }
 
-int zcast_loan(zcast_pub *p, size_t size, zcast_msg **out)
+ZC_HOT int zcast_loan(zcast_pub *p, size_t size, zcast_msg **out)
 {
 	return loan_impl(p, size, 0, out);
 }
@@ -136,7 +136,7 @@ void zc_pub_return_loan(zcast_pub *p, zcast_msg *m)
 	zc_pub_release_msg(p, m);
 }
 
-void zc_pub_release_msg(zcast_pub *p, zcast_msg *m)
+ZC_HOT void zc_pub_release_msg(zcast_pub *p, zcast_msg *m)
 {
 	zcast_msg *none = NULL; /* kept for the next loan (our reference keeps p alive) */
 	if (!atomic_compare_exchange_strong_explicit(&p->spare, &none, m, memory_order_release,

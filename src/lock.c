@@ -51,7 +51,7 @@ static void local_unlock(_Atomic uint32_t *mu)
 		zc_futex_wake_private(mu, 1);
 }
 
-int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
+ZC_HOT int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
 {
 	local_lock(&t->lock_mu);
 	int r = acquire(t, timeout_ns);
@@ -119,7 +119,7 @@ static int acquire(struct zc_topic *t, int64_t timeout_ns)
 	}
 }
 
-void zc_lock_release(struct zc_topic *t)
+ZC_HOT void zc_lock_release(struct zc_topic *t)
 {
 	_Atomic uint64_t *w = &t->hdr->lock.word;
 	uint64_t v = atomic_load_explicit(w, memory_order_relaxed);

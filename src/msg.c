@@ -15,7 +15,7 @@ static bool stale(const zcast_msg *m)
 	return true;
 }
 
-void *zcast_msg_data(zcast_msg *m)
+ZC_HOT void *zcast_msg_data(zcast_msg *m)
 {
 	if (!m || stale(m))
 		return NULL;
@@ -54,7 +54,7 @@ zcast_msg *zcast_msg_ref(zcast_msg *m)
 	return m;
 }
 
-void zcast_msg_drop(zcast_msg *m)
+ZC_HOT void zcast_msg_drop(zcast_msg *m)
 {
 	if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
 		return;

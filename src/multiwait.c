@@ -87,7 +87,7 @@ static int classify(long r)
 	return zc_errno(ZCAST_ESYS, "futex_waitv");
 }
 
-static int poll_words(const struct zc_wword *w, uint32_t n, int64_t deadline)
+ZC_HOT static int poll_words(const struct zc_wword *w, uint32_t n, int64_t deadline)
 {
 	if (n == 1) {
 		int r = w[0].is_private ? zc_futex_wait_private(w[0].word, w[0].val, deadline)
@@ -192,7 +192,8 @@ static bool ensure_helpers(struct zc_mwait *mw, uint32_t chunks)
 	return true;
 }
 
-int zc_mwait_wait(struct zc_mwait *mw, const struct zc_wword *w, uint32_t n, int64_t deadline)
+ZC_HOT int zc_mwait_wait(struct zc_mwait *mw, const struct zc_wword *w, uint32_t n,
+			 int64_t deadline)
 {
 	if (n == 0) { /* nothing but a deadline (timers): sleep on a word nobody bumps */
 		uint32_t v = atomic_load(&mw->fired);

@@ -164,7 +164,7 @@ static int map_existing(struct zc_topic *t, uint32_t index, const struct zc_pool
 	return 0;
 }
 
-uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t)
+ZC_HOT uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t)
 {
 	uint8_t *p = zc_pool_payload_mapped(m);
 	if (p)
@@ -232,8 +232,8 @@ static void hint_put(struct zc_pool_map *_Atomic *hint, struct zc_pool_map *m)
 	zc_pool_put(atomic_exchange_explicit(hint, m, memory_order_acq_rel));
 }
 
-int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, uint32_t index,
-		       struct zc_pool_map **out)
+ZC_HOT int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, uint32_t index,
+			      struct zc_pool_map **out)
 {
 	struct zc_pool_map *m = atomic_exchange_explicit(hint, NULL, memory_order_acq_rel);
 	/* Still that pool: same record in use, same id (ids are never reused within a topic). */
@@ -254,7 +254,7 @@ int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, ui
 	return r;
 }
 
-void zc_pool_put(struct zc_pool_map *m)
+ZC_HOT void zc_pool_put(struct zc_pool_map *m)
 {
 	if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
 		return;

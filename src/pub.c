@@ -205,7 +205,7 @@ static void pub_leave(zcast_pub *p)
 	pub_free(p);
 }
 
-void zc_pub_unref(zcast_pub *p)
+ZC_HOT void zc_pub_unref(zcast_pub *p)
 {
 	if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) == 1)
 		pub_leave(p);

@@ -30,7 +30,7 @@ static bool full_ring_owner_dead(struct zc_topic *t, uint32_t k)
 /* Does subscriber k's ring (a view of depth `ring->depth`) have room for one more entry? Decided
  * from the head this publisher saw last when that proves it (see struct zc_seen_head); the head
  * itself is read only when the ring looks full. Under the lock: only lock holders move the tail. */
-static bool ring_has_room(zcast_pub *p, uint32_t k, const struct zc_ring *ring)
+ZC_HOT static bool ring_has_room(zcast_pub *p, uint32_t k, const struct zc_ring *ring)
 {
 	struct zc_seen_head *seen = &p->seen[k];
 	uint64_t id = ZC_READ_ONCE(p->t.subs[k].id), tail = zc_ring_tail(ring);
@@ -83,7 +83,7 @@ static uint32_t choose_member(zcast_pub *p, const struct candidate *c, uint32_t 
 }
 
 /* Chooses targets (p->targets, p->depths); returns their count, or ZCAST_EAGAIN. Under the lock. */
-static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
+ZC_HOT static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
 {
 	struct zc_topic *t = &p->t;
 	uint32_t hi = atomic_load(&t->hdr->sub_hi);
@@ -164,7 +164,7 @@ static void drop_oldest(struct zc_topic *t, uint32_t k, const struct zc_ring *ri
  * once, at the loan and again at the publish, their transfers overlap one another, the loan's CAS
  * and the caller's writing, instead of following one another behind each seq_cst store. Hints
  * only: a target that changed costs a useless prefetch; indexes are ours, checked, or masked. */
-static void prefetch_push(const zcast_pub *p, uint32_t k)
+ZC_HOT static void prefetch_push(const zcast_pub *p, uint32_t k)
 {
 	const struct zc_topic *t = &p->t;
 	uint64_t next_tail = atomic_load_explicit(&p->seen[k].next_tail, memory_order_relaxed);
@@ -175,7 +175,7 @@ static void prefetch_push(const zcast_pub *p, uint32_t k)
 	zc_prefetch_write(&t->rings[(uint64_t)k * t->ring_cells + (next_tail & (t->ring_cells - 1u))]);
 }
 
-void zc_pub_prefetch(zcast_pub *p)
+ZC_HOT void zc_pub_prefetch(zcast_pub *p)
 {
 	struct zc_topic *t = &p->t;
 	zc_prefetch_write(&t->hdr->lock);
@@ -296,7 +296,7 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 	return 0;
 }
 
-static int publish_once(zcast_pub *p, zcast_msg *msg)
+ZC_HOT static int publish_once(zcast_pub *p, zcast_msg *msg)
 {
 	struct zc_topic_hdr *h = p->t.hdr;
 	bool wake_topic = false;
@@ -349,7 +349,7 @@ static int refused_error(zcast_pub *p)
 	return zc_err(ZCAST_EAGAIN, "topic %s: a subscriber queue is full", t->name);
 }
 
-static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
+ZC_HOT static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 {
 	if (!p || !msg)
 		return zc_err(ZCAST_EINVAL, "NULL argument");
@@ -387,7 +387,7 @@ static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 	return r;
 }
 
-int zcast_publish(zcast_pub *p, zcast_msg *msg)
+ZC_HOT int zcast_publish(zcast_pub *p, zcast_msg *msg)
 {
 	return publish_impl(p, msg, 0);
 }

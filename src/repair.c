@@ -84,7 +84,7 @@ void zc_repair_alone(struct zc_topic *t)
 	atomic_store(&t->hdr->wake_owed, 0); /* nobody is attached: nobody sleeps */
 }
 
-int zc_topic_lock(struct zc_topic *t)
+ZC_HOT int zc_topic_lock(struct zc_topic *t)
 {
 	int r = zc_lock_acquire(t, LOCK_TIMEOUT_NS);
 	if (r == ZC_LOCK_OWNER_DEAD) {
@@ -97,7 +97,7 @@ int zc_topic_lock(struct zc_topic *t)
 	return r;
 }
 
-void zc_topic_unlock(struct zc_topic *t)
+ZC_HOT void zc_topic_unlock(struct zc_topic *t)
 {
 	zc_lock_release(t);
 }

@@ -3,19 +3,19 @@
 #include "ring.h"
 #include "internal.h"
 
-uint64_t zc_ring_used(const struct zc_ring *r)
+ZC_HOT uint64_t zc_ring_used(const struct zc_ring *r)
 {
 	uint64_t head = atomic_load_explicit(r->head, memory_order_acquire);
 	uint64_t tail = atomic_load_explicit(r->tail, memory_order_acquire);
 	return (tail - ZC_HEAD_POS(head)) & ZC_POS_MASK;
 }
 
-uint64_t zc_ring_tail(const struct zc_ring *r)
+ZC_HOT uint64_t zc_ring_tail(const struct zc_ring *r)
 {
 	return atomic_load_explicit(r->tail, memory_order_relaxed) & ZC_POS_MASK;
 }
 
-void zc_ring_push_at(const struct zc_ring *r, uint64_t tail, uint64_t desc)
+ZC_HOT void zc_ring_push_at(const struct zc_ring *r, uint64_t tail, uint64_t desc)
 {
 	tail &= ZC_POS_MASK;
 	atomic_store_explicit(&r->cells[tail & r->mask], desc, memory_order_relaxed);
@@ -33,8 +33,8 @@ int zc_ring_peek(const struct zc_ring *r, uint64_t *head, uint64_t *desc)
 	return zc_ring_peek_seen(r, NULL, head, desc);
 }
 
-int zc_ring_peek_seen(const struct zc_ring *r, _Atomic uint64_t *seen_tail, uint64_t *head,
-		      uint64_t *desc)
+ZC_HOT int zc_ring_peek_seen(const struct zc_ring *r, _Atomic uint64_t *seen_tail, uint64_t *head,
+			     uint64_t *desc)
 {
 	for (;;) {
 		uint64_t h = atomic_load_explicit(r->head, memory_order_acquire);
@@ -63,7 +63,7 @@ int zc_ring_peek_seen(const struct zc_ring *r, _Atomic uint64_t *seen_tail, uint
 	}
 }
 
-bool zc_ring_pop(const struct zc_ring *r, uint64_t head)
+ZC_HOT bool zc_ring_pop(const struct zc_ring *r, uint64_t head)
 {
 	uint64_t pos = ZC_HEAD_POS(head);
 	return atomic_compare_exchange_strong_explicit(

@@ -189,7 +189,7 @@ static void sub_leave(zcast_sub *s)
 	sub_free(s);
 }
 
-void zc_sub_unref(zcast_sub *s)
+ZC_HOT void zc_sub_unref(zcast_sub *s)
 {
 	if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
 		sub_leave(s);
@@ -230,7 +230,7 @@ uint64_t zcast_sub_id(const zcast_sub *s)
 	return s ? s->id : 0;
 }
 
-void zc_sub_release(zcast_sub *s, zcast_msg *m)
+ZC_HOT void zc_sub_release(zcast_sub *s, zcast_msg *m)
 {
 	if (zc_inherited(&s->t)) { /* the slot is the parent's to release, not ours to touch */
 		free(m);
@@ -260,7 +260,7 @@ void zc_sub_release(zcast_sub *s, zcast_msg *m)
 	zc_sub_unref(s);
 }
 
-bool zc_sub_has_queued(zcast_sub *s)
+ZC_HOT bool zc_sub_has_queued(zcast_sub *s)
 {
 	return zc_ring_used(&s->ring) != 0;
 }
@@ -279,7 +279,7 @@ int zcast_sub_queued(zcast_sub *s)
 	}
 }
 
-bool zc_sub_ready(zcast_sub *s)
+ZC_HOT bool zc_sub_ready(zcast_sub *s)
 {
 	return zc_sub_has_queued(s) &&
 	       !(s->max_held &&
@@ -290,14 +290,14 @@ bool zc_sub_ready(zcast_sub *s)
  * epoch in one add. A publisher that skips its wake because the epoch it reads is marked woken read
  * it after this announce, so the marking publish bumps the word after our read (layout.h,
  * zc_sub_rec.woken). The waker's line is not ours to write. Returns the value read. */
-static uint32_t zc_sub_announce(zcast_sub *s, _Atomic uint32_t *word)
+ZC_HOT static uint32_t zc_sub_announce(zcast_sub *s, _Atomic uint32_t *word)
 {
 	uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&s->rec->sleepers, ZC_ANNOUNCE, memory_order_seq_cst);
 	return v;
 }
 
-bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
+ZC_HOT bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
 {
 	/* Read the word, announce, re-check; the caller then sleeps on the value read first: a
 	 * publish after the re-check changes the word, so the sleep returns at once (no lost
@@ -310,7 +310,7 @@ bool zc_sub_arm(zcast_sub *s, _Atomic uint32_t **word, uint32_t *val)
 	return false;
 }
 
-void zc_sub_disarm(zcast_sub *s)
+ZC_HOT void zc_sub_disarm(zcast_sub *s)
 {
 	/* Most disarms follow a wake-up (zcast_wait, wait sets): the lines the check and the take
 	 * read next are asked for before this locked decrement stalls us. */
@@ -320,7 +320,7 @@ void zc_sub_disarm(zcast_sub *s)
 	atomic_fetch_sub_explicit(&s->rec->sleepers, 1, memory_order_seq_cst);
 }
 
-int zcast_wait(zcast_sub *s, int64_t timeout_ns)
+ZC_HOT int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 {
 	if (!s)
 		return ZCAST_EINVAL;

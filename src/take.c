@@ -26,7 +26,7 @@ static int discard(zcast_sub *s, uint64_t head, struct zc_pool_map *m, uint32_t 
 		      s->t.name, (unsigned long long)d);
 }
 
-int zcast_take(zcast_sub *s, zcast_msg **out)
+ZC_HOT int zcast_take(zcast_sub *s, zcast_msg **out)
 {
 	if (!s || !out)
 		return zc_err(ZCAST_EINVAL, "NULL argument");

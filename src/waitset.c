@@ -160,7 +160,7 @@ static void rebuild_others(zcast_waitset *ws)
 }
 
 /* The entry whose reference is withdrawn, or NULL (ws->quiet may name an entry unbelled since). */
-static struct ws_entry *quiet_entry(const zcast_waitset *ws)
+ZC_HOT static struct ws_entry *quiet_entry(const zcast_waitset *ws)
 {
 	int i = ws->quiet;
 	return i >= 0 && i < ws->n && ws->e[i].quiet ? &ws->e[i] : NULL;
@@ -242,7 +242,7 @@ static int topic_ino(struct zc_topic *t, uint64_t *ino)
 }
 
 /* Queues a belled entry for a check at the next collect. */
-static void make_hot(zcast_waitset *ws, struct ws_entry *e)
+ZC_HOT static void make_hot(zcast_waitset *ws, struct ws_entry *e)
 {
 	if (e->hot)
 		return;
@@ -453,7 +453,7 @@ int zcast_waitset_enable(zcast_waitset *ws, int id, int enabled)
 
 /* Moves the doorbell's ready set into hot[]: the bits are taken, each entry is checked once. A
  * bit set after the exchange stays for the next round. */
-static void harvest(zcast_waitset *ws)
+ZC_HOT static void harvest(zcast_waitset *ws)
 {
 	/* Quiet (arm_solo): the lone entry is checked by disarm and arm, a bit set meanwhile is a
 	 * stale ring; the bits wait until the doorbell is used again. */
@@ -481,7 +481,7 @@ static void harvest(zcast_waitset *ws)
 	}
 }
 
-static void report(zcast_ws_event *ev, int *k, struct ws_entry *e, int id)
+ZC_HOT static void report(zcast_ws_event *ev, int *k, struct ws_entry *e, int id)
 {
 	ev[*k].kind = e->kind;
 	ev[*k].id = id;
@@ -505,7 +505,7 @@ static bool guard_fired(struct ws_entry *e)
 /* The hot entries, oldest first: a ready subscriber is reported and goes to the back
  * (level-triggered: checked again next time), a fired guard is reported and leaves (once per
  * trigger), an entry not ready leaves; beyond `max` they wait in front. */
-static int collect_hot(zcast_waitset *ws, zcast_ws_event *ev, int k, int max)
+ZC_HOT static int collect_hot(zcast_waitset *ws, zcast_ws_event *ev, int k, int max)
 {
 	int keep = 0, done = 0;
 	for (int j = 0; j < ws->n_hot; j++) {
@@ -531,7 +531,7 @@ static int collect_hot(zcast_waitset *ws, zcast_ws_event *ev, int k, int max)
 
 /* The entries without the doorbell, starting at the cursor. Consumes what it reports (guard
  * pending, timer expiry, graph value); a subscriber stays ready while messages are queued. */
-static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int k, int max)
+ZC_HOT static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int k, int max)
 {
 	int last = -1, n = ws->n_others;
 	for (int j = 0; j < n && k < max; j++) {
@@ -579,7 +579,7 @@ static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, in
 }
 
 /* Reports ready entries: the doorbell's and the others, taking turns at going first. */
-static int collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max)
+ZC_HOT static int collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max)
 {
 	harvest(ws);
 	int k = 0;
@@ -604,8 +604,8 @@ static uint32_t hash_key(uint64_t a, uint64_t b)
 
 /* Adds a word unless an identical one (same key) is in already. The index is built only when a
  * second word comes: a wait on one word (a doorbell, a lone subscription) never touches it. */
-static void add_word(zcast_waitset *ws, uint32_t *n, uint64_t ka, uint64_t kb, _Atomic uint32_t *w,
-		     uint32_t val, uint32_t is_private)
+ZC_HOT static void add_word(zcast_waitset *ws, uint32_t *n, uint64_t ka, uint64_t kb,
+			    _Atomic uint32_t *w, uint32_t val, uint32_t is_private)
 {
 	uint32_t mask = ws->cap_hash - 1, h = hash_key(ka, kb) & mask;
 	if (*n == 1) {
@@ -628,7 +628,7 @@ static void add_word(zcast_waitset *ws, uint32_t *n, uint64_t ka, uint64_t kb, _
 	(*n)++;
 }
 
-static void disarm(zcast_waitset *ws)
+ZC_HOT static void disarm(zcast_waitset *ws)
 {
 	if (ws->solo_armed >= 0) {
 		struct ws_entry *e = &ws->e[ws->solo_armed];
@@ -662,7 +662,7 @@ static void disarm(zcast_waitset *ws)
  * `sleeping`: one of us sees the other). The epoch starts after the read: a ringer that claims it
  * bumps the word after our read too, and a claim or delivery of an earlier sleep (a late CAS)
  * cannot count for this one. Returns false (disarmed) when a bit is set. */
-static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
+ZC_HOT static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
 {
 	struct zc_bell_hdr *h = ws->bell.b->hdr;
 	uint32_t v = atomic_load_explicit(&h->word, memory_order_seq_cst);
@@ -687,7 +687,7 @@ static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
  * sleeps on the topic word instead of its doorbell: one word either way, and S processes that
  * each wait for one subscription of a topic are woken by one FUTEX_WAKE of the publisher, not S
  * (the doorbell still gets its bit: the next collect checks the entry). Stops at the second. */
-static int solo_sub(const zcast_waitset *ws)
+ZC_HOT static int solo_sub(const zcast_waitset *ws)
 {
 	int found = -1;
 	for (int i = 0; i < ws->n; i++) {
@@ -741,7 +741,7 @@ static bool unquieten(zcast_waitset *ws)
 }
 
 /* Arms the lone subscription the way an entry without the doorbell is armed. False: ready. */
-static bool arm_solo(zcast_waitset *ws, int i, uint32_t *n, int64_t *until)
+ZC_HOT static bool arm_solo(zcast_waitset *ws, int i, uint32_t *n, int64_t *until)
 {
 	struct ws_entry *e = &ws->e[i];
 	_Atomic uint32_t *w;
@@ -764,7 +764,7 @@ static bool arm_solo(zcast_waitset *ws, int i, uint32_t *n, int64_t *until)
 
 /* Arms the doorbell and every enabled entry without it. Returns false (all disarmed) when one
  * turned out ready meanwhile. */
-static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
+ZC_HOT static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 {
 	uint32_t n = 0;
 	if (ws->bell.b && ws->bell_words) {
@@ -834,7 +834,8 @@ ready:
 	return false;
 }
 
-int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_event *events, int max)
+ZC_HOT int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_event *events,
+			      int max)
 {
 	if (!ws || !events || max <= 0)
 		return zc_err(ZCAST_EINVAL, "wait set, events and max > 0 are required");

@@ -20,7 +20,7 @@
  * again. A waiter reads `space`, then clears the flag, then announces (all seq_cst, zc_space_arm).
  * A release that finds the flag set by a releaser who set it after that clear knows the bump comes
  * after the waiter's read too: the waiter's sleep returns at once or is woken. */
-void zc_wake_space(struct zc_topic_hdr *h)
+ZC_HOT void zc_wake_space(struct zc_topic_hdr *h)
 {
 	if (!atomic_load_explicit(&h->space_waiters, memory_order_seq_cst))
 		return;
@@ -74,7 +74,7 @@ void zc_space_forget(struct zc_topic *t, uint32_t pub)
 		;
 }
 
-void zc_wake_all(struct zc_topic *t)
+ZC_HOT void zc_wake_all(struct zc_topic *t)
 {
 	struct zc_topic_hdr *h = t->hdr;
 	atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);
@@ -96,7 +96,7 @@ void zc_wake_all(struct zc_topic *t)
 	zc_bell_batch_wake(&bells); /* one wake per sleeping wait set */
 }
 
-uint64_t zc_wake_owe(struct zc_topic_hdr *h)
+ZC_HOT uint64_t zc_wake_owe(struct zc_topic_hdr *h)
 {
 	/* Under the lock, the only writer of wake_token: a plain increment gives each lock hold its
 	 * own token without a locked instruction. The mark needs no fence of its own: whoever
@@ -110,7 +110,7 @@ uint64_t zc_wake_owe(struct zc_topic_hdr *h)
 	return token;
 }
 
-void zc_wake_paid(struct zc_topic_hdr *h, uint64_t token)
+ZC_HOT void zc_wake_paid(struct zc_topic_hdr *h, uint64_t token)
 {
 	/* A CAS, not a store: a later publisher's mark must survive our clearing. */
 	atomic_compare_exchange_strong(&h->wake_owed, &token, 0);
