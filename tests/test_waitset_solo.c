@@ -82,6 +82,24 @@ static void switches_with_entries(void)
 	CHECK_EQ(zcast_waitset_wait(w.ws, 2000000000, ev, 2), 1);
 	CHECK(ev[0].user == sa);
 	CHECK_EQ(zt_drain(sa), 1);
+	/* alone and quiet, a wait is zcast_wait's: its timeout ends it */
+	CHECK_EQ(zcast_waitset_wait(w.ws, 1000000, ev, 2), ZCAST_ETIMEDOUT);
+	CHECK_EQ(atomic_load(&ra->bell), 0);
+	/* disabled with a message queued: not reported; enabled again: reported at once */
+	zt_publish(pa, 1, 64);
+	CHECK_EQ(zcast_waitset_enable(w.ws, ida, 0), 0);
+	CHECK_EQ(zcast_waitset_wait(w.ws, 1000000, ev, 2), ZCAST_ETIMEDOUT);
+	CHECK_EQ(zcast_waitset_enable(w.ws, ida, 1), 0);
+	CHECK_EQ(zcast_waitset_wait(w.ws, 2000000000, ev, 2), 1);
+	CHECK(ev[0].user == sa);
+	/* a timer (not due for an hour) beside it, the message still queued: reported */
+	int idt;
+	CHECK_EQ(zcast_waitset_add_timer(w.ws, 3600000000000ll, &idt, &idt), 0);
+	CHECK_EQ(zcast_waitset_wait(w.ws, 2000000000, ev, 2), 1);
+	CHECK(ev[0].user == sa);
+	CHECK_EQ(zt_drain(sa), 1);
+	CHECK_EQ(zcast_waitset_wait(w.ws, 1000000, ev, 2), ZCAST_ETIMEDOUT);
+	CHECK_EQ(zcast_waitset_remove(w.ws, idt), 0);
 
 	/* two: asleep on the doorbell, the record is not armed, the reference is back */
 	CHECK_EQ(zcast_waitset_add_sub(w.ws, sb, sb, &idb), 0);
