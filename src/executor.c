@@ -559,9 +559,9 @@ static int64_t next_timer(zcast_executor *ex)
 	int64_t until = -1;
 	for (uint32_t i = 0; i < ex->timers.n; i++) {
 		struct ex_entry *en = ex->timers.v[i];
-		if (en->timer->grid.active && en->inflight == 0 &&
-		    (until < 0 || en->timer->grid.next < until))
-			until = en->timer->grid.next;
+		int64_t next = zc_grid_next(&en->timer->grid);
+		if (en->timer->grid.active && en->inflight == 0 && (until < 0 || next < until))
+			until = next;
 	}
 	return until;
 }
@@ -822,11 +822,9 @@ static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
 	pthread_mutex_unlock(&ex->mu);
 	bool pool = ex->threads > 1;
 	int r = pool ? start_workers(ex) : 0, ran = 0;
+	/* The deadline is checked after a turn: a turn with a deadline that passed waits no more but
+	 * still runs what is ready, so spin_once(0) checks once instead of never. */
 	while (r == 0 && !atomic_load(&ex->stop)) {
-		if (deadline >= 0 && zc_now_ns() >= deadline) {
-			r = ZCAST_ETIMEDOUT;
-			break;
-		}
 		int k = turn(ex, deadline, pool);
 		if (k < 0 && k != ZCAST_ETIMEDOUT)
 			r = k;
@@ -834,6 +832,8 @@ static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
 			ran += k;
 		if (once && ran > 0)
 			break;
+		if (r == 0 && deadline >= 0 && zc_now_ns() >= deadline)
+			r = ZCAST_ETIMEDOUT;
 	}
 	drain(ex, !once);
 	pthread_mutex_lock(&ex->mu);
@@ -852,7 +852,7 @@ int zcast_executor_spin(zcast_executor *ex)
 
 int zcast_executor_spin_once(zcast_executor *ex, int64_t timeout_ns)
 {
-	return spin_impl(ex, timeout_ns < 0 ? -1 : zc_now_ns() + timeout_ns, true);
+	return spin_impl(ex, timeout_ns < 0 ? -1 : zc_after(zc_now_ns(), timeout_ns), true);
 }
 
 int zcast_executor_spin_until(zcast_executor *ex, int64_t deadline_ns)

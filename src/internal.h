@@ -81,6 +81,9 @@ ZC_HIDDEN void zc_err_clear(void);
 /* ---- time (clock.c) ---- */
 ZC_HIDDEN int64_t zc_now_ns(void);
 ZC_HIDDEN struct timespec zc_ts(int64_t ns);
+/* t + ns for ns >= 0, saturated at INT64_MAX: a huge timeout or period means "not in our time",
+ * never a wrap into the past. */
+ZC_HIDDEN int64_t zc_after(int64_t t, int64_t ns);
 
 /* ---- crash points for fault injection (crash.c); compiled in test builds only ---- */
 #ifdef ZCAST_FAULT_INJECTION

@@ -347,7 +347,7 @@ int zcast_waitset_add_timer(zcast_waitset *ws, int64_t period_ns, void *user, in
 	int r = new_entry(ws, ZCAST_WS_TIMER, user, id);
 	if (r == 0) {
 		ws->e[*id].period = period_ns;
-		ws->e[*id].next = zc_now_ns() + period_ns;
+		ws->e[*id].next = zc_after(zc_now_ns(), period_ns);
 	}
 	return r;
 }
@@ -552,7 +552,8 @@ static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, in
 			if (now >= e->next) {
 				ready = true;
 				/* Stay on the grid; expiries missed while nobody waited are reported once. */
-				e->next += e->period * ((now - e->next) / e->period + 1);
+				e->next = zc_after(e->next,
+						   e->period * ((now - e->next) / e->period + 1));
 			}
 			break;
 		case ZCAST_WS_GRAPH: {
@@ -839,7 +840,7 @@ int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_event *ev
 	if (!ws || !events || max <= 0)
 		return zc_err(ZCAST_EINVAL, "wait set, events and max > 0 are required");
 	int64_t now = zc_now_ns();
-	const int64_t deadline = timeout_ns < 0 ? -1 : now + timeout_ns;
+	const int64_t deadline = timeout_ns < 0 ? -1 : zc_after(now, timeout_ns);
 	for (;;) {
 		int k = collect(ws, now, events, max);
 		if (k > 0)

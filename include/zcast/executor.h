@@ -151,7 +151,8 @@ ZCAST_API int zcast_executor_spin(zcast_executor *ex);
  * callback it started has returned when it returns. */
 ZCAST_API int zcast_executor_spin_once(zcast_executor *ex, int64_t timeout_ns);
 /** Runs callbacks until deadline_ns (CLOCK_MONOTONIC, absolute) or a stop: ZCAST_ETIMEDOUT at the
- * deadline, 0 after a stop. */
+ * deadline, 0 after a stop. A deadline that has passed already runs what is ready now, once, without
+ * waiting (as spin_once(0) does). */
 ZCAST_API int zcast_executor_spin_until(zcast_executor *ex, int64_t deadline_ns);
 /** Asks spin to return. Async-signal-safe. */
 ZCAST_API int zcast_executor_stop(zcast_executor *ex);
