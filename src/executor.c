@@ -150,6 +150,8 @@ void zc_ex_poke(zcast_executor *ex)
 
 void zcast_executor_opts_init(zcast_executor_opts *o)
 {
+	if (!o)
+		return; /* nothing to fill (create takes NULL options as the defaults) */
 	memset(o, 0, sizeof *o);
 	o->threads = 1;
 	o->batch = 16;

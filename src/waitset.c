@@ -397,7 +397,11 @@ int zcast_waitset_add_pub_room(zcast_waitset *ws, zcast_pub *pub, void *user, in
 
 static struct ws_entry *entry(zcast_waitset *ws, int id)
 {
-	if (!ws || id < 0 || id >= ws->n || !ws->e[id].kind) {
+	if (!ws) {
+		zc_err(ZCAST_EINVAL, "wait set is NULL");
+		return NULL;
+	}
+	if (id < 0 || id >= ws->n || !ws->e[id].kind) {
 		zc_err(ZCAST_EINVAL, "no wait set entry %d", id);
 		return NULL;
 	}
@@ -862,7 +866,7 @@ int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_event *ev
 
 int zcast_waitset_last_words(const zcast_waitset *ws)
 {
-	return ws ? (int)ws->last_words : ZCAST_EINVAL;
+	return ws ? (int)ws->last_words : zc_err(ZCAST_EINVAL, "wait set is NULL");
 }
 
 int zcast_doorbell_gc(void)

@@ -3,7 +3,9 @@
  *    guard; spin_until with a deadline that passed checks once too. (Before: the deadline was
  *    checked before the first wait, so spin_once(0) never ran anything.)
  *  - Huge periods and timeouts (INT64_MAX) mean "not in our time", never an expiry at once.
- *    (Before: now + period wrapped to the past, and the timer fired on every turn.) */
+ *    (Before: now + period wrapped to the past, and the timer fired on every turn.)
+ *  - NULL handles give ZCAST_EINVAL and a message that says what was NULL (before:
+ *    zcast_executor_opts_init(NULL) crashed, zcast_waitset_remove(NULL, 0) blamed "entry 0"). */
 #include "harness.h"
 #include "zcast/executor.h"
 
@@ -110,11 +112,25 @@ static void huge_periods(void)
 	zcast_waitset_destroy(ws);
 }
 
+static void null_inputs(void)
+{
+	zcast_executor_opts_init(NULL);
+	CHECK_EQ(zcast_waitset_remove(NULL, 0), ZCAST_EINVAL);
+	CHECK(strstr(zcast_last_error(), "NULL") != NULL);
+	CHECK_EQ(zcast_waitset_enable(NULL, 0, 1), ZCAST_EINVAL);
+	CHECK(strstr(zcast_last_error(), "NULL") != NULL);
+	CHECK_EQ(zcast_timer_cancel(NULL), ZCAST_EINVAL);
+	CHECK_EQ(zcast_timer_until_next(NULL), ZCAST_EINVAL);
+	CHECK_EQ(zcast_executor_remove_sub(NULL, NULL), ZCAST_EINVAL);
+	CHECK_EQ(zcast_executor_spin_once(NULL, 0), ZCAST_EINVAL);
+}
+
 int main(void)
 {
 	zt_setup("exec_edges", 60);
 	spin_once_zero();
 	huge_periods();
+	null_inputs();
 	printf("exec_edges: ok\n");
 	return 0;
 }

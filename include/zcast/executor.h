@@ -72,7 +72,7 @@ typedef struct zcast_executor_opts {
 enum { ZCAST_EXEC_CONCURRENT = 1 }; /**< callbacks of this subscription may run in parallel */
 enum { ZCAST_TIMER_ONESHOT = 1 };   /**< the timer expires once, then stays cancelled until reset */
 
-/** Fills *o with the defaults (1 thread, batch 16). */
+/** Fills *o with the defaults (1 thread, batch 16); does nothing for NULL. */
 ZCAST_API void zcast_executor_opts_init(zcast_executor_opts *o);
 /** Creates an executor; *out is owned by the caller (zcast_executor_destroy). */
 ZCAST_API int zcast_executor_create(const zcast_executor_opts *opts, zcast_executor **out);
