@@ -49,6 +49,7 @@ struct ex_entry {
 	uint32_t inflight; /* callback turns queued or running */
 	uint32_t pins;     /* an add waiting for its attach command: not freed meanwhile */
 	bool want_room;	   /* room: a callback was asked for and the entry is not enabled yet */
+	bool owed;	   /* in ex->owed: a reported turn a stop kept from running */
 	uint64_t due_gen;  /* timers: the timer's gen when this expiry was found due */
 	uint64_t missed;   /* timers: expiries missed before this one */
 };
@@ -83,7 +84,8 @@ struct zcast_executor {
 	struct ex_list timers; /* the timers among them: a turn scans only these */
 	struct ex_list dead;   /* removed, freed once inflight is 0 (by the spinning thread) */
 	struct ex_list done;   /* pool: entries whose last queued turn finished */
-	struct ex_list due;    /* timers found due this turn (spinning thread only) */
+	struct ex_list due;    /* timers found due this turn, and owed turns (spinning thread only) */
+	struct ex_list owed;   /* guard, graph and timer turns reported but not run (a stop) */
 	struct ex_cmd *cmds, **cmds_tail;
 	uint32_t n_want; /* room entries with want_room set */
 	uint32_t busy;	 /* sum of inflight */
@@ -300,6 +302,8 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 	int r = find(ex, en->kind, en->key, NULL)
 		    ? zc_err(ZCAST_EBUSY, "already added to this executor")
 		    : list_reserve(&ex->dead, ex->dead.n + ex->live.n + 1);
+	if (r == 0) /* an entry is owed at most once: owing never fails either */
+		r = list_reserve(&ex->owed, ex->live.n + 1);
 	if (r == 0 &&
 	    en->kind == ZCAST_WS_TIMER) /* timers live in the executor, not the wait set */
 		r = list_reserve(&ex->timers, ex->timers.n + 1);
@@ -376,6 +380,11 @@ static int remove_entry(zcast_executor *ex, int kind, const void *key)
 		if (ex->timers.v[i] == en)
 			list_del(&ex->timers, i);
 	atomic_store(&en->removed, true);
+	for (uint32_t i = 0; en->owed && i < ex->owed.n; i++)
+		if (ex->owed.v[i] == en) {
+			list_del(&ex->owed, i);
+			en->owed = false;
+		}
 	if (en->want_room) {
 		en->want_room = false;
 		ex->n_want--;
@@ -568,14 +577,27 @@ static int64_t next_timer(zcast_executor *ex)
 	return until;
 }
 
+/* Under mu: a turn of `en` was reported but a stop kept it from running. A subscription or room
+ * entry is reported again while it is ready; a guard's trigger, a graph change and a timer's expiry
+ * were consumed by the report, so the turn is owed to the next turn (of this or a later spin)
+ * instead of lost. */
+static void owe(zcast_executor *ex, struct ex_entry *en)
+{
+	if (en->kind == ZCAST_WS_SUB || en->kind == ZCAST_WS_PUB_ROOM || en->owed ||
+	    atomic_load(&en->removed))
+		return;
+	en->owed = true;
+	list_push(&ex->owed, en); /* reserved at add */
+}
+
 /* Under mu: collects the timers due at `now` into ex->due (a timer with a turn in flight waits:
- * its expiries are counted when it comes back). */
+ * its expiries are counted when it comes back), then the owed turns. */
 static void collect_due(zcast_executor *ex, int64_t now)
 {
 	ex->due.n = 0;
 	for (uint32_t i = 0; i < ex->timers.n; i++) {
 		struct ex_entry *en = ex->timers.v[i];
-		if (en->inflight > 0)
+		if (en->inflight > 0 || en->owed) /* owed: runs for the expiry found before */
 			continue;
 		uint64_t n = zc_grid_expire(&en->timer->grid, now);
 		if (n && list_push(&ex->due, en) == 0) {
@@ -583,6 +605,11 @@ static void collect_due(zcast_executor *ex, int64_t now)
 			en->due_gen = en->timer->gen;
 		}
 	}
+	for (uint32_t i = 0; i < ex->owed.n; i++) {
+		ex->owed.v[i]->owed = false;
+		list_push(&ex->due, ex->owed.v[i]);
+	}
+	ex->owed.n = 0;
 }
 
 /* One turn of an entry: up to `batch` messages, or one call. */
@@ -767,6 +794,7 @@ static void drain(zcast_executor *ex, bool discard)
 			ex->busy--;
 			if (en->inflight == 0 && !atomic_load(&en->removed))
 				list_push(&ex->done, en); /* watched again */
+			owe(ex, en);
 		}
 		pthread_cond_broadcast(&ex->ctl_cv); /* a remove may wait for a dropped turn */
 	}
@@ -779,13 +807,25 @@ static void drain(zcast_executor *ex, bool discard)
 	pthread_mutex_unlock(&ex->mu);
 }
 
+/* Runs (single-threaded) or dispatches (pool) one turn of a ready entry, or owes it after a stop. */
+static int run_or_owe(zcast_executor *ex, struct ex_entry *en, bool pool)
+{
+	if (atomic_load(&ex->stop)) {
+		pthread_mutex_lock(&ex->mu);
+		owe(ex, en);
+		pthread_mutex_unlock(&ex->mu);
+		return 0;
+	}
+	return pool ? dispatch(ex, en) : run_here(ex, en);
+}
+
 /* One wait and what it made ready: the callback turns run or dispatched (>= 0), ZCAST_ETIMEDOUT
  * when the wait timed out with nothing to run, or an error. */
 static int turn(zcast_executor *ex, int64_t deadline, bool pool)
 {
 	pthread_mutex_lock(&ex->mu);
 	service(ex);
-	int64_t until = next_timer(ex);
+	int64_t until = ex->owed.n ? 0 : next_timer(ex); /* owed turns: just check, then run them */
 	pthread_mutex_unlock(&ex->mu);
 	if (deadline >= 0 && (until < 0 || deadline < until))
 		until = deadline;
@@ -795,16 +835,16 @@ static int turn(zcast_executor *ex, int64_t deadline, bool pool)
 	if (n < 0 && n != ZCAST_ETIMEDOUT)
 		return n;
 	int ran = 0;
-	for (int i = 0; i < n && !atomic_load(&ex->stop); i++) {
+	for (int i = 0; i < n; i++) {
 		struct ex_entry *en = ev[i].user;
 		if (en) /* NULL: the wake guard; the next turn serves what it signalled */
-			ran += pool ? dispatch(ex, en) : run_here(ex, en);
+			ran += run_or_owe(ex, en, pool);
 	}
 	pthread_mutex_lock(&ex->mu);
 	collect_due(ex, zc_now_ns()); /* read after the wait: never early */
 	pthread_mutex_unlock(&ex->mu);
-	for (uint32_t i = 0; i < ex->due.n && !atomic_load(&ex->stop); i++)
-		ran += pool ? dispatch(ex, ex->due.v[i]) : run_here(ex, ex->due.v[i]);
+	for (uint32_t i = 0; i < ex->due.n; i++)
+		ran += run_or_owe(ex, ex->due.v[i], pool);
 	return ran ? ran : n == ZCAST_ETIMEDOUT ? ZCAST_ETIMEDOUT : 0;
 }
 
@@ -965,6 +1005,7 @@ void zcast_executor_destroy(zcast_executor *ex)
 	free(ex->dead.v);
 	free(ex->done.v);
 	free(ex->due.v);
+	free(ex->owed.v);
 	pthread_mutex_destroy(&ex->mu);
 	pthread_cond_destroy(&ex->work_cv);
 	pthread_cond_destroy(&ex->ctl_cv);

@@ -4,8 +4,13 @@
  *    checked before the first wait, so spin_once(0) never ran anything.)
  *  - Huge periods and timeouts (INT64_MAX) mean "not in our time", never an expiry at once.
  *    (Before: now + period wrapped to the past, and the timer fired on every turn.)
+ *  - A stop loses nothing: a guard trigger, graph change or timer expiry the wait set reported but
+ *    a stop kept from running (single-threaded: later events of the same turn; pool: turns still
+ *    queued when spin returns) runs at the next spin. (Before: those were consumed and dropped.)
  *  - NULL handles give ZCAST_EINVAL and a message that says what was NULL (before:
  *    zcast_executor_opts_init(NULL) crashed, zcast_waitset_remove(NULL, 0) blamed "entry 0"). */
+#include <pthread.h>
+
 #include "harness.h"
 #include "zcast/executor.h"
 
@@ -112,6 +117,122 @@ static void huge_periods(void)
 	zcast_waitset_destroy(ws);
 }
 
+/* Each callback counts itself and stops the executor. */
+static zcast_executor *stop_ex;
+static int stop_calls[4];
+static void stop_guard(zcast_guard *g, void *ctx)
+{
+	(void)g;
+	stop_calls[(intptr_t)ctx]++;
+	zcast_executor_stop(stop_ex);
+}
+static void stop_graph(const zcast_graph_event *ev, void *ctx)
+{
+	(void)ev;
+	stop_calls[(intptr_t)ctx]++;
+	zcast_executor_stop(stop_ex);
+}
+static void stop_tick(zcast_timer *t, uint64_t missed, void *ctx)
+{
+	(void)t, (void)missed;
+	stop_calls[(intptr_t)ctx]++;
+	zcast_executor_stop(stop_ex);
+}
+
+/* Four events ready at once, each callback stops: one runs per spin, the others at later spins. */
+static void stop_owes_single(void)
+{
+	zcast_sub *s;
+	CHECK_EQ(zcast_sub_open("/edges/stop", NULL, &s), 0);
+	zcast_guard *g[2];
+	zcast_timer *t;
+	CHECK_EQ(zcast_executor_create(NULL, &stop_ex), 0);
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(zcast_guard_create(&g[i]), 0);
+		CHECK_EQ(zcast_executor_add_guard(stop_ex, g[i], stop_guard, (void *)(intptr_t)i),
+			 0);
+	}
+	CHECK_EQ(zcast_executor_add_sub_graph(stop_ex, s, stop_graph, (void *)(intptr_t)2), 0);
+	CHECK_EQ(zcast_executor_add_timer2(stop_ex, 1 * MS, ZCAST_TIMER_ONESHOT, stop_tick,
+					   (void *)(intptr_t)3, &t),
+		 0);
+	zcast_pub *p = zt_open_pub("/edges/stop", 64, 4); /* a graph change */
+	CHECK_EQ(zcast_guard_trigger(g[0]), 0);
+	CHECK_EQ(zcast_guard_trigger(g[1]), 0);
+	while (zcast_timer_until_next(t) > 0)
+		zt_sleep_ms(1);
+	for (int k = 1; k <= 4; k++) {
+		CHECK_EQ(zcast_executor_spin_once(stop_ex, 0), 1);
+		CHECK_EQ(stop_calls[0] + stop_calls[1] + stop_calls[2] + stop_calls[3], k);
+		CHECK_EQ(zcast_executor_reset(stop_ex), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(stop_calls[i], 1);
+	CHECK_EQ(zcast_executor_spin_once(stop_ex, 0), ZCAST_ETIMEDOUT);
+	zcast_executor_destroy(stop_ex);
+	for (int i = 0; i < 2; i++)
+		zcast_guard_destroy(g[i]);
+	CHECK_EQ(zcast_pub_close(p), 0);
+	CHECK_EQ(zcast_sub_close(s), 0);
+}
+
+/* Pool: both workers block in guard callbacks X and Y; guard Z's turn waits in the queue when spin
+ * is stopped. It runs at the next spin. (If this machine is slow enough that Z was not dispatched
+ * before the stop, the wait set still has it: the check holds either way.) */
+static _Atomic int blocked, release, z_calls;
+static void block_guard(zcast_guard *g, void *ctx)
+{
+	(void)g, (void)ctx;
+	atomic_fetch_add(&blocked, 1);
+	while (!atomic_load(&release))
+		zt_sleep_ms(1);
+}
+static void z_guard(zcast_guard *g, void *ctx)
+{
+	(void)g, (void)ctx;
+	atomic_fetch_add(&z_calls, 1);
+}
+static void *spinner(void *ex)
+{
+	CHECK_EQ(zcast_executor_spin(ex), 0);
+	return NULL;
+}
+
+static void stop_owes_pool(void)
+{
+	zcast_executor_opts o;
+	zcast_executor_opts_init(&o);
+	o.threads = 2;
+	zcast_executor *ex;
+	CHECK_EQ(zcast_executor_create(&o, &ex), 0);
+	zcast_guard *x, *y, *z;
+	CHECK_EQ(zcast_guard_create(&x), 0);
+	CHECK_EQ(zcast_guard_create(&y), 0);
+	CHECK_EQ(zcast_guard_create(&z), 0);
+	CHECK_EQ(zcast_executor_add_guard(ex, x, block_guard, NULL), 0);
+	CHECK_EQ(zcast_executor_add_guard(ex, y, block_guard, NULL), 0);
+	CHECK_EQ(zcast_executor_add_guard(ex, z, z_guard, NULL), 0);
+	pthread_t th;
+	CHECK_EQ(pthread_create(&th, NULL, spinner, ex), 0);
+	CHECK_EQ(zcast_guard_trigger(x), 0);
+	CHECK_EQ(zcast_guard_trigger(y), 0);
+	while (atomic_load(&blocked) < 2)
+		zt_sleep_ms(1);
+	CHECK_EQ(zcast_guard_trigger(z), 0);
+	zt_sleep_ms(20); /* lets the spinning thread queue Z's turn (see above) */
+	CHECK_EQ(zcast_executor_stop(ex), 0);
+	atomic_store(&release, 1);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK_EQ(zcast_executor_reset(ex), 0);
+	while (atomic_load(&z_calls) == 0)
+		CHECK(zcast_executor_spin_once(ex, 0) != ZCAST_ETIMEDOUT);
+	CHECK_EQ(atomic_load(&z_calls), 1);
+	zcast_executor_destroy(ex);
+	zcast_guard_destroy(x);
+	zcast_guard_destroy(y);
+	zcast_guard_destroy(z);
+}
+
 static void null_inputs(void)
 {
 	zcast_executor_opts_init(NULL);
@@ -131,6 +252,8 @@ int main(void)
 	spin_once_zero();
 	huge_periods();
 	null_inputs();
+	stop_owes_single();
+	stop_owes_pool();
 	printf("exec_edges: ok\n");
 	return 0;
 }

@@ -142,7 +142,9 @@ ZCAST_API int zcast_executor_want_room(zcast_executor *ex, zcast_pub *pub);
 ZCAST_API int zcast_executor_remove_room(zcast_executor *ex, zcast_pub *pub);
 
 /** Runs callbacks until zcast_executor_stop. Returns 0 after a stop, when every running callback has
- * returned (queued messages that were not handed to a callback stay queued), or an error.
+ * returned (queued messages that were not handed to a callback stay queued; a guard trigger, graph
+ * change or timer expiry seen but not yet handed to its callback is handed over by the next spin),
+ * or an error.
  * A stop requested before spin makes spin return at once; zcast_executor_reset clears it. */
 ZCAST_API int zcast_executor_spin(zcast_executor *ex);
 /** Waits up to timeout_ns (< 0: forever, 0: just check) until something is ready, then runs what
