@@ -39,7 +39,9 @@ typedef void (*zcast_sub_callback)(zcast_sub *sub, zcast_msg *msg, void *ctx);
 /** Called on each expiry of a timer added with zcast_executor_add_timer. */
 typedef void (*zcast_timer_callback)(void *ctx);
 /** Called once per expiry of a timer added with zcast_executor_add_timer2. `missed`: expiries that
- * passed since the previous call without a call of their own (the executor was busy): 0 normally. */
+ * passed since the previous call without a call of their own (the executor was busy): 0 normally.
+ * This call stands for the latest expiry, so a call that took 3.5 periods is followed by one with
+ * missed == 2 (three expiries passed meanwhile: two missed, and this one). */
 typedef void (*zcast_timer_fn)(zcast_timer *timer, uint64_t missed, void *ctx);
 /** Called when a guard added with zcast_executor_add_guard was triggered (once per report). */
 typedef void (*zcast_guard_callback)(zcast_guard *guard, void *ctx);
@@ -91,8 +93,9 @@ ZCAST_API int zcast_executor_remove_sub(zcast_executor *ex, zcast_sub *sub);
 ZCAST_API int zcast_executor_add_timer(zcast_executor *ex, int64_t period_ns, zcast_timer_callback cb,
 				       void *ctx);
 /** A timer with a handle: first expiry period_ns from now, then every period_ns on the same grid
- * (CLOCK_MONOTONIC; never early). flags: 0 or ZCAST_TIMER_ONESHOT. *out stays valid until
- * zcast_timer_remove or zcast_executor_destroy. */
+ * (CLOCK_MONOTONIC; never early). period_ns > 0; an expiry beyond INT64_MAX ns never comes.
+ * flags: 0 or ZCAST_TIMER_ONESHOT. *out stays valid until zcast_timer_remove or
+ * zcast_executor_destroy. */
 ZCAST_API int zcast_executor_add_timer2(zcast_executor *ex, int64_t period_ns, unsigned flags,
 					zcast_timer_fn cb, void *ctx, zcast_timer **out);
 /** Stops the timer: once this returns no call of it runs or starts (it waits for a running call,
