@@ -50,6 +50,7 @@ struct ex_entry {
 	uint32_t pins;     /* an add waiting for its attach command: not freed meanwhile */
 	bool want_room;	   /* room: a callback was asked for and the entry is not enabled yet */
 	bool owed;	   /* in ex->owed: a reported turn a stop kept from running */
+	struct ex_entry *waits_for; /* a callback of this entry waits in a remove of that one */
 	uint64_t due_gen;  /* timers: the timer's gen when this expiry was found due */
 	uint64_t missed;   /* timers: expiries missed before this one */
 };
@@ -356,12 +357,30 @@ static void purge_queued(zcast_executor *ex, struct ex_entry *en)
 		turn_done(ex, en, true);
 }
 
-/* Under mu: waits until no turn of `en` is queued or running, unless we run inside one. */
+/* Under mu: does a running callback of `en` wait, directly or through others, for entry `me`? */
+static bool waits_for(zcast_executor *ex, const struct ex_entry *en, const struct ex_entry *me)
+{
+	const struct ex_entry *x = en->waits_for;
+	for (uint32_t hops = 0; x && hops <= ex->live.n; hops++, x = x->waits_for)
+		if (x == me)
+			return true;
+	return false;
+}
+
+/* Under mu: waits until no turn of `en` is queued or running, unless we run inside one, or inside a
+ * callback that a running callback of `en` waits for (two callbacks of a pool removing each other's
+ * entries): waiting then would never end, so we return at once, as from the entry's own callback. */
 static void quiesce(zcast_executor *ex, struct ex_entry *en)
 {
+	struct ex_entry *me = tls_current;
 	purge_queued(ex, en);
-	while (en->inflight > 0 && tls_current != en)
+	while (en->inflight > 0 && me != en && !(me && waits_for(ex, en, me))) {
+		if (me)
+			me->waits_for = en;
 		pthread_cond_wait(&ex->ctl_cv, &ex->mu);
+	}
+	if (me)
+		me->waits_for = NULL;
 }
 
 static int remove_entry(zcast_executor *ex, int kind, const void *key)

@@ -7,6 +7,8 @@
  *  - A stop loses nothing: a guard trigger, graph change or timer expiry the wait set reported but
  *    a stop kept from running (single-threaded: later events of the same turn; pool: turns still
  *    queued when spin returns) runs at the next spin. (Before: those were consumed and dropped.)
+ *  - Two pool callbacks that remove each other's entries at the same moment both return (before:
+ *    each waited for the other's callback to end, forever).
  *  - NULL handles give ZCAST_EINVAL and a message that says what was NULL (before:
  *    zcast_executor_opts_init(NULL) crashed, zcast_waitset_remove(NULL, 0) blamed "entry 0"). */
 #include <pthread.h>
@@ -233,6 +235,44 @@ static void stop_owes_pool(void)
 	zcast_guard_destroy(z);
 }
 
+/* Guard callbacks A and B run in two workers at once, and each removes the other's entry. */
+static zcast_executor *mutual_ex;
+static zcast_guard *mutual_g[2];
+static _Atomic int mutual_inside, mutual_done;
+static void mutual_guard(zcast_guard *g, void *ctx)
+{
+	(void)g;
+	int i = (int)(intptr_t)ctx;
+	atomic_fetch_add(&mutual_inside, 1);
+	while (atomic_load(&mutual_inside) <
+	       2) /* both run: neither remove can purge a queued turn */
+		zt_sleep_ms(1);
+	CHECK_EQ(zcast_executor_remove_guard(mutual_ex, mutual_g[1 - i]), 0);
+	atomic_fetch_add(&mutual_done, 1);
+}
+
+static void mutual_remove_pool(void)
+{
+	zcast_executor_opts o;
+	zcast_executor_opts_init(&o);
+	o.threads = 2;
+	CHECK_EQ(zcast_executor_create(&o, &mutual_ex), 0);
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(zcast_guard_create(&mutual_g[i]), 0);
+		CHECK_EQ(zcast_executor_add_guard(mutual_ex, mutual_g[i], mutual_guard,
+						  (void *)(intptr_t)i),
+			 0);
+		CHECK_EQ(zcast_guard_trigger(mutual_g[i]), 0);
+	}
+	while (atomic_load(&mutual_done) < 2)
+		CHECK(zcast_executor_spin_once(mutual_ex, -1) >= 0);
+	CHECK_EQ(zcast_executor_remove_guard(mutual_ex, mutual_g[0]), ZCAST_ENOENT);
+	CHECK_EQ(zcast_executor_remove_guard(mutual_ex, mutual_g[1]), ZCAST_ENOENT);
+	zcast_executor_destroy(mutual_ex);
+	for (int i = 0; i < 2; i++)
+		zcast_guard_destroy(mutual_g[i]);
+}
+
 static void null_inputs(void)
 {
 	zcast_executor_opts_init(NULL);
@@ -254,6 +294,7 @@ int main(void)
 	null_inputs();
 	stop_owes_single();
 	stop_owes_pool();
+	mutual_remove_pool();
 	printf("exec_edges: ok\n");
 	return 0;
 }

@@ -10,7 +10,9 @@
  *    including from callbacks), between spins. A remove returns once no callback of the entry runs
  *    and none will start — except when it is called from a callback of that very entry, where it
  *    returns at once (the callback finishes, and with ZCAST_EXEC_CONCURRENT so do the entry's other
- *    callbacks already running; no further callback of the entry starts). So after
+ *    callbacks already running; no further callback of the entry starts). The same holds when it is
+ *    called from a callback that a running callback of the entry waits for in a remove of its own
+ *    (two pool callbacks removing each other's entries): waiting there would never end. So after
  *    remove returns (from anywhere else) the subscription, guard or publisher may be closed and the
  *    callback's context freed. Do not remove an entry while holding a lock its callback takes.
  *  - Timers may be cancelled, reset and re-timed from any thread and from callbacks.
