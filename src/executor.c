@@ -199,6 +199,14 @@ static bool owns_ws(zcast_executor *ex)
 	return !ex->spinning || pthread_equal(ex->spin_thread, pthread_self());
 }
 
+/* The topic's count of dead peers of the kind a graph entry watches: subscribers for a publisher's
+ * entry, publishers for a subscriber's. Read once; the caller bounds the difference. */
+static uint32_t peers_died(const struct ex_entry *en)
+{
+	return en->pub ? atomic_load(&en->pub->t.hdr->subs_died)
+		       : atomic_load(&en->sub->t.hdr->pubs_died);
+}
+
 static int attach(zcast_executor *ex, struct ex_entry *en)
 {
 	switch (en->kind) {
@@ -206,9 +214,15 @@ static int attach(zcast_executor *ex, struct ex_entry *en)
 		return zcast_waitset_add_sub(ex->ws, en->sub, en, &en->ws_id);
 	case ZCAST_WS_GUARD:
 		return zcast_waitset_add_guard(ex->ws, en->guard, en, &en->ws_id);
-	case ZCAST_WS_GRAPH:
-		return en->pub ? zcast_waitset_add_pub_graph(ex->ws, en->pub, en, &en->ws_id)
-			       : zcast_waitset_add_sub_graph(ex->ws, en->sub, en, &en->ws_id);
+	case ZCAST_WS_GRAPH: {
+		int r = en->pub ? zcast_waitset_add_pub_graph(ex->ws, en->pub, en, &en->ws_id)
+				: zcast_waitset_add_sub_graph(ex->ws, en->sub, en, &en->ws_id);
+		/* Counted after the wait set read the graph word: a join or leave in between is
+		 * in the count, or bumps the word later and is reported, never lost. */
+		en->graph_prev = en->pub ? zcast_pub_matched(en->pub) : zcast_sub_matched(en->sub);
+		en->died_prev = peers_died(en);
+		return r;
+	}
 	case ZCAST_WS_PUB_ROOM: {
 		int r = zcast_waitset_add_pub_room(ex->ws, en->pub, en, &en->ws_id);
 		if (r == 0) /* level-triggered: watched only after zcast_executor_want_room */
@@ -466,14 +480,6 @@ int zcast_executor_remove_guard(zcast_executor *ex, zcast_guard *g)
 	return remove_entry(ex, ZCAST_WS_GUARD, g);
 }
 
-/* The topic's count of dead peers of the kind a graph entry watches: subscribers for a publisher's
- * entry, publishers for a subscriber's. Read once; the caller bounds the difference. */
-static uint32_t peers_died(const struct ex_entry *en)
-{
-	return en->pub ? atomic_load(&en->pub->t.hdr->subs_died)
-		       : atomic_load(&en->sub->t.hdr->pubs_died);
-}
-
 static int add_graph(zcast_executor *ex, zcast_pub *pub, zcast_sub *sub, zcast_graph_callback cb,
 		     void *ctx)
 {
@@ -488,10 +494,7 @@ static int add_graph(zcast_executor *ex, zcast_pub *pub, zcast_sub *sub, zcast_g
 	en->key = pub ? (const void *)pub : (const void *)sub;
 	en->cb.graph = cb;
 	en->ctx = ctx;
-	/* Reported relative to now, as the wait set's graph entry is. */
-	en->graph_prev = pub ? zcast_pub_matched(pub) : zcast_sub_matched(sub);
-	en->died_prev = peers_died(en);
-	return add_entry(ex, en);
+	return add_entry(ex, en); /* reported relative to the add (attach takes the counts) */
 }
 
 int zcast_executor_add_pub_graph(zcast_executor *ex, zcast_pub *pub, zcast_graph_callback cb,

@@ -9,6 +9,10 @@
  *    queued when spin returns) runs at the next spin. (Before: those were consumed and dropped.)
  *  - Two pool callbacks that remove each other's entries at the same moment both return (before:
  *    each waited for the other's callback to end, forever).
+ *  - A graph entry added from another thread while the executor spins is reported relative to when
+ *    the wait set attached it: a join while the add waited is not reported later as a change from
+ *    the count before it (before: the count was read when the add was called, the graph word when
+ *    the spinning thread attached the entry, so a later event's `previous` was stale).
  *  - NULL handles give ZCAST_EINVAL and a message that says what was NULL (before:
  *    zcast_executor_opts_init(NULL) crashed, zcast_waitset_remove(NULL, 0) blamed "entry 0"). */
 #include <pthread.h>
@@ -273,6 +277,78 @@ static void mutual_remove_pool(void)
 		zcast_guard_destroy(mutual_g[i]);
 }
 
+/* The spinning thread is held in a guard callback while another thread adds a graph entry (its
+ * attach waits for the spinning thread) and a publisher joins. */
+static _Atomic int held_in, let_go;
+static _Atomic int graph_calls, graph_prev_seen, graph_matched_seen;
+static void hold_guard(zcast_guard *g, void *ctx)
+{
+	(void)g, (void)ctx;
+	atomic_store(&held_in, 1);
+	while (!atomic_load(&let_go))
+		zt_sleep_ms(1);
+}
+static void count_graph(const zcast_graph_event *ev, void *ctx)
+{
+	(void)ctx;
+	graph_calls++;
+	graph_prev_seen = ev->previous;
+	graph_matched_seen = ev->matched;
+}
+struct graph_add {
+	zcast_executor *ex;
+	zcast_sub *sub;
+	_Atomic int done;
+};
+static void *add_graph_thread(void *arg)
+{
+	struct graph_add *a = arg;
+	CHECK_EQ(zcast_executor_add_sub_graph(a->ex, a->sub, count_graph, NULL), 0);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+static void *spin_thread(void *ex)
+{
+	CHECK_EQ(zcast_executor_spin(ex), 0);
+	return NULL;
+}
+
+static void graph_added_while_spinning(void)
+{
+	zcast_sub *s;
+	CHECK_EQ(zcast_sub_open("/edges/graph", NULL, &s), 0);
+	zcast_guard *g;
+	CHECK_EQ(zcast_guard_create(&g), 0);
+	zcast_executor *ex;
+	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
+	CHECK_EQ(zcast_executor_add_guard(ex, g, hold_guard, NULL), 0);
+	pthread_t spinner, adder;
+	CHECK_EQ(pthread_create(&spinner, NULL, spin_thread, ex), 0);
+	CHECK_EQ(zcast_guard_trigger(g), 0);
+	while (!atomic_load(&held_in))
+		zt_sleep_ms(1);
+	struct graph_add a = {ex, s, 0};
+	CHECK_EQ(pthread_create(&adder, NULL, add_graph_thread, &a), 0);
+	zt_sleep_ms(20); /* the add waits for its attach meanwhile (if it does not yet, no harm) */
+	zcast_pub *p1 = zt_open_pub("/edges/graph", 64, 4);
+	atomic_store(&let_go, 1);
+	CHECK_EQ(pthread_join(adder, NULL), 0);
+	int at_add = zcast_sub_matched(s); /* 1: the join came before the add returned */
+	CHECK_EQ(at_add, 1);
+	zcast_pub *p2 = zt_open_pub("/edges/graph", 64, 4);
+	ZT_EVENTUALLY(graph_calls > 0 && graph_matched_seen == 2);
+	CHECK_EQ(graph_matched_seen, 2);
+	/* Every call's `previous` is the count of the call before, or the one at the add. */
+	CHECK(graph_calls == 1 ? graph_prev_seen == at_add : graph_prev_seen == 1);
+	CHECK_EQ(zcast_executor_stop(ex), 0);
+	CHECK_EQ(pthread_join(spinner, NULL), 0);
+	zcast_executor_destroy(ex);
+	zcast_guard_destroy(g);
+	CHECK_EQ(zcast_pub_close(p1), 0);
+	CHECK_EQ(zcast_pub_close(p2), 0);
+	CHECK_EQ(zcast_sub_close(s), 0);
+}
+
 static void null_inputs(void)
 {
 	zcast_executor_opts_init(NULL);
@@ -295,6 +371,7 @@ int main(void)
 	stop_owes_single();
 	stop_owes_pool();
 	mutual_remove_pool();
+	graph_added_while_spinning();
 	printf("exec_edges: ok\n");
 	return 0;
 }
