@@ -101,7 +101,7 @@ ZCAST_API int zcast_executor_add_timer(zcast_executor *ex, int64_t period_ns, zc
 ZCAST_API int zcast_executor_add_timer2(zcast_executor *ex, int64_t period_ns, unsigned flags,
 					zcast_timer_fn cb, void *ctx, zcast_timer **out);
 /** Stops the timer: once this returns no call of it runs or starts (it waits for a running call,
- * unless called from that call). */
+ * unless called from that call, or from a callback that call waits for: see the removal rule). */
 ZCAST_API int zcast_timer_cancel(zcast_timer *t);
 /** (Re)starts the timer: next expiry period_ns from now; missed expiries are forgotten. Also
  * re-arms a cancelled or fired one-shot timer. */
