@@ -139,7 +139,8 @@ int64_t zcast_timer_until_next(const zcast_timer *t)
 	if (t->grid.active)
 		left = zc_grid_next(&t->grid) > now ? zc_grid_next(&t->grid) - now : 0;
 	zc_ex_unlock(t->ex);
-	return left;
+	return left >= 0 ? left
+			 : zc_err(ZCAST_EAGAIN, "the timer is cancelled (or a one-shot that fired)");
 }
 
 int zcast_timer_remove(zcast_timer *t)

@@ -358,6 +358,14 @@ static void null_inputs(void)
 	CHECK(strstr(zcast_last_error(), "NULL") != NULL);
 	CHECK_EQ(zcast_timer_cancel(NULL), ZCAST_EINVAL);
 	CHECK_EQ(zcast_timer_until_next(NULL), ZCAST_EINVAL);
+	zcast_executor *ex;
+	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
+	zcast_timer *t;
+	CHECK_EQ(zcast_executor_add_timer2(ex, 1 * MS, 0, on_tick, NULL, &t), 0);
+	CHECK_EQ(zcast_timer_cancel(t), 0);
+	CHECK_EQ(zcast_timer_until_next(t), ZCAST_EAGAIN); /* with a message saying why */
+	CHECK(strstr(zcast_last_error(), "cancelled") != NULL);
+	zcast_executor_destroy(ex);
 	CHECK_EQ(zcast_executor_remove_sub(NULL, NULL), ZCAST_EINVAL);
 	CHECK_EQ(zcast_executor_spin_once(NULL, 0), ZCAST_EINVAL);
 }
