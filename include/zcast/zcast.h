@@ -147,7 +147,9 @@ static inline uint64_t zcast_msg_sequence(const zcast_msg *msg)
 {
 	return msg ? ((const zcast_msg_stamp *)(const void *)msg)->sequence : 0;
 }
-/** The message's publish time, CLOCK_MONOTONIC ns (0 for a loan or NULL). */
+/** The message's publish time, CLOCK_MONOTONIC ns (0 for a loan or NULL): read when the publish
+ * call started, so it grows with the sequence for one publisher; two publishers publishing at the
+ * same moment may queue in the other order than their times. */
 static inline int64_t zcast_msg_time_ns(const zcast_msg *msg)
 {
 	return msg ? ((const zcast_msg_stamp *)(const void *)msg)->publish_time_ns : 0;
