@@ -153,6 +153,14 @@ def test_counts_out_of_range_are_refused():
         zcast.Subscriber("/range", history=5, queue_depth=4)
 
 
+def test_waitset_timer_period_out_of_range():
+    # 1e30 s used to wrap to a negative period ("timer period -9223372036854775808 ns").
+    ws = zcast.WaitSet()
+    for period in (0, -1, 1e-12, 1e30, float("nan"), 2**70):
+        with pytest.raises(zcast.InvalidArgument, match=r"1e-9 \.\. 9e9 seconds"):
+            ws.add_timer(period)
+
+
 def test_waitset_with_guard_and_timer():
     with zcast.Publisher("/a") as pa, zcast.Subscriber("/a") as sa, zcast.Subscriber("/b") as sb:
         ws = zcast.WaitSet()
