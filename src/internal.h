@@ -474,7 +474,7 @@ static inline int64_t zc_sub_sleep_until(const zcast_sub *sub, int64_t deadline,
 {
 	if (sub->slice_ns <= 0)
 		return deadline;
-	int64_t slice = now + sub->slice_ns;
+	int64_t slice = zc_after(now, sub->slice_ns);
 	return deadline < 0 || deadline > slice ? slice : deadline;
 }
 /* Releases a received message's hold (last local reference) and frees m, or keeps it as the

@@ -680,7 +680,7 @@ static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
 		if (atomic_load_explicit(&h->bits[w], memory_order_seq_cst))
 			return false;
 	if (ws->slice_ns > 0) { /* the shortest last-resort slice of a belled subscriber */
-		int64_t slice = zc_now_ns() + ws->slice_ns;
+		int64_t slice = zc_after(zc_now_ns(), ws->slice_ns);
 		if (*until < 0 || *until > slice)
 			*until = slice;
 	}

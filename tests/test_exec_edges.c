@@ -3,7 +3,8 @@
  *    guard; spin_until with a deadline that passed checks once too. (Before: the deadline was
  *    checked before the first wait, so spin_once(0) never ran anything.)
  *  - Huge periods and timeouts (INT64_MAX) mean "not in our time", never an expiry at once.
- *    (Before: now + period wrapped to the past, and the timer fired on every turn.)
+ *    (Before: now + period wrapped to the past, and the timer fired on every turn; zcast_wait,
+ *    zcast_loan_wait and zcast_publish_wait overflowed a signed add, which the UBSan stage aborts.)
  *  - A stop loses nothing: a guard trigger, graph change or timer expiry the wait set reported but
  *    a stop kept from running (single-threaded: later events of the same turn; pool: turns still
  *    queued when spin returns) runs at the next spin. (Before: those were consumed and dropped.)
@@ -121,6 +122,66 @@ static void huge_periods(void)
 	CHECK_EQ(zcast_waitset_wait(ws, INT64_MAX, ev, 4), 1);
 	CHECK_EQ(ev[0].id, tid);
 	zcast_waitset_destroy(ws);
+}
+
+/* Waits with a timeout of INT64_MAX ns, ended by another thread: the take, drop or publish. */
+struct later {
+	zcast_pub *p;
+	zcast_sub *s;
+	zcast_msg *held;
+	int what; /* 0 publish, 1 take, 2 drop `held` */
+};
+static void *later_main(void *arg)
+{
+	struct later *l = arg;
+	zt_sleep_ms(10); /* the wait has begun (if not yet, it returns at once: no harm) */
+	zcast_msg *m;
+	if (l->what == 0) {
+		CHECK_EQ(zcast_loan(l->p, 8, &m), 0);
+		CHECK_EQ(zcast_publish(l->p, m), 0);
+	} else if (l->what == 1) {
+		CHECK_EQ(zcast_take(l->s, &m), 0);
+		zcast_msg_drop(m);
+	} else {
+		zcast_msg_drop(l->held);
+	}
+	return NULL;
+}
+static void run_later(struct later *l, int what, pthread_t *th)
+{
+	l->what = what;
+	CHECK_EQ(pthread_create(th, NULL, later_main, l), 0);
+}
+
+static void huge_timeouts_of_waits(void)
+{
+	zcast_sub_opts o;
+	zcast_sub_opts_init(&o);
+	o.queue_depth = 1;
+	o.spin_ns = UINT64_MAX / 2 + 1; /* beyond int64: read as "spin as long as you like"... */
+	zcast_sub *s;
+	CHECK_EQ(zcast_sub_open("/edges/waits", &o, &s), 0);
+	zcast_pub *p = zt_open_pub("/edges/waits", 64, 2);
+	struct later l = {.p = p, .s = s};
+	pthread_t th;
+	run_later(&l, 0, &th);
+	CHECK_EQ(zcast_wait(s, INT64_MAX), 0); /* ...which ends as soon as a message is queued */
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	zcast_msg *m; /* the queue is full (depth 1), one slot left */
+	CHECK_EQ(zcast_loan(p, 8, &m), 0);
+	run_later(&l, 1, &th);
+	CHECK_EQ(zcast_publish_wait(p, m, INT64_MAX), 0);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK_EQ(zcast_take(s, &l.held), 0); /* both slots in use: held, and one loaned */
+	CHECK_EQ(zcast_loan(p, 8, &m), 0);
+	zcast_msg *m2;
+	run_later(&l, 2, &th);
+	CHECK_EQ(zcast_loan_wait(p, 8, INT64_MAX, &m2), 0);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	zcast_msg_drop(m);
+	zcast_msg_drop(m2);
+	CHECK_EQ(zcast_sub_close(s), 0);
+	CHECK_EQ(zcast_pub_close(p), 0);
 }
 
 /* Each callback counts itself and stops the executor. */
@@ -375,6 +436,7 @@ int main(void)
 	zt_setup("exec_edges", 60);
 	spin_once_zero();
 	huge_periods();
+	huge_timeouts_of_waits();
 	null_inputs();
 	stop_owes_single();
 	stop_owes_pool();
