@@ -383,7 +383,8 @@ static bool waits_for(zcast_executor *ex, const struct ex_entry *en, const struc
 
 /* Under mu: waits until no turn of `en` is queued or running, unless we run inside one, or inside a
  * callback that a running callback of `en` waits for (two callbacks of a pool removing each other's
- * entries): waiting then would never end, so we return at once, as from the entry's own callback. */
+ * entries): waiting then would never end, so we return at once, as from the entry's own
+ * callback. */
 static void quiesce(zcast_executor *ex, struct ex_entry *en)
 {
 	struct ex_entry *me = tls_current;
@@ -829,7 +830,8 @@ static void drain(zcast_executor *ex, bool discard)
 	pthread_mutex_unlock(&ex->mu);
 }
 
-/* Runs (single-threaded) or dispatches (pool) one turn of a ready entry, or owes it after a stop. */
+/* Runs (single-threaded) or dispatches (pool) one turn of a ready entry, or owes it after a
+ * stop. */
 static int run_or_owe(zcast_executor *ex, struct ex_entry *en, bool pool)
 {
 	if (atomic_load(&ex->stop)) {
