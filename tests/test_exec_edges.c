@@ -4,7 +4,8 @@
  *    checked before the first wait, so spin_once(0) never ran anything.)
  *  - Huge periods and timeouts (INT64_MAX) mean "not in our time", never an expiry at once.
  *    (Before: now + period wrapped to the past, and the timer fired on every turn; zcast_wait,
- *    zcast_loan_wait and zcast_publish_wait overflowed a signed add, which the UBSan stage aborts.)
+ *    zcast_loan_wait and zcast_publish_wait overflowed a signed add, which the UBSan stage aborts;
+ *    and zcast_wait's spin_ns outlasted its timeout.)
  *  - A stop loses nothing: a guard trigger, graph change or timer expiry the wait set reported but
  *    a stop kept from running (single-threaded: later events of the same turn; pool: turns still
  *    queued when spin returns) runs at the next spin. (Before: those were consumed and dropped.)
@@ -182,6 +183,14 @@ static void huge_timeouts_of_waits(void)
 	zcast_msg_drop(m2);
 	CHECK_EQ(zcast_sub_close(s), 0);
 	CHECK_EQ(zcast_pub_close(p), 0);
+
+	/* A spin is part of the wait: an hour of spin_ns does not outlast a timeout of 0 or 1 ms
+	 * (before: zcast_wait(s, 0) spun the whole hour). */
+	o.spin_ns = 3600000000000ull;
+	CHECK_EQ(zcast_sub_open("/edges/waits", &o, &s), 0);
+	CHECK_EQ(zcast_wait(s, 0), ZCAST_ETIMEDOUT);
+	CHECK_EQ(zcast_wait(s, 1 * MS), ZCAST_ETIMEDOUT);
+	CHECK_EQ(zcast_sub_close(s), 0);
 }
 
 /* Each callback counts itself and stops the executor. */
