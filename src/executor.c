@@ -790,12 +790,11 @@ static int dispatch(zcast_executor *ex, struct ex_entry *en)
 	return (int)j;
 }
 
+/* Starts the workers not running yet: a spin after one that could not start them all tries again
+ * (with none running, a dispatched turn would never end). */
 static int start_workers(zcast_executor *ex)
 {
-	if (ex->th)
-		return 0;
-	ex->th = calloc(ex->threads, sizeof *ex->th);
-	if (!ex->th)
+	if (!ex->th && !(ex->th = calloc(ex->threads, sizeof *ex->th)))
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	for (; ex->n_th < ex->threads; ex->n_th++) {
 		int r = zc_thread_start(worker_main, ex, &ex->th[ex->n_th], false);

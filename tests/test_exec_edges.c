@@ -15,6 +15,9 @@
  *    the wait set attached it: a join while the add waited is not reported later as a change from
  *    the count before it (before: the count was read when the add was called, the graph word when
  *    the spinning thread attached the entry, so a later event's `previous` was stale).
+ *  - A pool spin that could not start its worker threads fails, and so does the next one until the
+ *    threads start (before: the next spin took the failed start for a success and hung, waiting
+ *    for turns no worker would ever run).
  *  - NULL handles give ZCAST_EINVAL and a message that says what was NULL (before:
  *    zcast_executor_opts_init(NULL) crashed, zcast_waitset_remove(NULL, 0) blamed "entry 0"). */
 #include <pthread.h>
@@ -419,6 +422,43 @@ static void graph_added_while_spinning(void)
 	CHECK_EQ(zcast_sub_close(s), 0);
 }
 
+/* Thread creation fails while the default stack size is absurd (64 TiB: no mapping fits). */
+static void default_stack(size_t size)
+{
+	pthread_attr_t a;
+	CHECK_EQ(pthread_attr_init(&a), 0);
+	CHECK_EQ(pthread_attr_setstacksize(&a, size), 0);
+	CHECK_EQ(pthread_setattr_default_np(&a), 0);
+	pthread_attr_destroy(&a);
+}
+
+static void pool_without_threads(void)
+{
+	zcast_executor_opts o;
+	zcast_executor_opts_init(&o);
+	o.threads = 2;
+	zcast_executor *ex;
+	CHECK_EQ(zcast_executor_create(&o, &ex), 0);
+	zcast_guard *g;
+	CHECK_EQ(zcast_guard_create(&g), 0);
+	guards = 0;
+	CHECK_EQ(zcast_executor_add_guard(ex, g, on_guard, NULL), 0);
+	CHECK_EQ(zcast_guard_trigger(g), 0);
+	pthread_attr_t def;
+	size_t def_size;
+	CHECK_EQ(pthread_getattr_default_np(&def), 0);
+	CHECK_EQ(pthread_attr_getstacksize(&def, &def_size), 0);
+	pthread_attr_destroy(&def);
+	default_stack((size_t)1 << 46);
+	CHECK_EQ(zcast_executor_spin_once(ex, -1), ZCAST_ESYS);
+	CHECK_EQ(zcast_executor_spin_once(ex, -1), ZCAST_ESYS); /* tries again, does not hang */
+	default_stack(def_size);
+	CHECK_EQ(zcast_executor_spin_once(ex, -1), 1);
+	CHECK_EQ(guards, 1);
+	zcast_executor_destroy(ex);
+	zcast_guard_destroy(g);
+}
+
 static void null_inputs(void)
 {
 	zcast_executor_opts_init(NULL);
@@ -451,6 +491,7 @@ int main(void)
 	stop_owes_pool();
 	mutual_remove_pool();
 	graph_added_while_spinning();
+	pool_without_threads();
 	printf("exec_edges: ok\n");
 	return 0;
 }
