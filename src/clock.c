@@ -13,3 +13,9 @@ ZC_HOT struct timespec zc_ts(int64_t ns)
 	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
 	return ts;
 }
+
+int64_t zc_after(int64_t t, int64_t ns)
+{
+	int64_t sum;
+	return __builtin_add_overflow(t, ns, &sum) ? INT64_MAX : sum;
+}

@@ -49,6 +49,8 @@ struct ex_entry {
 	uint32_t inflight; /* callback turns queued or running */
 	uint32_t pins;     /* an add waiting for its attach command: not freed meanwhile */
 	bool want_room;	   /* room: a callback was asked for and the entry is not enabled yet */
+	bool owed;	   /* in ex->owed: a reported turn a stop kept from running */
+	struct ex_entry *waits_for; /* a callback of this entry waits in a remove of that one */
 	uint64_t due_gen;  /* timers: the timer's gen when this expiry was found due */
 	uint64_t missed;   /* timers: expiries missed before this one */
 };
@@ -83,7 +85,8 @@ struct zcast_executor {
 	struct ex_list timers; /* the timers among them: a turn scans only these */
 	struct ex_list dead;   /* removed, freed once inflight is 0 (by the spinning thread) */
 	struct ex_list done;   /* pool: entries whose last queued turn finished */
-	struct ex_list due;    /* timers found due this turn (spinning thread only) */
+	struct ex_list due;    /* timers found due this turn, and owed turns (spinning thread only) */
+	struct ex_list owed;   /* guard, graph and timer turns reported but not run (a stop) */
 	struct ex_cmd *cmds, **cmds_tail;
 	uint32_t n_want; /* room entries with want_room set */
 	uint32_t busy;	 /* sum of inflight */
@@ -150,6 +153,8 @@ void zc_ex_poke(zcast_executor *ex)
 
 void zcast_executor_opts_init(zcast_executor_opts *o)
 {
+	if (!o)
+		return; /* nothing to fill (create takes NULL options as the defaults) */
 	memset(o, 0, sizeof *o);
 	o->threads = 1;
 	o->batch = 16;
@@ -194,6 +199,14 @@ static bool owns_ws(zcast_executor *ex)
 	return !ex->spinning || pthread_equal(ex->spin_thread, pthread_self());
 }
 
+/* The topic's count of dead peers of the kind a graph entry watches: subscribers for a publisher's
+ * entry, publishers for a subscriber's. Read once; the caller bounds the difference. */
+static uint32_t peers_died(const struct ex_entry *en)
+{
+	return en->pub ? atomic_load(&en->pub->t.hdr->subs_died)
+		       : atomic_load(&en->sub->t.hdr->pubs_died);
+}
+
 static int attach(zcast_executor *ex, struct ex_entry *en)
 {
 	switch (en->kind) {
@@ -201,9 +214,15 @@ static int attach(zcast_executor *ex, struct ex_entry *en)
 		return zcast_waitset_add_sub(ex->ws, en->sub, en, &en->ws_id);
 	case ZCAST_WS_GUARD:
 		return zcast_waitset_add_guard(ex->ws, en->guard, en, &en->ws_id);
-	case ZCAST_WS_GRAPH:
-		return en->pub ? zcast_waitset_add_pub_graph(ex->ws, en->pub, en, &en->ws_id)
-			       : zcast_waitset_add_sub_graph(ex->ws, en->sub, en, &en->ws_id);
+	case ZCAST_WS_GRAPH: {
+		int r = en->pub ? zcast_waitset_add_pub_graph(ex->ws, en->pub, en, &en->ws_id)
+				: zcast_waitset_add_sub_graph(ex->ws, en->sub, en, &en->ws_id);
+		/* Counted after the wait set read the graph word: a join or leave in between is
+		 * in the count, or bumps the word later and is reported, never lost. */
+		en->graph_prev = en->pub ? zcast_pub_matched(en->pub) : zcast_sub_matched(en->sub);
+		en->died_prev = peers_died(en);
+		return r;
+	}
 	case ZCAST_WS_PUB_ROOM: {
 		int r = zcast_waitset_add_pub_room(ex->ws, en->pub, en, &en->ws_id);
 		if (r == 0) /* level-triggered: watched only after zcast_executor_want_room */
@@ -298,6 +317,8 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 	int r = find(ex, en->kind, en->key, NULL)
 		    ? zc_err(ZCAST_EBUSY, "already added to this executor")
 		    : list_reserve(&ex->dead, ex->dead.n + ex->live.n + 1);
+	if (r == 0) /* an entry is owed at most once: owing never fails either */
+		r = list_reserve(&ex->owed, ex->live.n + 1);
 	if (r == 0 &&
 	    en->kind == ZCAST_WS_TIMER) /* timers live in the executor, not the wait set */
 		r = list_reserve(&ex->timers, ex->timers.n + 1);
@@ -350,12 +371,31 @@ static void purge_queued(zcast_executor *ex, struct ex_entry *en)
 		turn_done(ex, en, true);
 }
 
-/* Under mu: waits until no turn of `en` is queued or running, unless we run inside one. */
+/* Under mu: does a running callback of `en` wait, directly or through others, for entry `me`? */
+static bool waits_for(zcast_executor *ex, const struct ex_entry *en, const struct ex_entry *me)
+{
+	const struct ex_entry *x = en->waits_for;
+	for (uint32_t hops = 0; x && hops <= ex->live.n; hops++, x = x->waits_for)
+		if (x == me)
+			return true;
+	return false;
+}
+
+/* Under mu: waits until no turn of `en` is queued or running, unless we run inside one, or inside a
+ * callback that a running callback of `en` waits for (two callbacks of a pool removing each other's
+ * entries): waiting then would never end, so we return at once, as from the entry's own
+ * callback. */
 static void quiesce(zcast_executor *ex, struct ex_entry *en)
 {
+	struct ex_entry *me = tls_current;
 	purge_queued(ex, en);
-	while (en->inflight > 0 && tls_current != en)
+	while (en->inflight > 0 && me != en && !(me && waits_for(ex, en, me))) {
+		if (me)
+			me->waits_for = en;
 		pthread_cond_wait(&ex->ctl_cv, &ex->mu);
+	}
+	if (me)
+		me->waits_for = NULL;
 }
 
 static int remove_entry(zcast_executor *ex, int kind, const void *key)
@@ -374,6 +414,11 @@ static int remove_entry(zcast_executor *ex, int kind, const void *key)
 		if (ex->timers.v[i] == en)
 			list_del(&ex->timers, i);
 	atomic_store(&en->removed, true);
+	for (uint32_t i = 0; en->owed && i < ex->owed.n; i++)
+		if (ex->owed.v[i] == en) {
+			list_del(&ex->owed, i);
+			en->owed = false;
+		}
 	if (en->want_room) {
 		en->want_room = false;
 		ex->n_want--;
@@ -436,14 +481,6 @@ int zcast_executor_remove_guard(zcast_executor *ex, zcast_guard *g)
 	return remove_entry(ex, ZCAST_WS_GUARD, g);
 }
 
-/* The topic's count of dead peers of the kind a graph entry watches: subscribers for a publisher's
- * entry, publishers for a subscriber's. Read once; the caller bounds the difference. */
-static uint32_t peers_died(const struct ex_entry *en)
-{
-	return en->pub ? atomic_load(&en->pub->t.hdr->subs_died)
-		       : atomic_load(&en->sub->t.hdr->pubs_died);
-}
-
 static int add_graph(zcast_executor *ex, zcast_pub *pub, zcast_sub *sub, zcast_graph_callback cb,
 		     void *ctx)
 {
@@ -458,10 +495,7 @@ static int add_graph(zcast_executor *ex, zcast_pub *pub, zcast_sub *sub, zcast_g
 	en->key = pub ? (const void *)pub : (const void *)sub;
 	en->cb.graph = cb;
 	en->ctx = ctx;
-	/* Reported relative to now, as the wait set's graph entry is. */
-	en->graph_prev = pub ? zcast_pub_matched(pub) : zcast_sub_matched(sub);
-	en->died_prev = peers_died(en);
-	return add_entry(ex, en);
+	return add_entry(ex, en); /* reported relative to the add (attach takes the counts) */
 }
 
 int zcast_executor_add_pub_graph(zcast_executor *ex, zcast_pub *pub, zcast_graph_callback cb,
@@ -559,21 +593,34 @@ ZC_HOT static int64_t next_timer(zcast_executor *ex)
 	int64_t until = -1;
 	for (uint32_t i = 0; i < ex->timers.n; i++) {
 		struct ex_entry *en = ex->timers.v[i];
-		if (en->timer->grid.active && en->inflight == 0 &&
-		    (until < 0 || en->timer->grid.next < until))
-			until = en->timer->grid.next;
+		int64_t next = zc_grid_next(&en->timer->grid);
+		if (en->timer->grid.active && en->inflight == 0 && (until < 0 || next < until))
+			until = next;
 	}
 	return until;
 }
 
+/* Under mu: a turn of `en` was reported but a stop kept it from running. A subscription or room
+ * entry is reported again while it is ready; a guard's trigger, a graph change and a timer's expiry
+ * were consumed by the report, so the turn is owed to the next turn (of this or a later spin)
+ * instead of lost. */
+static void owe(zcast_executor *ex, struct ex_entry *en)
+{
+	if (en->kind == ZCAST_WS_SUB || en->kind == ZCAST_WS_PUB_ROOM || en->owed ||
+	    atomic_load(&en->removed))
+		return;
+	en->owed = true;
+	list_push(&ex->owed, en); /* reserved at add */
+}
+
 /* Under mu: collects the timers due at `now` into ex->due (a timer with a turn in flight waits:
- * its expiries are counted when it comes back). */
+ * its expiries are counted when it comes back), then the owed turns. */
 ZC_HOT static void collect_due(zcast_executor *ex, int64_t now)
 {
 	ex->due.n = 0;
 	for (uint32_t i = 0; i < ex->timers.n; i++) {
 		struct ex_entry *en = ex->timers.v[i];
-		if (en->inflight > 0)
+		if (en->inflight > 0 || en->owed) /* owed: runs for the expiry found before */
 			continue;
 		uint64_t n = zc_grid_expire(&en->timer->grid, now);
 		if (n && list_push(&ex->due, en) == 0) {
@@ -581,6 +628,11 @@ ZC_HOT static void collect_due(zcast_executor *ex, int64_t now)
 			en->due_gen = en->timer->gen;
 		}
 	}
+	for (uint32_t i = 0; i < ex->owed.n; i++) {
+		ex->owed.v[i]->owed = false;
+		list_push(&ex->due, ex->owed.v[i]);
+	}
+	ex->owed.n = 0;
 }
 
 /* One turn of an entry: up to `batch` messages, or one call. */
@@ -738,12 +790,11 @@ ZC_HOT static int dispatch(zcast_executor *ex, struct ex_entry *en)
 	return (int)j;
 }
 
+/* Starts the workers not running yet: a spin after one that could not start them all tries again
+ * (with none running, a dispatched turn would never end). */
 static int start_workers(zcast_executor *ex)
 {
-	if (ex->th)
-		return 0;
-	ex->th = calloc(ex->threads, sizeof *ex->th);
-	if (!ex->th)
+	if (!ex->th && !(ex->th = calloc(ex->threads, sizeof *ex->th)))
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	for (; ex->n_th < ex->threads; ex->n_th++) {
 		int r = zc_thread_start(worker_main, ex, &ex->th[ex->n_th], false);
@@ -765,6 +816,7 @@ static void drain(zcast_executor *ex, bool discard)
 			ex->busy--;
 			if (en->inflight == 0 && !atomic_load(&en->removed))
 				list_push(&ex->done, en); /* watched again */
+			owe(ex, en);
 		}
 		pthread_cond_broadcast(&ex->ctl_cv); /* a remove may wait for a dropped turn */
 	}
@@ -777,13 +829,26 @@ static void drain(zcast_executor *ex, bool discard)
 	pthread_mutex_unlock(&ex->mu);
 }
 
+/* Runs (single-threaded) or dispatches (pool) one turn of a ready entry, or owes it after a
+ * stop. */
+static int run_or_owe(zcast_executor *ex, struct ex_entry *en, bool pool)
+{
+	if (atomic_load(&ex->stop)) {
+		pthread_mutex_lock(&ex->mu);
+		owe(ex, en);
+		pthread_mutex_unlock(&ex->mu);
+		return 0;
+	}
+	return pool ? dispatch(ex, en) : run_here(ex, en);
+}
+
 /* One wait and what it made ready: the callback turns run or dispatched (>= 0), ZCAST_ETIMEDOUT
  * when the wait timed out with nothing to run, or an error. */
 ZC_HOT static int turn(zcast_executor *ex, int64_t deadline, bool pool)
 {
 	pthread_mutex_lock(&ex->mu);
 	service(ex);
-	int64_t until = next_timer(ex);
+	int64_t until = ex->owed.n ? 0 : next_timer(ex); /* owed turns: just check, then run them */
 	pthread_mutex_unlock(&ex->mu);
 	if (deadline >= 0 && (until < 0 || deadline < until))
 		until = deadline;
@@ -793,16 +858,16 @@ ZC_HOT static int turn(zcast_executor *ex, int64_t deadline, bool pool)
 	if (n < 0 && n != ZCAST_ETIMEDOUT)
 		return n;
 	int ran = 0;
-	for (int i = 0; i < n && !atomic_load(&ex->stop); i++) {
+	for (int i = 0; i < n; i++) {
 		struct ex_entry *en = ev[i].user;
 		if (en) /* NULL: the wake guard; the next turn serves what it signalled */
-			ran += pool ? dispatch(ex, en) : run_here(ex, en);
+			ran += run_or_owe(ex, en, pool);
 	}
 	pthread_mutex_lock(&ex->mu);
 	collect_due(ex, zc_now_ns()); /* read after the wait: never early */
 	pthread_mutex_unlock(&ex->mu);
-	for (uint32_t i = 0; i < ex->due.n && !atomic_load(&ex->stop); i++)
-		ran += pool ? dispatch(ex, ex->due.v[i]) : run_here(ex, ex->due.v[i]);
+	for (uint32_t i = 0; i < ex->due.n; i++)
+		ran += run_or_owe(ex, ex->due.v[i], pool);
 	return ran ? ran : n == ZCAST_ETIMEDOUT ? ZCAST_ETIMEDOUT : 0;
 }
 
@@ -822,11 +887,9 @@ ZC_HOT static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
 	pthread_mutex_unlock(&ex->mu);
 	bool pool = ex->threads > 1;
 	int r = pool ? start_workers(ex) : 0, ran = 0;
+	/* The deadline is checked after a turn: a turn with a deadline that passed waits no more but
+	 * still runs what is ready, so spin_once(0) checks once instead of never. */
 	while (r == 0 && !atomic_load(&ex->stop)) {
-		if (deadline >= 0 && zc_now_ns() >= deadline) {
-			r = ZCAST_ETIMEDOUT;
-			break;
-		}
 		int k = turn(ex, deadline, pool);
 		if (k < 0 && k != ZCAST_ETIMEDOUT)
 			r = k;
@@ -834,6 +897,8 @@ ZC_HOT static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
 			ran += k;
 		if (once && ran > 0)
 			break;
+		if (r == 0 && deadline >= 0 && zc_now_ns() >= deadline)
+			r = ZCAST_ETIMEDOUT;
 	}
 	drain(ex, !once);
 	pthread_mutex_lock(&ex->mu);
@@ -852,7 +917,7 @@ int zcast_executor_spin(zcast_executor *ex)
 
 int zcast_executor_spin_once(zcast_executor *ex, int64_t timeout_ns)
 {
-	return spin_impl(ex, timeout_ns < 0 ? -1 : zc_now_ns() + timeout_ns, true);
+	return spin_impl(ex, timeout_ns < 0 ? -1 : zc_after(zc_now_ns(), timeout_ns), true);
 }
 
 int zcast_executor_spin_until(zcast_executor *ex, int64_t deadline_ns)
@@ -963,6 +1028,7 @@ void zcast_executor_destroy(zcast_executor *ex)
 	free(ex->dead.v);
 	free(ex->done.v);
 	free(ex->due.v);
+	free(ex->owed.v);
 	pthread_mutex_destroy(&ex->mu);
 	pthread_cond_destroy(&ex->work_cv);
 	pthread_cond_destroy(&ex->ctl_cv);

@@ -5,17 +5,21 @@
 #include "wait_internal.h"
 #include "zcast/executor.h"
 
-/* A timer's grid: expiries at start + k * period. Under the executor's lock. */
+/* A timer's grid: expiries at start + k * period. Under the executor's lock. The previous expiry
+ * is kept, not the next: the next one of a huge period saturates at INT64_MAX ("never"), and a
+ * period change still starts from the right point. */
 struct zc_timer_grid {
-	int64_t period, next; /* next expiry, CLOCK_MONOTONIC ns */
+	int64_t period, prev; /* the previous expiry (or the start), CLOCK_MONOTONIC ns */
 	bool active, oneshot;
 };
 /* Starts the grid now: first expiry period from now. */
 ZC_HIDDEN void zc_grid_start(struct zc_timer_grid *g, int64_t now);
-/* Expiries that passed by `now` (0 if not due); moves `next` past now on the same grid, and a
- * one-shot timer stops after its expiry. */
+/* The next expiry: prev + period, saturated. */
+ZC_HIDDEN int64_t zc_grid_next(const struct zc_timer_grid *g);
+/* Expiries that passed by `now` (0 if not due); moves the grid to the last of them, and a one-shot
+ * timer stops after its expiry. */
 ZC_HIDDEN uint64_t zc_grid_expire(struct zc_timer_grid *g, int64_t now);
-/* New period: the next expiry is the previous one (next - old period) plus the new period. */
+/* New period: the next expiry is the previous one plus the new period. */
 ZC_HIDDEN void zc_grid_set_period(struct zc_timer_grid *g, int64_t period);
 
 struct ex_entry;

@@ -86,6 +86,9 @@ ZC_HIDDEN void zc_err_clear(void);
 /* ---- time (clock.c) ---- */
 ZC_HIDDEN int64_t zc_now_ns(void);
 ZC_HIDDEN struct timespec zc_ts(int64_t ns);
+/* t + ns for ns >= 0, saturated at INT64_MAX: a huge timeout or period means "not in our time",
+ * never a wrap into the past. */
+ZC_HIDDEN int64_t zc_after(int64_t t, int64_t ns);
 
 /* ---- crash points for fault injection (crash.c); compiled in test builds only ---- */
 #ifdef ZCAST_FAULT_INJECTION
@@ -476,7 +479,7 @@ static inline int64_t zc_sub_sleep_until(const zcast_sub *sub, int64_t deadline,
 {
 	if (sub->slice_ns <= 0)
 		return deadline;
-	int64_t slice = now + sub->slice_ns;
+	int64_t slice = zc_after(now, sub->slice_ns);
 	return deadline < 0 || deadline > slice ? slice : deadline;
 }
 /* Releases a received message's hold (last local reference) and frees m, or keeps it as the

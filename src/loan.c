@@ -122,7 +122,7 @@ ZC_HOT int zcast_loan(zcast_pub *p, size_t size, zcast_msg **out)
 
 int zcast_loan_wait(zcast_pub *p, size_t size, int64_t timeout_ns, zcast_msg **out)
 {
-	int64_t deadline = timeout_ns < 0 ? INT64_MAX : zc_now_ns() + timeout_ns;
+	int64_t deadline = timeout_ns < 0 ? INT64_MAX : zc_after(zc_now_ns(), timeout_ns);
 	return loan_impl(p, size, deadline ? deadline : 1, out);
 }
 

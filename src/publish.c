@@ -394,6 +394,6 @@ ZC_HOT int zcast_publish(zcast_pub *p, zcast_msg *msg)
 
 int zcast_publish_wait(zcast_pub *p, zcast_msg *msg, int64_t timeout_ns)
 {
-	int64_t deadline = timeout_ns < 0 ? INT64_MAX : zc_now_ns() + timeout_ns;
+	int64_t deadline = timeout_ns < 0 ? INT64_MAX : zc_after(zc_now_ns(), timeout_ns);
 	return publish_impl(p, msg, deadline ? deadline : 1);
 }

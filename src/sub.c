@@ -331,9 +331,11 @@ ZC_HOT int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 	/* The clock is read only for a deadline, a spin or a slice (about 50 ns a read here): a
 	 * wait without a timeout never reads it. */
 	int64_t now = timeout_ns >= 0 || s->spin_ns ? zc_now_ns() : 0;
-	int64_t deadline = timeout_ns < 0 ? -1 : now + timeout_ns;
+	int64_t deadline = timeout_ns < 0 ? -1 : zc_after(now, timeout_ns);
 	if (s->spin_ns) {
-		int64_t until = now + (int64_t)s->spin_ns;
+		int64_t until = zc_after(now, s->spin_ns > INT64_MAX ? INT64_MAX : (int64_t)s->spin_ns);
+		if (deadline >= 0 && deadline < until)
+			until = deadline; /* the spin is part of the wait: it never outlasts the timeout */
 		while (zc_now_ns() < until) {
 			if (zc_sub_has_queued(s))
 				return 0;

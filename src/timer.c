@@ -11,16 +11,22 @@
 
 void zc_grid_start(struct zc_timer_grid *g, int64_t now)
 {
-	g->next = now + g->period;
+	g->prev = now;
 	g->active = true;
+}
+
+int64_t zc_grid_next(const struct zc_timer_grid *g)
+{
+	return zc_after(g->prev, g->period);
 }
 
 uint64_t zc_grid_expire(struct zc_timer_grid *g, int64_t now)
 {
-	if (!g->active || now < g->next)
+	int64_t next = zc_grid_next(g);
+	if (!g->active || now < next)
 		return 0;
-	uint64_t n = (uint64_t)((now - g->next) / g->period) + 1;
-	g->next += (int64_t)n * g->period; /* on the grid, past now: never early, never a burst */
+	uint64_t n = (uint64_t)((now - next) / g->period) + 1;
+	g->prev = next + (int64_t)(n - 1) * g->period; /* <= now: the next is past now, on the grid */
 	if (g->oneshot)
 		g->active = false;
 	return n;
@@ -28,7 +34,6 @@ uint64_t zc_grid_expire(struct zc_timer_grid *g, int64_t now)
 
 void zc_grid_set_period(struct zc_timer_grid *g, int64_t period)
 {
-	g->next = g->next - g->period + period;
 	g->period = period;
 }
 
@@ -132,9 +137,10 @@ int64_t zcast_timer_until_next(const zcast_timer *t)
 	int64_t now = zc_now_ns(), left = ZCAST_EAGAIN;
 	zc_ex_lock(t->ex);
 	if (t->grid.active)
-		left = t->grid.next > now ? t->grid.next - now : 0;
+		left = zc_grid_next(&t->grid) > now ? zc_grid_next(&t->grid) - now : 0;
 	zc_ex_unlock(t->ex);
-	return left;
+	return left >= 0 ? left
+			 : zc_err(ZCAST_EAGAIN, "the timer is cancelled (or a one-shot that fired)");
 }
 
 int zcast_timer_remove(zcast_timer *t)

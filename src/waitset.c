@@ -347,7 +347,7 @@ int zcast_waitset_add_timer(zcast_waitset *ws, int64_t period_ns, void *user, in
 	int r = new_entry(ws, ZCAST_WS_TIMER, user, id);
 	if (r == 0) {
 		ws->e[*id].period = period_ns;
-		ws->e[*id].next = zc_now_ns() + period_ns;
+		ws->e[*id].next = zc_after(zc_now_ns(), period_ns);
 	}
 	return r;
 }
@@ -397,7 +397,11 @@ int zcast_waitset_add_pub_room(zcast_waitset *ws, zcast_pub *pub, void *user, in
 
 static struct ws_entry *entry(zcast_waitset *ws, int id)
 {
-	if (!ws || id < 0 || id >= ws->n || !ws->e[id].kind) {
+	if (!ws) {
+		zc_err(ZCAST_EINVAL, "wait set is NULL");
+		return NULL;
+	}
+	if (id < 0 || id >= ws->n || !ws->e[id].kind) {
 		zc_err(ZCAST_EINVAL, "no wait set entry %d", id);
 		return NULL;
 	}
@@ -552,7 +556,8 @@ ZC_HOT static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event 
 			if (now >= e->next) {
 				ready = true;
 				/* Stay on the grid; expiries missed while nobody waited are reported once. */
-				e->next += e->period * ((now - e->next) / e->period + 1);
+				e->next = zc_after(e->next,
+						   e->period * ((now - e->next) / e->period + 1));
 			}
 			break;
 		case ZCAST_WS_GRAPH: {
@@ -675,7 +680,7 @@ ZC_HOT static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
 		if (atomic_load_explicit(&h->bits[w], memory_order_seq_cst))
 			return false;
 	if (ws->slice_ns > 0) { /* the shortest last-resort slice of a belled subscriber */
-		int64_t slice = zc_now_ns() + ws->slice_ns;
+		int64_t slice = zc_after(zc_now_ns(), ws->slice_ns);
 		if (*until < 0 || *until > slice)
 			*until = slice;
 	}
@@ -854,7 +859,7 @@ ZC_HOT static int wait_solo(zcast_waitset *ws, struct ws_entry *e, int64_t timeo
 			    zcast_ws_event *ev)
 {
 	zcast_sub *s = e->sub;
-	const int64_t deadline = timeout_ns < 0 ? -1 : zc_now_ns() + timeout_ns;
+	const int64_t deadline = timeout_ns < 0 ? -1 : zc_after(zc_now_ns(), timeout_ns);
 	for (;;) {
 		if (zc_sub_ready(s)) {
 			int k = 0;
@@ -887,7 +892,7 @@ ZC_HOT int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_ev
 	if (solo)
 		return wait_solo(ws, solo, timeout_ns, events);
 	int64_t now = zc_now_ns();
-	const int64_t deadline = timeout_ns < 0 ? -1 : now + timeout_ns;
+	const int64_t deadline = timeout_ns < 0 ? -1 : zc_after(now, timeout_ns);
 	for (;;) {
 		int k = collect(ws, now, events, max);
 		if (k > 0)
@@ -909,7 +914,7 @@ ZC_HOT int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_ev
 
 int zcast_waitset_last_words(const zcast_waitset *ws)
 {
-	return ws ? (int)ws->last_words : ZCAST_EINVAL;
+	return ws ? (int)ws->last_words : zc_err(ZCAST_EINVAL, "wait set is NULL");
 }
 
 int zcast_doorbell_gc(void)

@@ -140,6 +140,11 @@ assert len(ms) == 4 and all(m["history"] for m in ms), ms
 seqs = [m["sequence"] for m in ms]
 assert seqs == sorted(seqs) and seqs[-1] - seqs[0] == 3, seqs' || fail "echo --history"
 grep -q '(history)' <<<"$(timeout 10 "$zcast" echo /cli/chatter --history 1 --once)" || fail "history not marked"
+# "Up to N": more than the topic keeps (and than its history capacity, 64) prints what it keeps.
+timeout 10 "$zcast" echo /cli/chatter --history 100 -n 4 --json | /usr/bin/python3 -c '
+import json, sys
+ms = [json.loads(l) for l in sys.stdin]
+assert len(ms) == 4 and all(m["history"] for m in ms), ms' || fail "echo --history above what is kept"
 
 out=$(timeout 20 "$zcast" hz /cli/chatter -n 1 -i 0.5)
 grep -Eq '^rate [0-9.]+ Hz  period min [0-9.]+ s  max [0-9.]+ s  std dev [0-9.]+ s' <<<"$out" || fail "hz: $out"

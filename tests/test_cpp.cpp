@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 using namespace std::chrono_literals;
@@ -288,6 +289,33 @@ static void executor_adds_removes_and_reports_room()
 	ex.remove(t);
 }
 
+// Two timers of a pool whose callbacks run at once and remove each other: both removes return (the
+// C library returns early from the second, as from a callback's own entry), and the wrapper keeps
+// the lambda of the one still running alive (ASan would see it freed under its feet).
+static void executor_pool_callbacks_remove_each_other()
+{
+	zcast::executor ex(2);
+	std::atomic<int> inside{0}, done{0};
+	zcast_timer *t[2] = {nullptr, nullptr};
+	std::atomic<bool> ready{false};
+	for (int i = 0; i < 2; i++) {
+		t[i] = ex.add_timer(1ms, [&, i](uint64_t) {
+			while (!ready.load())
+				std::this_thread::yield();
+			inside++;
+			while (inside.load() < 2)
+				std::this_thread::sleep_for(1ms);
+			std::string keep(64, 'x'); // a capture-using body that runs past the remove
+			ex.remove(t[1 - i]);
+			CHECK(keep.size() == 64 && i >= 0);
+			done++;
+		}, true);
+	}
+	ready = true;
+	while (done.load() < 2)
+		ex.spin_once(1s);
+}
+
 int main()
 {
 	domain = "tcpp-" + std::to_string(getpid());
@@ -301,6 +329,7 @@ int main()
 	waitset_reports_subscribers_guards_and_timers();
 	executor_runs_lambdas_and_rethrows_their_exceptions();
 	executor_adds_removes_and_reports_room();
+	executor_pool_callbacks_remove_each_other();
 	remove_segments();
 	std::printf("cpp: ok\n");
 	return 0;

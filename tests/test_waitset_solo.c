@@ -85,6 +85,10 @@ static void switches_with_entries(void)
 	/* alone and quiet, a wait is zcast_wait's: its timeout ends it */
 	CHECK_EQ(zcast_waitset_wait(w.ws, 1000000, ev, 2), ZCAST_ETIMEDOUT);
 	CHECK_EQ(atomic_load(&ra->bell), 0);
+	/* a huge timeout saturates (UBSan: no overflow) */
+	zt_publish(pa, 1, 64);
+	CHECK_EQ(zcast_waitset_wait(w.ws, INT64_MAX, ev, 2), 1);
+	CHECK_EQ(zt_drain(sa), 1);
 	/* disabled with a message queued: not reported; enabled again: reported at once */
 	zt_publish(pa, 1, 64);
 	CHECK_EQ(zcast_waitset_enable(w.ws, ida, 0), 0);

@@ -195,14 +195,24 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 	zcast_sub_opts_init(&o);
 	o.domain = w->domain;
 	o.policy = ZCAST_POLICY_DROP_OLD;
+	zcast_topic_stat st;
+	memset(&st, 0, sizeof st);
+	bool known = zcast_topic_stat_get(w->domain, topic, &st) == 0;
+	uint32_t asked = history;
+	/* "Up to N": what the topic keeps now is all there is (asking for more would make the join
+	 * fail on a queue_depth the user never gave). It all fits one queue, or we say why not. */
+	if (known && history > st.history_len)
+		history = st.history_len;
+	if (known && st.max_queue_depth && history > st.max_queue_depth)
+		return cli_usage_error(c,
+				       "--history %u: the topic keeps %u messages, but a subscriber "
+				       "queue holds at most %u (its max_queue_depth)",
+				       asked, st.history_len, st.max_queue_depth);
 	o.history = history;
 	/* Room for the whole history plus live traffic: a slow first take must not let live
 	 * messages push out the history we asked for (DROP_OLD drops the oldest first). */
 	uint64_t depth = (uint64_t)cli_watch_depth(w->domain, topic) + history;
-	zcast_topic_stat st;
-	memset(&st, 0, sizeof st);
-	if (zcast_topic_stat_get(w->domain, topic, &st) == 0 && st.max_queue_depth &&
-	    depth > st.max_queue_depth)
+	if (known && st.max_queue_depth && depth > st.max_queue_depth)
 		depth = st.max_queue_depth > history ? st.max_queue_depth : history;
 	o.queue_depth = (uint32_t)depth;
 	o.max_held = 1;

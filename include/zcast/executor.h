@@ -10,7 +10,9 @@
  *    including from callbacks), between spins. A remove returns once no callback of the entry runs
  *    and none will start — except when it is called from a callback of that very entry, where it
  *    returns at once (the callback finishes, and with ZCAST_EXEC_CONCURRENT so do the entry's other
- *    callbacks already running; no further callback of the entry starts). So after
+ *    callbacks already running; no further callback of the entry starts). The same holds when it is
+ *    called from a callback that a running callback of the entry waits for in a remove of its own
+ *    (two pool callbacks removing each other's entries): waiting there would never end. So after
  *    remove returns (from anywhere else) the subscription, guard or publisher may be closed and the
  *    callback's context freed. Do not remove an entry while holding a lock its callback takes.
  *  - Timers may be cancelled, reset and re-timed from any thread and from callbacks.
@@ -39,7 +41,9 @@ typedef void (*zcast_sub_callback)(zcast_sub *sub, zcast_msg *msg, void *ctx);
 /** Called on each expiry of a timer added with zcast_executor_add_timer. */
 typedef void (*zcast_timer_callback)(void *ctx);
 /** Called once per expiry of a timer added with zcast_executor_add_timer2. `missed`: expiries that
- * passed since the previous call without a call of their own (the executor was busy): 0 normally. */
+ * passed since the previous call without a call of their own (the executor was busy): 0 normally.
+ * This call stands for the latest expiry, so a call that took 3.5 periods is followed by one with
+ * missed == 2 (three expiries passed meanwhile: two missed, and this one). */
 typedef void (*zcast_timer_fn)(zcast_timer *timer, uint64_t missed, void *ctx);
 /** Called when a guard added with zcast_executor_add_guard was triggered (once per report). */
 typedef void (*zcast_guard_callback)(zcast_guard *guard, void *ctx);
@@ -72,7 +76,7 @@ typedef struct zcast_executor_opts {
 enum { ZCAST_EXEC_CONCURRENT = 1 }; /**< callbacks of this subscription may run in parallel */
 enum { ZCAST_TIMER_ONESHOT = 1 };   /**< the timer expires once, then stays cancelled until reset */
 
-/** Fills *o with the defaults (1 thread, batch 16). */
+/** Fills *o with the defaults (1 thread, batch 16); does nothing for NULL. */
 ZCAST_API void zcast_executor_opts_init(zcast_executor_opts *o);
 /** Creates an executor; *out is owned by the caller (zcast_executor_destroy). */
 ZCAST_API int zcast_executor_create(const zcast_executor_opts *opts, zcast_executor **out);
@@ -91,12 +95,13 @@ ZCAST_API int zcast_executor_remove_sub(zcast_executor *ex, zcast_sub *sub);
 ZCAST_API int zcast_executor_add_timer(zcast_executor *ex, int64_t period_ns, zcast_timer_callback cb,
 				       void *ctx);
 /** A timer with a handle: first expiry period_ns from now, then every period_ns on the same grid
- * (CLOCK_MONOTONIC; never early). flags: 0 or ZCAST_TIMER_ONESHOT. *out stays valid until
- * zcast_timer_remove or zcast_executor_destroy. */
+ * (CLOCK_MONOTONIC; never early). period_ns > 0; an expiry beyond INT64_MAX ns never comes.
+ * flags: 0 or ZCAST_TIMER_ONESHOT. *out stays valid until zcast_timer_remove or
+ * zcast_executor_destroy. */
 ZCAST_API int zcast_executor_add_timer2(zcast_executor *ex, int64_t period_ns, unsigned flags,
 					zcast_timer_fn cb, void *ctx, zcast_timer **out);
 /** Stops the timer: once this returns no call of it runs or starts (it waits for a running call,
- * unless called from that call). */
+ * unless called from that call, or from a callback that call waits for: see the removal rule). */
 ZCAST_API int zcast_timer_cancel(zcast_timer *t);
 /** (Re)starts the timer: next expiry period_ns from now; missed expiries are forgotten. Also
  * re-arms a cancelled or fired one-shot timer. */
@@ -142,7 +147,9 @@ ZCAST_API int zcast_executor_want_room(zcast_executor *ex, zcast_pub *pub);
 ZCAST_API int zcast_executor_remove_room(zcast_executor *ex, zcast_pub *pub);
 
 /** Runs callbacks until zcast_executor_stop. Returns 0 after a stop, when every running callback has
- * returned (queued messages that were not handed to a callback stay queued), or an error.
+ * returned (queued messages that were not handed to a callback stay queued; a guard trigger, graph
+ * change or timer expiry seen but not yet handed to its callback is handed over by the next spin),
+ * or an error.
  * A stop requested before spin makes spin return at once; zcast_executor_reset clears it. */
 ZCAST_API int zcast_executor_spin(zcast_executor *ex);
 /** Waits up to timeout_ns (< 0: forever, 0: just check) until something is ready, then runs what
@@ -151,7 +158,8 @@ ZCAST_API int zcast_executor_spin(zcast_executor *ex);
  * callback it started has returned when it returns. */
 ZCAST_API int zcast_executor_spin_once(zcast_executor *ex, int64_t timeout_ns);
 /** Runs callbacks until deadline_ns (CLOCK_MONOTONIC, absolute) or a stop: ZCAST_ETIMEDOUT at the
- * deadline, 0 after a stop. */
+ * deadline, 0 after a stop. A deadline that has passed already runs what is ready now, once, without
+ * waiting (as spin_once(0) does). */
 ZCAST_API int zcast_executor_spin_until(zcast_executor *ex, int64_t deadline_ns);
 /** Asks spin to return. Async-signal-safe. */
 ZCAST_API int zcast_executor_stop(zcast_executor *ex);

@@ -147,7 +147,9 @@ static inline uint64_t zcast_msg_sequence(const zcast_msg *msg)
 {
 	return msg ? ((const zcast_msg_stamp *)(const void *)msg)->sequence : 0;
 }
-/** The message's publish time, CLOCK_MONOTONIC ns (0 for a loan or NULL). */
+/** The message's publish time, CLOCK_MONOTONIC ns (0 for a loan or NULL): read when the publish
+ * call started, so it grows with the sequence for one publisher; two publishers publishing at the
+ * same moment may queue in the other order than their times. */
 static inline int64_t zcast_msg_time_ns(const zcast_msg *msg)
 {
 	return msg ? ((const zcast_msg_stamp *)(const void *)msg)->publish_time_ns : 0;
@@ -200,7 +202,7 @@ typedef struct zcast_sub_opts {
 	uint32_t queue_depth;      /**< default 16 */
 	uint32_t history;          /**< history messages wanted on join (at most queue_depth); default 0 */
 	uint32_t max_held;         /**< messages held at once; default 0 = unlimited */
-	uint64_t spin_ns;          /**< zcast_wait spins this long before sleeping; default 0 */
+	uint64_t spin_ns;          /**< zcast_wait spins first, up to this long (within its timeout) */
 	zcast_topic_opts topic;    /**< topic limits, used if this opener creates the topic */
 	/** Last resort only: sleep at most this long at a time, then re-check the queue. Default 0:
 	 * none — every event that can end a wait wakes it (a publish, and the owed wake of a publisher

@@ -13,6 +13,7 @@
 
 #include <zcast/executor.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <exception>
@@ -627,17 +628,21 @@ public:
 
 private:
 	struct entry {
-		executor *self;
-		const void *key; /* the handle remove() names */
+		executor *self = nullptr;
+		const void *key = nullptr; /* the handle remove() names */
 		std::function<void(const message &)> on_msg;
 		std::function<void()> on_tick; /* timers (old form) and room */
 		std::function<void(uint64_t)> on_expiry;
 		std::function<void(const zcast_graph_event &)> on_graph;
+		std::atomic<int> running{0}; /* callbacks of this entry inside call() */
 	};
 	entry &new_entry(const void *key)
 	{
 		std::lock_guard<std::mutex> lk(mu_);
-		return entries_.emplace_back(entry{this, key, {}, {}, {}, {}});
+		entry &e = entries_.emplace_back();
+		e.self = this;
+		e.key = key;
+		return e;
 	}
 	/** A failed add: the entry was never given to C. */
 	void checked_add(entry &e, int r)
@@ -648,14 +653,16 @@ private:
 		}
 		detail::check(r);
 	}
-	/** After the C remove returned, no callback of the entry runs — except the one that called
-	 * remove, if any: that entry is kept (never called again) until the executor is destroyed. */
+	/** After the C remove returned, no callback of the entry runs — except one that is running
+	 * still: the one that called remove, or one in another thread that waits in a remove of the
+	 * caller's entry (executor.h). Such an entry is kept (never called again) until the executor
+	 * is destroyed. */
 	void retire(const void *key)
 	{
 		std::lock_guard<std::mutex> lk(mu_);
 		for (auto it = entries_.begin(); it != entries_.end();) {
 			auto next = std::next(it);
-			if (it->key == key && &*it == current_)
+			if (it->key == key && (&*it == current_ || it->running.load() > 0))
 				retired_.splice(retired_.end(), entries_, it);
 			else if (it->key == key)
 				entries_.erase(it);
@@ -668,12 +675,14 @@ private:
 	template <class G> static void call(entry *e, G &&g) noexcept
 	{
 		const entry *outer = std::exchange(current_, e);
+		e->running.fetch_add(1);
 		try {
 			g();
 		} catch (...) {
 			e->self->fail();
 		}
 		current_ = outer;
+		e->running.fetch_sub(1); /* the last touch: a retire may free e after it */
 	}
 	void rethrow()
 	{
@@ -723,7 +732,7 @@ private:
 
 	zcast_executor *e_ = nullptr;
 	std::list<entry> entries_; /* stable addresses: the C side keeps pointers to them */
-	std::list<entry> retired_; /* removed from inside their own callback: freed with us */
+	std::list<entry> retired_; /* removed while a callback of theirs ran: freed with us */
 	std::mutex mu_;
 	std::exception_ptr failure_;
 };

@@ -28,6 +28,18 @@ static void unlock(PzPublisher *p)
 	PyThread_release_lock(p->lock);
 }
 
+int pz_u32(PyObject *o, void *out)
+{
+	unsigned long x = PyLong_Check(o) ? PyLong_AsUnsignedLong(o) : 0;
+	if (!PyLong_Check(o) || PyErr_Occurred() || x > UINT32_MAX) {
+		PyErr_Clear();
+		PyErr_Format(PyExc_ValueError, "expected an integer in 0..%u, got %R", UINT32_MAX, o);
+		return 0;
+	}
+	*(uint32_t *)out = (uint32_t)x;
+	return 1;
+}
+
 /* Keyword arguments of zcast_topic_opts, shared with Subscriber. */
 int pz_topic_opts(PyObject *kw, zcast_topic_opts *t)
 {
@@ -48,13 +60,11 @@ int pz_topic_opts(PyObject *kw, zcast_topic_opts *t)
 		if (!dst[i]) {
 			t->retain = PyObject_IsTrue(v);
 		} else {
-			unsigned long x = PyLong_AsUnsignedLong(v);
-			if (PyErr_Occurred() || x > UINT32_MAX) {
-				PyErr_Format(PyExc_ValueError, "%s must be an integer in 0..%u",
-					     names[i], UINT32_MAX);
+			if (!pz_u32(v, dst[i])) {
+				PyErr_Format(PyExc_ValueError, "%s must be an integer in 0..%u, got %R",
+					     names[i], UINT32_MAX, v);
 				return -1;
 			}
-			*dst[i] = (uint32_t)x;
 		}
 		if (PyDict_DelItemString(kw, names[i]) < 0)
 			return -1;
@@ -69,12 +79,13 @@ static int pub_init(PzPublisher *self, PyObject *args, PyObject *kwargs)
 	const char *topic, *domain = NULL;
 	PyObject *type = Py_None, *bounds = Py_None;
 	Py_ssize_t slot_size = 0;
-	unsigned int slot_count = 0, history = 0;
+	uint32_t slot_count = 0, history = 0;
 	PyObject *kw = kwargs ? PyDict_Copy(kwargs) : NULL;
 	zcast_topic_opts topts;
 	if ((kwargs && !kw) || pz_topic_opts(kw, &topts) < 0 ||
-	    !PyArg_ParseTupleAndKeywords(args, kw, "s|OOznII", kwlist, &topic, &type, &bounds,
-					 &domain, &slot_size, &slot_count, &history)) {
+	    !PyArg_ParseTupleAndKeywords(args, kw, "s|OOznO&O&", kwlist, &topic, &type, &bounds,
+					 &domain, &slot_size, pz_u32, &slot_count, pz_u32,
+					 &history)) {
 		Py_XDECREF(kw);
 		return -1;
 	}

@@ -27,6 +27,10 @@ int pz_wait_sliced(pz_wait_fn fn, void *ctx, PyObject *timeout);
 /* Converts a timeout argument: None -> -1 (forever), seconds -> ns. -2 with an error set if bad. */
 int64_t pz_timeout_ns(PyObject *timeout);
 
+/* A PyArg "O&" converter to uint32_t that refuses what does not fit ("I" wraps -1 and 2**32 + 1
+ * silently, so history=2**32 + 1 became history 1). publisher.c. */
+int pz_u32(PyObject *o, void *out);
+
 /* ---- types (types.c): the introspection tables Python can reach ---- */
 extern PyTypeObject PzMsgType_Type; /* zcast.MsgType: a wrapper of one zcast_cdr_type */
 typedef struct {

@@ -29,13 +29,14 @@ static int sub_init(PzSubscriber *self, PyObject *args, PyObject *kwargs)
 	const char *topic, *domain = NULL, *group = NULL;
 	PyObject *type = Py_None;
 	int policy = ZCAST_POLICY_FULL;
-	unsigned int depth = 0, history = 0, max_held = 0;
+	uint32_t depth = 0, history = 0, max_held = 0;
 	unsigned long long spin = 0;
 	PyObject *kw = kwargs ? PyDict_Copy(kwargs) : NULL;
 	zcast_topic_opts topts;
 	if ((kwargs && !kw) || pz_topic_opts(kw, &topts) < 0 ||
-	    !PyArg_ParseTupleAndKeywords(args, kw, "s|OzizIIIK", kwlist, &topic, &type, &domain,
-					 &policy, &group, &depth, &history, &max_held, &spin)) {
+	    !PyArg_ParseTupleAndKeywords(args, kw, "s|OzizO&O&O&K", kwlist, &topic, &type, &domain,
+					 &policy, &group, pz_u32, &depth, pz_u32, &history, pz_u32,
+					 &max_held, &spin)) {
 		Py_XDECREF(kw);
 		return -1;
 	}

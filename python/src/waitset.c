@@ -151,8 +151,8 @@ static PyObject *ws_add_timer(PzWaitSet *w, PyObject *arg)
 	double s = PyFloat_AsDouble(arg);
 	if (s == -1.0 && PyErr_Occurred())
 		return NULL;
-	if (!(s > 0))
-		return pz_raisef(ZCAST_EINVAL, "add_timer: the period must be > 0 seconds");
+	if (!(s >= 1e-9 && s <= 9e9)) /* a double beyond int64 ns would wrap: refused, as timeouts */
+		return pz_raisef(ZCAST_EINVAL, "add_timer: the period must be 1e-9 .. 9e9 seconds");
 	int id, e = zcast_waitset_add_timer(w->ws, (int64_t)(s * 1e9), NULL, &id);
 	return e < 0 ? pz_raise(e) : remember(w, id, Py_None);
 }

@@ -139,6 +139,28 @@ def test_drop_old_and_history():
             assert s.stat()["dropped"] == 3
 
 
+def test_counts_out_of_range_are_refused():
+    # uint32 options were parsed with "I", which wraps: history=2**32 + 1 became history 1 and
+    # queue_depth=2**32 + 5 a depth of 5, silently.
+    for kw in (dict(history=2**32 + 1), dict(history=-1), dict(queue_depth=2**32 + 5),
+               dict(max_held=-1), dict(history="3")):
+        with pytest.raises(ValueError, match="0..4294967295"):
+            zcast.Subscriber("/range", **kw)
+    for kw in (dict(slot_count=2**32 + 2), dict(history_depth=-1), dict(max_queue_depth=-1)):
+        with pytest.raises(ValueError, match="0..4294967295"):
+            zcast.Publisher("/range", **kw)
+    with pytest.raises(zcast.InvalidArgument, match="history 5 exceeds queue_depth 4"):
+        zcast.Subscriber("/range", history=5, queue_depth=4)
+
+
+def test_waitset_timer_period_out_of_range():
+    # 1e30 s used to wrap to a negative period ("timer period -9223372036854775808 ns").
+    ws = zcast.WaitSet()
+    for period in (0, -1, 1e-12, 1e30, float("nan"), 2**70):
+        with pytest.raises(zcast.InvalidArgument, match=r"1e-9 \.\. 9e9 seconds"):
+            ws.add_timer(period)
+
+
 def test_waitset_with_guard_and_timer():
     with zcast.Publisher("/a") as pa, zcast.Subscriber("/a") as sa, zcast.Subscriber("/b") as sb:
         ws = zcast.WaitSet()
