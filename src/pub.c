@@ -8,6 +8,8 @@
 
 void zcast_pub_opts_init(zcast_pub_opts *o)
 {
+	if (!o)
+		return; /* nothing to fill (open takes NULL options as the defaults) */
 	memset(o, 0, sizeof *o);
 	o->slot_size = 64 * 1024;
 	o->slot_count = 32;

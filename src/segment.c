@@ -337,6 +337,8 @@ static void init_handle(struct zc_topic *t, const char *domain, const char *topi
 
 void zcast_topic_opts_init(zcast_topic_opts *o)
 {
+	if (!o)
+		return; /* nothing to fill (open takes NULL options as the defaults) */
 	memset(o, 0, sizeof *o);
 }
 

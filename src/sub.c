@@ -10,6 +10,8 @@
 
 void zcast_sub_opts_init(zcast_sub_opts *o)
 {
+	if (!o)
+		return; /* nothing to fill (open takes NULL options as the defaults) */
 	memset(o, 0, sizeof *o);
 	o->policy = ZCAST_POLICY_FULL;
 	o->queue_depth = 16;

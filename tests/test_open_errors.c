@@ -10,6 +10,10 @@ static void test_topic_and_domain_names(void)
 	for (size_t i = 0; bad[i]; i++)
 		CHECK_EQ(zcast_topic_name_valid(bad[i]), ZCAST_EINVAL);
 	CHECK_EQ(zcast_topic_name_valid(NULL), ZCAST_EINVAL);
+	/* NULL options to fill: nothing happens (no crash) */
+	zcast_topic_opts_init(NULL);
+	zcast_pub_opts_init(NULL);
+	zcast_sub_opts_init(NULL);
 	char longest[202];
 	longest[0] = '/';
 	memset(longest + 1, 'x', 199);

@@ -211,11 +211,12 @@ typedef struct zcast_sub_opts {
 	uint32_t reserved[6];      /**< zero */
 } zcast_sub_opts;
 
-/** Fills *o with the defaults (all limits 0: "the default / whatever exists"; mode 0600). */
+/** Fills *o with the defaults (all limits 0: "the default / whatever exists"; mode 0600). NULL:
+ * nothing happens. */
 ZCAST_API void zcast_topic_opts_init(zcast_topic_opts *o);
-/** Fills *o with the defaults (untyped, 64 KiB slots, 32 slots, no history). */
+/** Fills *o with the defaults (untyped, 64 KiB slots, 32 slots, no history). NULL: nothing. */
 ZCAST_API void zcast_pub_opts_init(zcast_pub_opts *o);
-/** Fills *o with the defaults (untyped, FULL, queue depth 16, no history). */
+/** Fills *o with the defaults (untyped, FULL, queue depth 16, no history). NULL: nothing. */
 ZCAST_API void zcast_sub_opts_init(zcast_sub_opts *o);
 
 /** Checks a topic name (^(/[A-Za-z_][A-Za-z0-9_]*)+$, at most 200 bytes). Returns 0 or ZCAST_EINVAL. */
