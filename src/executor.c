@@ -989,6 +989,16 @@ int zcast_executor_stop_on_signals(zcast_executor *ex)
 	return r;
 }
 
+/* Gives `sig` its handler from before stop_on_signals back, unless the program installed one of
+ * its own since: that one stays. */
+static void give_back(int sig, const struct sigaction *old)
+{
+	struct sigaction now;
+	if (sigaction(sig, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+	    now.sa_handler == on_signal)
+		sigaction(sig, old, NULL);
+}
+
 static void signals_forget(zcast_executor *ex)
 {
 	pthread_mutex_lock(&sig_mu);
@@ -996,8 +1006,8 @@ static void signals_forget(zcast_executor *ex)
 		if (atomic_load(&sig_ex[i]) == ex) {
 			atomic_store(&sig_ex[i], NULL);
 			if (--sig_users == 0) {
-				sigaction(SIGINT, &sig_old_int, NULL);
-				sigaction(SIGTERM, &sig_old_term, NULL);
+				give_back(SIGINT, &sig_old_int);
+				give_back(SIGTERM, &sig_old_term);
 			}
 		}
 	}

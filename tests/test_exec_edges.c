@@ -19,8 +19,11 @@
  *    threads start (before: the next spin took the failed start for a success and hung, waiting
  *    for turns no worker would ever run).
  *  - NULL handles give ZCAST_EINVAL and a message that says what was NULL (before:
- *    zcast_executor_opts_init(NULL) crashed, zcast_waitset_remove(NULL, 0) blamed "entry 0"). */
+ *    zcast_executor_opts_init(NULL) crashed, zcast_waitset_remove(NULL, 0) blamed "entry 0").
+ *  - Destroy gives back the SIGINT / SIGTERM handlers stop_on_signals replaced, but not over a
+ *    handler the program installed since (before: the program's handler was overwritten). */
 #include <pthread.h>
+#include <signal.h>
 
 #include "harness.h"
 #include "zcast/executor.h"
@@ -480,9 +483,51 @@ static void null_inputs(void)
 	CHECK_EQ(zcast_executor_spin_once(NULL, 0), ZCAST_EINVAL);
 }
 
+static void program_handler(int sig)
+{
+	(void)sig;
+}
+
+static void *handler_of(int sig)
+{
+	struct sigaction sa;
+	CHECK_EQ(sigaction(sig, NULL, &sa), 0);
+	return (void *)sa.sa_handler;
+}
+
+static void signal_handlers_given_back(void)
+{
+	void *int0 = handler_of(SIGINT), *term0 = handler_of(SIGTERM);
+	zcast_executor *ex;
+	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
+	CHECK_EQ(zcast_executor_stop_on_signals(ex), 0);
+	CHECK(handler_of(SIGINT) != int0);
+	zcast_executor_destroy(ex);
+	CHECK(handler_of(SIGINT) == int0);
+	CHECK(handler_of(SIGTERM) == term0);
+
+	/* the program installs its own SIGTERM handler while the executor lives: it stays */
+	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
+	CHECK_EQ(zcast_executor_stop_on_signals(ex), 0);
+	struct sigaction mine, zcast_term;
+	memset(&mine, 0, sizeof mine);
+	mine.sa_handler = program_handler;
+	sigemptyset(&mine.sa_mask);
+	CHECK_EQ(sigaction(SIGTERM, &mine, &zcast_term), 0);
+	zcast_executor_destroy(ex);
+	CHECK(handler_of(SIGTERM) == (void *)program_handler);
+	CHECK(handler_of(SIGINT) == int0);
+	struct sigaction back;
+	memset(&back, 0, sizeof back);
+	back.sa_handler = (void (*)(int))term0;
+	sigemptyset(&back.sa_mask);
+	CHECK_EQ(sigaction(SIGTERM, &back, NULL), 0);
+}
+
 int main(void)
 {
 	zt_setup("exec_edges", 60);
+	signal_handlers_given_back();
 	spin_once_zero();
 	huge_periods();
 	huge_timeouts_of_waits();

@@ -166,7 +166,8 @@ ZCAST_API int zcast_executor_stop(zcast_executor *ex);
 /** Clears a stop request so that spin can run again. */
 ZCAST_API int zcast_executor_reset(zcast_executor *ex);
 /** SIGINT and SIGTERM call zcast_executor_stop(ex) until ex is destroyed (previous handlers are
- * restored then). At most 8 executors per process. */
+ * restored then, unless the program installed a handler of its own since: that one stays). At
+ * most 8 executors per process. */
 ZCAST_API int zcast_executor_stop_on_signals(zcast_executor *ex);
 
 #ifdef __cplusplus
