@@ -40,6 +40,19 @@ int pz_u32(PyObject *o, void *out)
 	return 1;
 }
 
+int pz_u64(PyObject *o, void *out)
+{
+	unsigned long long x = PyLong_Check(o) ? PyLong_AsUnsignedLongLong(o) : 0;
+	if (!PyLong_Check(o) || PyErr_Occurred()) {
+		PyErr_Clear();
+		PyErr_Format(PyExc_ValueError, "expected an integer in 0..%llu, got %R",
+			     (unsigned long long)UINT64_MAX, o);
+		return 0;
+	}
+	*(uint64_t *)out = (uint64_t)x;
+	return 1;
+}
+
 /* Keyword arguments of zcast_topic_opts, shared with Subscriber. */
 int pz_topic_opts(PyObject *kw, zcast_topic_opts *t)
 {

@@ -30,6 +30,8 @@ int64_t pz_timeout_ns(PyObject *timeout);
 /* A PyArg "O&" converter to uint32_t that refuses what does not fit ("I" wraps -1 and 2**32 + 1
  * silently, so history=2**32 + 1 became history 1). publisher.c. */
 int pz_u32(PyObject *o, void *out);
+/* The same for uint64_t ("K" wraps -1 to 2**64 - 1). */
+int pz_u64(PyObject *o, void *out);
 
 /* ---- types (types.c): the introspection tables Python can reach ---- */
 extern PyTypeObject PzMsgType_Type; /* zcast.MsgType: a wrapper of one zcast_cdr_type */

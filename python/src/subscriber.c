@@ -30,13 +30,13 @@ static int sub_init(PzSubscriber *self, PyObject *args, PyObject *kwargs)
 	PyObject *type = Py_None;
 	int policy = ZCAST_POLICY_FULL;
 	uint32_t depth = 0, history = 0, max_held = 0;
-	unsigned long long spin = 0;
+	uint64_t spin = 0;
 	PyObject *kw = kwargs ? PyDict_Copy(kwargs) : NULL;
 	zcast_topic_opts topts;
 	if ((kwargs && !kw) || pz_topic_opts(kw, &topts) < 0 ||
-	    !PyArg_ParseTupleAndKeywords(args, kw, "s|OzizO&O&O&K", kwlist, &topic, &type, &domain,
+	    !PyArg_ParseTupleAndKeywords(args, kw, "s|OzizO&O&O&O&", kwlist, &topic, &type, &domain,
 					 &policy, &group, pz_u32, &depth, pz_u32, &history, pz_u32,
-					 &max_held, &spin)) {
+					 &max_held, pz_u64, &spin)) {
 		Py_XDECREF(kw);
 		return -1;
 	}

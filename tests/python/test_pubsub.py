@@ -151,6 +151,10 @@ def test_counts_out_of_range_are_refused():
             zcast.Publisher("/range", **kw)
     with pytest.raises(zcast.InvalidArgument, match="history 5 exceeds queue_depth 4"):
         zcast.Subscriber("/range", history=5, queue_depth=4)
+    # spin_ns was parsed with "K": -1 became a spin of 2**64 - 1 ns
+    for bad in (-1, 2**64, "5"):
+        with pytest.raises(ValueError, match="0..18446744073709551615"):
+            zcast.Subscriber("/range", spin_ns=bad)
 
 
 def test_waitset_timer_period_out_of_range():
