@@ -136,8 +136,10 @@ int64_t zcast_timer_until_next(const zcast_timer *t)
 		return zc_err(ZCAST_EINVAL, "timer is NULL");
 	int64_t now = zc_now_ns(), left = ZCAST_EAGAIN;
 	zc_ex_lock(t->ex);
-	if (t->grid.active)
-		left = zc_grid_next(&t->grid) > now ? zc_grid_next(&t->grid) - now : 0;
+	if (t->grid.active) {
+		int64_t next = zc_grid_next(&t->grid);
+		left = next > now ? next - now : 0;
+	}
 	zc_ex_unlock(t->ex);
 	return left >= 0 ? left
 			 : zc_err(ZCAST_EAGAIN, "the timer is cancelled (or a one-shot that fired)");
