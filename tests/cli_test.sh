@@ -7,10 +7,16 @@ set -euo pipefail
 zcast=$1
 peer=$2
 export ZCAST_DOMAIN="tcli-$$"
+# One tmux server per live view: a new server on the socket of one that is exiting fails with
+# "server exited unexpectedly".
 tmux_sock="zcast-cli-$$"
+tmux_sock2="zcast-cli2-$$"
 tmpd=$(mktemp -d)
 cleanup() {
-  tmux -L "$tmux_sock" kill-server 2>/dev/null || true
+  for s in "$tmux_sock" "$tmux_sock2"; do
+    tmux -L "$s" kill-server 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"
+  done
   for p in $(jobs -p); do kill -CONT "$p" 2>/dev/null || true; kill -9 "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -f /dev/shm/zcast."$ZCAST_DOMAIN".* /dev/shm/zcast.tcli2-$$.*
@@ -282,12 +288,11 @@ wait_for "top to draw" sh -c "tmux -L '$tmux_sock' capture-pane -p -t top | grep
 screen | grep -q 'q quits' || fail "top in a terminal: $(screen)"
 tmux -L "$tmux_sock" send-keys -t top q
 wait_for "top to quit on q" sh -c "tmux -L '$tmux_sock' capture-pane -p -t top | grep -q top-exited-0"
-tmux -L "$tmux_sock" kill-session -t top
-tmux -L "$tmux_sock" new-session -d -s top2 -x 160 -y 40 \
+tmux -L "$tmux_sock2" new-session -d -s top2 -x 160 -y 40 \
   "env ZCAST_DOMAIN=$ZCAST_DOMAIN $zcast top -i 0.2; echo top-exited-\$?; sleep 30"
-wait_for "top to draw" sh -c "tmux -L '$tmux_sock' capture-pane -p -t top2 | grep -q 'zcast top'"
-tmux -L "$tmux_sock" send-keys -t top2 C-c
-wait_for "top to quit on Ctrl-C" sh -c "tmux -L '$tmux_sock' capture-pane -p -t top2 | grep -q top-exited-0"
+wait_for "top to draw" sh -c "tmux -L '$tmux_sock2' capture-pane -p -t top2 | grep -q 'zcast top'"
+tmux -L "$tmux_sock2" send-keys -t top2 C-c
+wait_for "top to quit on Ctrl-C" sh -c "tmux -L '$tmux_sock2' capture-pane -p -t top2 | grep -q top-exited-0"
 
 # ---- rm refuses live members; gc and doctor after crashes ----
 expect_rc 5 "$zcast" rm /cli/chatter; grep -q 'live members' <<<"$out" || fail "rm with live members: $out"
