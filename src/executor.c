@@ -19,6 +19,7 @@
  *
  * The wake guard rings the wait set's doorbell like the subscriptions and user guards do (guard.c),
  * so an executor of those sleeps on one futex word: without futex_waitv, a plain FUTEX_WAIT. */
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -948,15 +949,22 @@ static zcast_executor *_Atomic sig_ex[SIG_SLOTS];
 static pthread_mutex_t sig_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction sig_old_int, sig_old_term;
 static int sig_users;
+/* Handlers between loading an executor and leaving it: a destroy that cleared its slot waits for
+ * them, or a handler in another thread would stop an executor already freed. */
+static atomic_int sig_in_handler;
 
 static void on_signal(int sig)
 {
 	(void)sig;
+	atomic_fetch_add(&sig_in_handler, 1); /* before the loads: see signals_forget */
 	for (int i = 0; i < SIG_SLOTS; i++) {
 		zcast_executor *ex = atomic_load(&sig_ex[i]);
-		if (ex)
+		if (ex) {
+			ZC_PAUSE("signal:before-stop");
 			zcast_executor_stop(ex);
+		}
 	}
+	atomic_fetch_sub(&sig_in_handler, 1);
 }
 
 int zcast_executor_stop_on_signals(zcast_executor *ex)
@@ -1001,9 +1009,11 @@ static void give_back(int sig, const struct sigaction *old)
 
 static void signals_forget(zcast_executor *ex)
 {
+	bool had_slot = false;
 	pthread_mutex_lock(&sig_mu);
 	for (int i = 0; i < SIG_SLOTS; i++) {
 		if (atomic_load(&sig_ex[i]) == ex) {
+			had_slot = true;
 			atomic_store(&sig_ex[i], NULL);
 			if (--sig_users == 0) {
 				give_back(SIGINT, &sig_old_int);
@@ -1012,6 +1022,11 @@ static void signals_forget(zcast_executor *ex)
 		}
 	}
 	pthread_mutex_unlock(&sig_mu);
+	/* The slot is cleared (seq_cst), so a handler that comes in now loads NULL; one that came in
+	 * before may hold `ex` until it leaves. A handler never blocks, so this wait is short; in this
+	 * thread no handler can be in the middle of its run. */
+	while (had_slot && atomic_load(&sig_in_handler) > 0)
+		sched_yield();
 }
 
 void zcast_executor_destroy(zcast_executor *ex)

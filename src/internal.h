@@ -93,9 +93,12 @@ ZC_HIDDEN int64_t zc_after(int64_t t, int64_t ns);
 /* ---- crash points for fault injection (crash.c); compiled in test builds only ---- */
 #ifdef ZCAST_FAULT_INJECTION
 ZC_HIDDEN void zc_crash_point(const char *name);
+ZC_HIDDEN void zc_pause_point(const char *name);
 #define ZC_CRASH(name) zc_crash_point(name)
+#define ZC_PAUSE(name) zc_pause_point(name)
 #else
 #define ZC_CRASH(name) ((void)0)
+#define ZC_PAUSE(name) ((void)0)
 #endif
 
 /* ---- names (names.c) ---- */

@@ -21,7 +21,10 @@
  *  - NULL handles give ZCAST_EINVAL and a message that says what was NULL (before:
  *    zcast_executor_opts_init(NULL) crashed, zcast_waitset_remove(NULL, 0) blamed "entry 0").
  *  - Destroy gives back the SIGINT / SIGTERM handlers stop_on_signals replaced, but not over a
- *    handler the program installed since (before: the program's handler was overwritten). */
+ *    handler the program installed since (before: the program's handler was overwritten).
+ *  - Destroy waits for a signal handler that, in another thread, already holds the executor
+ *    (before: the handler stopped the freed executor, a use-after-free the ASan stage reports;
+ *    ZCAST_PAUSE_AT holds the handler's window open in test builds). */
 #include <pthread.h>
 #include <signal.h>
 
@@ -524,10 +527,46 @@ static void signal_handlers_given_back(void)
 	CHECK_EQ(sigaction(SIGTERM, &back, NULL), 0);
 }
 
+static atomic_int receiver_quit;
+static void *signal_receiver(void *arg)
+{
+	(void)arg;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	while (!atomic_load(&receiver_quit))
+		zt_sleep_ms(1);
+	return NULL;
+}
+
+static void signal_during_destroy(void)
+{
+	setenv("ZCAST_PAUSE_AT", "signal:before-stop:300", 1);
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, &old); /* only the receiver takes SIGINT */
+	pthread_t rt;
+	CHECK_EQ(pthread_create(&rt, NULL, signal_receiver, NULL), 0);
+	zcast_executor *ex;
+	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
+	CHECK_EQ(zcast_executor_stop_on_signals(ex), 0);
+	zt_sleep_ms(20); /* the receiver has unblocked SIGINT */
+	CHECK_EQ(pthread_kill(rt, SIGINT), 0);
+	zt_sleep_ms(100);	    /* its handler holds `ex` now, paused before the stop */
+	zcast_executor_destroy(ex); /* waits for the handler: it must not stop a freed executor */
+	atomic_store(&receiver_quit, 1);
+	CHECK_EQ(pthread_join(rt, NULL), 0);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	unsetenv("ZCAST_PAUSE_AT");
+}
+
 int main(void)
 {
 	zt_setup("exec_edges", 60);
 	signal_handlers_given_back();
+	signal_during_destroy();
 	spin_once_zero();
 	huge_periods();
 	huge_timeouts_of_waits();
