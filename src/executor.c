@@ -48,10 +48,9 @@ struct ex_entry {
 	_Atomic bool removed; /* set under mu; read without it to end a batch early */
 	/* Under mu: */
 	uint32_t inflight; /* callback turns queued or running */
-	uint32_t pins;     /* an add waiting for its attach command: not freed meanwhile */
+	uint32_t pins;	   /* an add waiting for its attach command: not freed meanwhile */
 	bool want_room;	   /* room: a callback was asked for and the entry is not enabled yet */
 	bool owed;	   /* in ex->owed: a reported turn a stop kept from running */
-	struct ex_entry *waits_for; /* a callback of this entry waits in a remove of that one */
 	uint64_t due_gen;  /* timers: the timer's gen when this expiry was found due */
 	uint64_t missed;   /* timers: expiries missed before this one */
 };
@@ -63,6 +62,14 @@ struct ex_cmd {
 	char why[256]; /* the failure's message, for the caller's zcast_last_error */
 	struct ex_entry *en;
 	struct ex_cmd *next;
+};
+
+/* A callback waiting in a remove: the entry it runs for, the entry it waits for. Per thread, not
+ * per entry: callbacks of one ZCAST_EXEC_CONCURRENT subscription may wait for different entries. */
+struct ex_waiter {
+	const struct ex_entry *runs, *waits_for;
+	bool seen; /* reaches(): visited */
+	struct ex_waiter *next;
 };
 
 /* A growable list of entry pointers. */
@@ -89,6 +96,7 @@ struct zcast_executor {
 	struct ex_list due;    /* timers found due this turn, and owed turns (spinning thread only) */
 	struct ex_list owed;   /* guard, graph and timer turns reported but not run (a stop) */
 	struct ex_cmd *cmds, **cmds_tail;
+	struct ex_waiter *waiters; /* callbacks waiting in a remove (quiesce) */
 	uint32_t n_want; /* room entries with want_room set */
 	uint32_t busy;	 /* sum of inflight */
 	/* Pool: a ring of queued turns (an entry appears up to `threads` times), workers started at
@@ -372,31 +380,50 @@ static void purge_queued(zcast_executor *ex, struct ex_entry *en)
 		turn_done(ex, en, true);
 }
 
-/* Under mu: does a running callback of `en` wait, directly or through others, for entry `me`? */
-static bool waits_for(zcast_executor *ex, const struct ex_entry *en, const struct ex_entry *me)
+/* Under mu: does a callback of `from` wait in a remove, directly or through others, for `target`?
+ * A depth-first walk that visits each waiter once. */
+static bool reaches(zcast_executor *ex, const struct ex_entry *from, const struct ex_entry *target)
 {
-	const struct ex_entry *x = en->waits_for;
-	for (uint32_t hops = 0; x && hops <= ex->live.n; hops++, x = x->waits_for)
-		if (x == me)
+	for (struct ex_waiter *w = ex->waiters; w; w = w->next) {
+		if (w->seen || w->runs != from)
+			continue;
+		w->seen = true;
+		if (w->waits_for == target || reaches(ex, w->waits_for, target))
 			return true;
+	}
 	return false;
 }
 
+static bool waits_for(zcast_executor *ex, const struct ex_entry *en, const struct ex_entry *me)
+{
+	for (struct ex_waiter *w = ex->waiters; w; w = w->next)
+		w->seen = false;
+	return reaches(ex, en, me);
+}
+
 /* Under mu: waits until no turn of `en` is queued or running, unless we run inside one, or inside a
- * callback that a running callback of `en` waits for (two callbacks of a pool removing each other's
+ * callback that a running callback of `en` waits for (two pool callbacks removing each other's
  * entries): waiting then would never end, so we return at once, as from the entry's own
  * callback. */
 static void quiesce(zcast_executor *ex, struct ex_entry *en)
 {
 	struct ex_entry *me = tls_current;
+	struct ex_waiter self = {me, en, false, NULL};
+	bool listed = false;
 	purge_queued(ex, en);
 	while (en->inflight > 0 && me != en && !(me && waits_for(ex, en, me))) {
-		if (me)
-			me->waits_for = en;
+		if (me && !listed) {
+			self.next = ex->waiters;
+			ex->waiters = &self;
+			listed = true;
+		}
 		pthread_cond_wait(&ex->ctl_cv, &ex->mu);
 	}
-	if (me)
-		me->waits_for = NULL;
+	for (struct ex_waiter **p = &ex->waiters; listed && *p; p = &(*p)->next)
+		if (*p == &self) {
+			*p = self.next;
+			break;
+		}
 }
 
 static int remove_entry(zcast_executor *ex, int kind, const void *key)

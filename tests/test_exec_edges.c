@@ -10,7 +10,8 @@
  *    a stop kept from running (single-threaded: later events of the same turn; pool: turns still
  *    queued when spin returns) runs at the next spin. (Before: those were consumed and dropped.)
  *  - Two pool callbacks that remove each other's entries at the same moment both return (before:
- *    each waited for the other's callback to end, forever).
+ *    each waited for the other's callback to end, forever), also when the entry's callbacks run
+ *    concurrently and wait in different removes.
  *  - A graph entry added from another thread while the executor spins is reported relative to when
  *    the wait set attached it: a join while the add waited is not reported later as a change from
  *    the count before it (before: the count was read when the add was called, the graph word when
@@ -27,6 +28,7 @@
  *    ZCAST_PAUSE_AT holds the handler's window open in test builds). */
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 
 #include "harness.h"
 #include "zcast/executor.h"
@@ -356,6 +358,86 @@ static void mutual_remove_pool(void)
 		zcast_guard_destroy(mutual_g[i]);
 }
 
+/* ZCAST_EXEC_CONCURRENT: two callbacks of subscription A run at once and wait in removes of guards
+ * B and C; B's callback then removes A. A callback of A waits for B, so B's remove must return at
+ * once. (Before: the entry remembered only the last remove one of its callbacks waited in, C, so B
+ * waited for A while A waited for B.) */
+static zcast_executor *conc_ex;
+static zcast_sub *conc_sub;
+static zcast_guard *conc_b, *conc_c;
+static _Atomic int conc_a_in, conc_a_done, conc_b_in, conc_c_in, conc_b_go, conc_c_go,
+    conc_b_removed;
+static void conc_a(zcast_sub *s, zcast_msg *m, void *ctx)
+{
+	(void)s, (void)m, (void)ctx;
+	int i = atomic_fetch_add(&conc_a_in, 1);
+	/* all four run: no remove can purge a queued turn instead of waiting for a running one */
+	ZT_EVENTUALLY(atomic_load(&conc_a_in) == 2 && atomic_load(&conc_b_in) &&
+		      atomic_load(&conc_c_in));
+	if (i == 1)
+		zt_sleep_ms(30); /* the other waits for B first, then this one for C */
+	CHECK_EQ(zcast_executor_remove_guard(conc_ex, i == 0 ? conc_b : conc_c), 0);
+	atomic_fetch_add(&conc_a_done, 1);
+}
+static void conc_guard(zcast_guard *g, void *ctx)
+{
+	(void)ctx;
+	bool is_b = g == conc_b;
+	atomic_store(is_b ? &conc_b_in : &conc_c_in, 1);
+	ZT_EVENTUALLY(atomic_load(is_b ? &conc_b_go : &conc_c_go));
+	if (is_b) {
+		CHECK_EQ(zcast_executor_remove_sub(conc_ex, conc_sub), 0);
+		atomic_store(&conc_b_removed, 1);
+	}
+}
+
+static void mutual_remove_concurrent_round(void)
+{
+	conc_a_in = conc_a_done = conc_b_in = conc_c_in = conc_b_go = conc_c_go = conc_b_removed =
+	    0;
+	zcast_pub *p = zt_open_pub("/edges/conc", 64, 8);
+	CHECK_EQ(zcast_sub_open("/edges/conc", NULL, &conc_sub), 0);
+	zcast_executor_opts o;
+	zcast_executor_opts_init(&o);
+	o.threads = 4;
+	CHECK_EQ(zcast_executor_create(&o, &conc_ex), 0);
+	CHECK_EQ(zcast_guard_create(&conc_b), 0);
+	CHECK_EQ(zcast_guard_create(&conc_c), 0);
+	CHECK_EQ(zcast_executor_add_sub(conc_ex, conc_sub, conc_a, NULL, ZCAST_EXEC_CONCURRENT), 0);
+	CHECK_EQ(zcast_executor_add_guard(conc_ex, conc_b, conc_guard, NULL), 0);
+	CHECK_EQ(zcast_executor_add_guard(conc_ex, conc_c, conc_guard, NULL), 0);
+	/* all ready before the first turn: A's two messages become two turns at once */
+	CHECK_EQ(zcast_guard_trigger(conc_b), 0);
+	CHECK_EQ(zcast_guard_trigger(conc_c), 0);
+	publish_one(p);
+	publish_one(p);
+	pthread_t th;
+	CHECK_EQ(pthread_create(&th, NULL, spinner, conc_ex), 0);
+	ZT_EVENTUALLY(atomic_load(&conc_b_in) && atomic_load(&conc_c_in));
+	ZT_EVENTUALLY(atomic_load(&conc_a_in) == 2);
+	zt_sleep_ms(100); /* both callbacks of A wait in their removes now */
+	atomic_store(&conc_b_go, 1);
+	ZT_EVENTUALLY(atomic_load(&conc_b_removed));
+	atomic_store(&conc_c_go, 1);
+	ZT_EVENTUALLY(atomic_load(&conc_a_done) == 2);
+	CHECK_EQ(zcast_executor_stop(conc_ex), 0);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK_EQ(zcast_executor_remove_sub(conc_ex, conc_sub), ZCAST_ENOENT);
+	zcast_executor_destroy(conc_ex);
+	zcast_guard_destroy(conc_b);
+	zcast_guard_destroy(conc_c);
+	zcast_sub_close(conc_sub);
+	zcast_pub_close(p);
+}
+
+/* Whether the old code deadlocked depended on the order in which the two callbacks of A woke (it
+ * did in 3 of 8 runs): a few rounds make a regression show. */
+static void mutual_remove_concurrent(void)
+{
+	for (int round = 0; round < 5; round++)
+		mutual_remove_concurrent_round();
+}
+
 /* The spinning thread is held in a guard callback while another thread adds a graph entry (its
  * attach waits for the spinning thread) and a publisher joins. */
 static _Atomic int held_in, let_go;
@@ -574,6 +656,7 @@ int main(void)
 	stop_owes_single();
 	stop_owes_pool();
 	mutual_remove_pool();
+	mutual_remove_concurrent();
 	graph_added_while_spinning();
 	pool_without_threads();
 	printf("exec_edges: ok\n");
