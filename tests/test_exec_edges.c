@@ -609,38 +609,44 @@ static void signal_handlers_given_back(void)
 	CHECK_EQ(sigaction(SIGTERM, &back, NULL), 0);
 }
 
-static atomic_int receiver_quit;
+static atomic_int receiver_ready;
+/* Takes one SIGINT: sigsuspend unblocks it and returns once a handler has run. */
 static void *signal_receiver(void *arg)
 {
 	(void)arg;
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	while (!atomic_load(&receiver_quit))
-		zt_sleep_ms(1);
+	sigset_t all_but_int;
+	pthread_sigmask(SIG_BLOCK, NULL, &all_but_int);
+	sigdelset(&all_but_int, SIGINT);
+	atomic_store(&receiver_ready, 1);
+	sigsuspend(&all_but_int);
 	return NULL;
 }
 
 static void signal_during_destroy(void)
 {
 	setenv("ZCAST_PAUSE_AT", "signal:before-stop:300", 1);
+	/* Given back by the destroy: a SIGINT delivered late (a slow machine) then ends nothing. */
+	struct sigaction mine, old_act;
+	memset(&mine, 0, sizeof mine);
+	mine.sa_handler = program_handler;
+	sigemptyset(&mine.sa_mask);
+	CHECK_EQ(sigaction(SIGINT, &mine, &old_act), 0);
 	sigset_t set, old;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, &old); /* only the receiver takes SIGINT */
-	pthread_t rt;
-	CHECK_EQ(pthread_create(&rt, NULL, signal_receiver, NULL), 0);
 	zcast_executor *ex;
 	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
 	CHECK_EQ(zcast_executor_stop_on_signals(ex), 0);
-	zt_sleep_ms(20); /* the receiver has unblocked SIGINT */
+	pthread_t rt;
+	CHECK_EQ(pthread_create(&rt, NULL, signal_receiver, NULL), 0);
+	ZT_EVENTUALLY(atomic_load(&receiver_ready));
 	CHECK_EQ(pthread_kill(rt, SIGINT), 0);
 	zt_sleep_ms(100);	    /* its handler holds `ex` now, paused before the stop */
 	zcast_executor_destroy(ex); /* waits for the handler: it must not stop a freed executor */
-	atomic_store(&receiver_quit, 1);
 	CHECK_EQ(pthread_join(rt, NULL), 0);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	CHECK_EQ(sigaction(SIGINT, &old_act, NULL), 0);
 	unsetenv("ZCAST_PAUSE_AT");
 }
 
