@@ -114,7 +114,8 @@ ZCAST_API int zcast_timer_set_period(zcast_timer *t, int64_t period_ns);
 ZCAST_API int64_t zcast_timer_period(const zcast_timer *t);
 /** Nanoseconds until the next expiry (0 if due), or ZCAST_EAGAIN (negative) when cancelled. */
 ZCAST_API int64_t zcast_timer_until_next(const zcast_timer *t);
-/** Removes and frees the timer (see the removal rule above). */
+/** Removes and frees the timer (see the removal rule above). Like any free: no other call may use
+ * the handle at the same time (another thread's zcast_timer_cancel, say) or afterwards. */
 ZCAST_API int zcast_timer_remove(zcast_timer *t);
 
 /** Registers a callback for a guard (borrowed). ZCAST_EBUSY if registered already. */
