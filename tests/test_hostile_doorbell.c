@@ -13,7 +13,9 @@
 #include "zt_hostile.h"
 #include "zcast/waitset.h"
 
-#define FAKE_PID 2147483600u /* above any pid_max: no real process names its doorbell so */
+/* Above any pid_max (at most 2^22): no real process names its doorbells so. Ours in the low bits:
+ * a concurrent run of this test (its _nowaitv variant) has fakes of its own. */
+static uint32_t fake_pid;
 #define N_FAKES 6
 
 enum { WRONG_SIZE = 1, GROUP_WRITABLE = 2, ACCEPTED = 3, SPARSE = 4, SYMLINK = 5, MISSING = 6 };
@@ -22,7 +24,7 @@ static int fake_fd[N_FAKES + 1];
 
 static void fake_path(char *out, size_t n, int serial)
 {
-	snprintf(out, n, "/dev/shm/zcast-bell.%u.%d", FAKE_PID, serial);
+	snprintf(out, n, "/dev/shm/zcast-bell.%u.%d", fake_pid, serial);
 }
 
 /* A file under a doorbell's name, held locked as its owner would (sweeps leave it alone). */
@@ -74,6 +76,7 @@ static void publish_some(zcast_pub *p, zcast_sub *victim, zcast_sub *attached, i
 int main(void)
 {
 	zt_setup("hostile_doorbell", 120);
+	fake_pid = 0x7f000000u | (uint32_t)getpid();
 	zcast_pub_opts po;
 	zcast_pub_opts_init(&po);
 	po.slot_size = 64;
@@ -119,13 +122,13 @@ int main(void)
 	CHECK_EQ(symlink(target, link_path), 0);
 
 	const uint64_t hostile[] = {
-	    ref(FAKE_PID, WRONG_SIZE, 3),
-	    ref(FAKE_PID, GROUP_WRITABLE, 3),
-	    ref(FAKE_PID, SPARSE, 3),
-	    ref(FAKE_PID, SYMLINK, 3),
-	    ref(FAKE_PID, MISSING, 3),
-	    ref(FAKE_PID, ACCEPTED, ZC_BELL_BITS),
-	    ref(FAKE_PID, ACCEPTED, 65535),
+	    ref(fake_pid, WRONG_SIZE, 3),
+	    ref(fake_pid, GROUP_WRITABLE, 3),
+	    ref(fake_pid, SPARSE, 3),
+	    ref(fake_pid, SYMLINK, 3),
+	    ref(fake_pid, MISSING, 3),
+	    ref(fake_pid, ACCEPTED, ZC_BELL_BITS),
+	    ref(fake_pid, ACCEPTED, 65535),
 	    good ^ 1, /* the wait set's doorbell, another bit */
 	    good,
 	    ~0ull,
@@ -154,7 +157,7 @@ int main(void)
 
 	/* An in-range bit of the accepted fake is set, and its "sleeping" owner woken: the checks
 	 * above looked at a path the publisher really takes. */
-	atomic_store(&vr->bell, ref(FAKE_PID, ACCEPTED, 77));
+	atomic_store(&vr->bell, ref(fake_pid, ACCEPTED, 77));
 	publish_some(p, victim, attached, 1);
 	CHECK_EQ(atomic_load(&fake->bits[1]), 1ull << 13);
 	CHECK(atomic_load(&fake->word) != 0);
