@@ -27,18 +27,22 @@ static void fake_path(char *out, size_t n, int serial)
 	snprintf(out, n, "/dev/shm/zcast-bell.%u.%d", fake_pid, serial);
 }
 
-/* A file under a doorbell's name, held locked as its owner would (sweeps leave it alone). */
+/* A file under a doorbell's name, held locked as its owner would (sweeps leave it alone). Made
+ * under another name and renamed once locked: a sweep by a concurrent test never sees it
+ * unlocked. */
 static int make_fake(int serial, off_t size, mode_t mode)
 {
-	char path[96];
+	char path[96], tmp[112];
 	fake_path(path, sizeof path, serial);
+	snprintf(tmp, sizeof tmp, "/dev/shm/zt-hostile-bell.%d.%d", (int)getpid(), serial);
 	unlink(path);
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	CHECK(fd >= 0);
-	CHECK_EQ(fchmod(fd, mode), 0);
-	CHECK_EQ(ftruncate(fd, size), 0);
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
 	CHECK_EQ(fcntl(fd, F_OFD_SETLK, &fl), 0);
+	CHECK_EQ(fchmod(fd, mode), 0);
+	CHECK_EQ(ftruncate(fd, size), 0);
+	CHECK_EQ(rename(tmp, path), 0);
 	fake_fd[serial] = fd;
 	return fd;
 }
