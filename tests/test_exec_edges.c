@@ -285,13 +285,20 @@ static void *spinner(void *ex)
 	return NULL;
 }
 
-static void stop_owes_pool(void)
+/* An executor whose callbacks run in a pool of `threads` workers. */
+static zcast_executor *pool_executor(uint32_t threads)
 {
 	zcast_executor_opts o;
 	zcast_executor_opts_init(&o);
-	o.threads = 2;
+	o.threads = threads;
 	zcast_executor *ex;
 	CHECK_EQ(zcast_executor_create(&o, &ex), 0);
+	return ex;
+}
+
+static void stop_owes_pool(void)
+{
+	zcast_executor *ex = pool_executor(2);
 	zcast_guard *x, *y, *z;
 	CHECK_EQ(zcast_guard_create(&x), 0);
 	CHECK_EQ(zcast_guard_create(&y), 0);
@@ -338,10 +345,7 @@ static void mutual_guard(zcast_guard *g, void *ctx)
 
 static void mutual_remove_pool(void)
 {
-	zcast_executor_opts o;
-	zcast_executor_opts_init(&o);
-	o.threads = 2;
-	CHECK_EQ(zcast_executor_create(&o, &mutual_ex), 0);
+	mutual_ex = pool_executor(2);
 	for (int i = 0; i < 2; i++) {
 		CHECK_EQ(zcast_guard_create(&mutual_g[i]), 0);
 		CHECK_EQ(zcast_executor_add_guard(mutual_ex, mutual_g[i], mutual_guard,
@@ -397,10 +401,7 @@ static void mutual_remove_concurrent_round(void)
 	    0;
 	zcast_pub *p = zt_open_pub("/edges/conc", 64, 8);
 	CHECK_EQ(zcast_sub_open("/edges/conc", NULL, &conc_sub), 0);
-	zcast_executor_opts o;
-	zcast_executor_opts_init(&o);
-	o.threads = 4;
-	CHECK_EQ(zcast_executor_create(&o, &conc_ex), 0);
+	conc_ex = pool_executor(4);
 	CHECK_EQ(zcast_guard_create(&conc_b), 0);
 	CHECK_EQ(zcast_guard_create(&conc_c), 0);
 	CHECK_EQ(zcast_executor_add_sub(conc_ex, conc_sub, conc_a, NULL, ZCAST_EXEC_CONCURRENT), 0);
@@ -468,11 +469,6 @@ static void *add_graph_thread(void *arg)
 	atomic_store(&a->done, 1);
 	return NULL;
 }
-static void *spin_thread(void *ex)
-{
-	CHECK_EQ(zcast_executor_spin(ex), 0);
-	return NULL;
-}
 
 static void graph_added_while_spinning(void)
 {
@@ -483,8 +479,8 @@ static void graph_added_while_spinning(void)
 	zcast_executor *ex;
 	CHECK_EQ(zcast_executor_create(NULL, &ex), 0);
 	CHECK_EQ(zcast_executor_add_guard(ex, g, hold_guard, NULL), 0);
-	pthread_t spinner, adder;
-	CHECK_EQ(pthread_create(&spinner, NULL, spin_thread, ex), 0);
+	pthread_t spinning, adder;
+	CHECK_EQ(pthread_create(&spinning, NULL, spinner, ex), 0);
 	CHECK_EQ(zcast_guard_trigger(g), 0);
 	while (!atomic_load(&held_in))
 		zt_sleep_ms(1);
@@ -502,7 +498,7 @@ static void graph_added_while_spinning(void)
 	/* Every call's `previous` is the count of the call before, or the one at the add. */
 	CHECK(graph_calls == 1 ? graph_prev_seen == at_add : graph_prev_seen == 1);
 	CHECK_EQ(zcast_executor_stop(ex), 0);
-	CHECK_EQ(pthread_join(spinner, NULL), 0);
+	CHECK_EQ(pthread_join(spinning, NULL), 0);
 	zcast_executor_destroy(ex);
 	zcast_guard_destroy(g);
 	CHECK_EQ(zcast_pub_close(p1), 0);
@@ -522,11 +518,7 @@ static void default_stack(size_t size)
 
 static void pool_without_threads(void)
 {
-	zcast_executor_opts o;
-	zcast_executor_opts_init(&o);
-	o.threads = 2;
-	zcast_executor *ex;
-	CHECK_EQ(zcast_executor_create(&o, &ex), 0);
+	zcast_executor *ex = pool_executor(2);
 	zcast_guard *g;
 	CHECK_EQ(zcast_guard_create(&g), 0);
 	guards = 0;
