@@ -243,7 +243,7 @@ static void take_all(struct sub_ctx *c, zcast_sub *s)
 		if (r == ZCAST_EAGAIN)
 			return; /* drained, or an RR sibling or DROP_OLD overtook us */
 		if (r != 0) {
-			fail_child("take failed: %lld (%llu)", (uint64_t)(int64_t)r, 0);
+			fail_child_why("take failed", zcast_last_error());
 			return;
 		}
 		on_message(c, m);
