@@ -10,15 +10,36 @@
 static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
 {
 	for (size_t k = 0; k < i; k++)
-		if (strcmp(b->routes[k].cfg->topic, b->routes[i].cfg->topic) == 0) {
-			b->routes[k].sibling = &b->routes[i];
-			b->routes[i].sibling = &b->routes[k];
+		if (strcmp(b->routes[k].cfg->topic, b->routes[i].cfg->topic) == 0)
 			return b->routes[k].claim;
-		}
 	struct zb_claim *c = &b->claims[i];
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->granted_cv, NULL);
 	c->fd = -1;
 	return c;
+}
+
+static struct zb_out *out_new(void)
+{
+	struct zb_out *o = calloc(1, sizeof *o);
+	if (o) {
+		pthread_mutex_init(&o->mu, NULL);
+		pthread_cond_init(&o->cv, NULL);
+	}
+	return o;
+}
+
+static void out_free(struct zb_out *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->n_held; i++)
+		free(o->held[i]);
+	free(o->held);
+	free(o->resume);
+	pthread_mutex_destroy(&o->mu);
+	pthread_cond_destroy(&o->cv);
+	free(o);
 }
 
 int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *err, size_t errlen)
@@ -43,6 +64,13 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		rt->claim = claim_for(b, i);
 		pthread_mutex_init(&rt->mu, NULL);
 		pthread_cond_init(&rt->cv, NULL);
+		if (zcast_guard_create(&rt->wake) < 0 ||
+		    (rt->cfg->dir == ZCAST_BRIDGE_OUT && !(rt->out = out_new()))) {
+			snprintf(err, errlen, "out of memory");
+			b->n_routes = i + 1;
+			zcast_bridge_stop(b);
+			return ZCAST_ENOMEM;
+		}
 	}
 	b->n_routes = c->n_routes;
 	for (size_t i = 0; i < b->n_routes; i++) {
@@ -70,6 +98,7 @@ int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
 	st->forwarded = atomic_load(&rt->forwarded);
 	st->skipped = atomic_load(&rt->skipped);
 	st->dropped = atomic_load(&rt->dropped);
+	st->resent = atomic_load(&rt->resent);
 	st->matched = 0;
 	if (st->state == ZCAST_BRIDGE_ACTIVE && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
 		dds_publication_matched_status_t m;
@@ -86,6 +115,12 @@ int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
 void zcast_bridge_stop(zcast_bridge *b)
 {
 	atomic_store(&b->stop, 1);
+	for (size_t i = 0; i < b->n_routes; i++) {
+		if (b->routes[i].wake)
+			zcast_guard_trigger(b->routes[i].wake);
+		if (b->routes[i].claim)
+			zb_claim_kick(b->routes[i].claim);
+	}
 	for (size_t i = 0; i < b->n_routes; i++)
 		if (b->routes[i].started)
 			pthread_join(b->routes[i].thread, NULL);
@@ -104,9 +139,16 @@ void zcast_bridge_stop(zcast_bridge *b)
 			zcast_sub_close(rt->sub);
 		if (rt->pub)
 			zcast_pub_close(rt->pub);
+		out_free(rt->out);
+		if (rt->wake)
+			zcast_guard_destroy(rt->wake);
+	}
+	for (size_t i = 0; i < b->n_routes; i++) { /* after every route of the claim closed */
+		struct zb_route_rt *rt = &b->routes[i];
 		if (rt->claim == &b->claims[i]) {
 			zb_claim_release(rt->claim);
 			pthread_mutex_destroy(&rt->claim->lock);
+			pthread_cond_destroy(&rt->claim->granted_cv);
 		}
 	}
 	free(b);

@@ -6,14 +6,17 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "zcast/waitset.h"
 #include "zcast_bridge.h"
 
 #define ZB_MAX_TYPES 256
 #define ZB_MAX_ROUTES 64
-#define ZB_SOURCES 8	 /* sending bridges remembered per IN route */
-#define ZB_SOURCE_LEN 96 /* "<boot id>/<zcast domain>" */
+#define ZB_SOURCES 16	/* sending topics remembered per IN route */
+#define ZB_RING 4096	/* OUT: messages written to DDS and not yet acknowledged, at most */
+#define ZB_FROM_BRIDGE 0x01u /* typed message reserved byte 0: published by a bridge's IN route */
 
 struct zb_state;
+struct zb_held;
 
 struct zcast_bridge_config {
 	const zcast_cdr_type *types[ZB_MAX_TYPES];
@@ -31,13 +34,11 @@ struct ddsi_serdata *zb_serdata_new(const struct ddsi_sertype *st, const void *b
 /* The bytes (header + CDR, padding of the encapsulation options removed) of a received sample. */
 const void *zb_serdata_bytes(const struct ddsi_serdata *d, size_t *n);
 
-/* Message identity across bridges (sources.c). A bridge's DDS writer announces its source in
- * USER_DATA ("zcastsrc=<boot id>/<zcast domain>;"): every bridge of one host and domain is the same
- * source, and gives a message the same source timestamp (the host's boot time in whole seconds plus
- * the message's zcast publish time), so a receiving bridge recognises a message a successor sent
- * again. */
-void zb_source_id(const char *zdomain, char out[ZB_SOURCE_LEN]);
-int64_t zb_source_ts(int64_t publish_time_ns);
+/* Message identity across bridges (sources.c, docs/BRIDGE.md "Exactly once"). An OUT route's DDS
+ * writer announces its source, the random id of the topic's claim file on its host
+ * ("zcastsrc=<16 hex digits>;" in USER_DATA), and stamps each message with a source timestamp that
+ * strictly grows with the topic's sequence and is the same when a successor sends it again. An IN
+ * route delivers a sample of a source only if its timestamp is newer than the newest delivered. */
 struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader);
 void zb_sources_free(struct zb_sources *s);
 /* 1 if the sample from this publication was already delivered (it is a resend). */
@@ -49,28 +50,70 @@ void zb_sources_delivered(struct zb_sources *s, dds_instance_handle_t publicatio
 int zb_dds_topic_name(const char *topic, char *out, size_t cap);
 int zb_dds_type_name(const char *ros_type, char *out, size_t cap);
 /* "typehash=RIHS01_<hex>;" as rmw_dds_common encodes it for the endpoint USER_DATA, then
- * "zcastsrc=<id>;" if src is not NULL. */
-void zb_user_data(const zcast_cdr_type *t, const char *src, char out[256]);
+ * "zcastsrc=<16 hex digits>;" if src is not 0. */
+void zb_user_data(const zcast_cdr_type *t, uint64_t src, char out[256]);
 
-/* One route's claim on this host (claim.c): a locked file per zcast domain and topic, so one bridge
- * at a time serves a topic; the file also keeps the routes' state, so a successor resumes. */
+/* One topic's claim file on this host (claim.c): /dev/shm/zcast-bridge.<zcast domain>.<topic>. A
+ * bridge serves the topic only while it holds the file's OFD write lock; the file keeps the state a
+ * successor resumes from. Made whole before it is visible (link of a filled temporary file), so
+ * every opener finds the source id. Shared memory: a reader copies a field once and checks it. */
+struct zb_out_entry { /* one message written to DDS */
+	uint64_t seq;	 /* zcast sequence, written last (0: empty) */
+	int64_t time_ns; /* its zcast publish time (tells a topic made anew from ours) */
+	int64_t ts;	 /* the source timestamp it was sent with */
+};
 struct zb_state {
 	uint64_t magic;
-	uint64_t out_acked_seq; /* OUT: newest zcast sequence every matched reader acknowledged */
-	struct { /* IN: newest source timestamp delivered, per sending host's bridge */
-		char id[ZB_SOURCE_LEN];
+	uint64_t source;	 /* random, fixed for the file's life: the DDS source id */
+	char boot_id[40];	 /* the boot the file was made in */
+	int64_t clock_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, set by a holder */
+	/* OUT */
+	uint64_t out_written; /* newest sequence written to DDS (its entry is complete) */
+	uint64_t out_acked;   /* newest sequence every matched DDS reader acknowledged */
+	struct zb_out_entry out[ZB_RING]; /* by seq % ZB_RING */
+	/* IN: newest source timestamp delivered, per source */
+	struct {
+		uint64_t source;
 		int64_t last_ts;
 	} in[ZB_SOURCES];
 };
 struct zb_claim {
 	pthread_mutex_t lock; /* the routes of one topic share their bridge's claim */
+	pthread_cond_t granted_cv;
 	int fd;
+	int users; /* routes of this claim */
 	char path[300];
-	struct zb_state *state; /* mapped, only while claimed */
+	struct zb_state *state; /* mapped from open to release; written only while granted */
+	uint64_t source;	/* copied once at open */
+	pthread_t waiter;	/* blocks in the lock until granted (claim.c) */
+	int waiting;
+	_Atomic int granted;
+	zcast_guard *wake[2]; /* triggered when granted (the routes' standby waits) */
 };
-/* Tries to claim (non-blocking). 1: claimed, 0: another live bridge has it, <0: error. */
-int zb_claim_try(struct zb_claim *c, const char *zdomain, const char *topic);
+/* Opens (making it if needed) and maps the claim file, then starts waiting for the lock in a thread
+ * of its own. 0 or -errno. Idempotent for the second route of a topic. */
+int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zcast_guard *wake);
+/* Waits until granted or the bridge stops (stop is checked every 100 ms and on zb_claim_kick). */
+int zb_claim_wait(struct zb_claim *c, _Atomic int *stop);
+void zb_claim_kick(struct zb_claim *c);
 void zb_claim_release(struct zb_claim *c);
+
+/* OUT route: what the next holder resumes from (out_resume.c), the acknowledgments (out_acks.c). */
+struct zb_out {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;   /* signalled on a write (the ack thread) and on an ack (the window) */
+	pthread_t ack_thread;
+	int ack_started;
+	uint64_t written, acked; /* under mu: newest written to DDS, newest acknowledged by all */
+	/* From the predecessor, copied once at takeover: what it wrote and did not see acked */
+	uint64_t resume_acked, resume_written;
+	struct zb_out_entry *resume; /* ZB_RING entries by seq % ZB_RING */
+	int64_t last_ts;	     /* source timestamp of the newest message written */
+	int64_t clock_offset_ns;
+	/* Messages taken while standing by, kept until the holder's readers acknowledged them */
+	struct zb_held **held;
+	size_t n_held, held_cap;
+};
 
 struct zb_route_rt {
 	const zcast_bridge_route *cfg;
@@ -78,18 +121,17 @@ struct zb_route_rt {
 	pthread_t thread;
 	int started;
 	struct zb_claim *claim; /* shared with the bridge's other route of this topic */
+	zcast_guard *wake;	/* wakes the route's standby wait (granted, stop) */
 	dds_entity_t topic, endpoint;
 	struct ddsi_sertype *sertype;
-	zcast_sub *sub;		     /* OUT */
-	zcast_pub *pub;		     /* IN */
-	struct zb_route_rt *sibling; /* the other direction of this topic in this bridge, if any */
-	_Atomic uint64_t
-	    pub_id;	   /* IN: our publisher's id (an OUT route of the same topic skips it) */
-	_Atomic int state; /* enum zcast_bridge_state */
+	zcast_sub *sub;	     /* OUT */
+	zcast_pub *pub;	     /* IN */
+	struct zb_out *out;  /* OUT */
+	_Atomic int state;   /* enum zcast_bridge_state */
+	_Atomic unsigned warned; /* kinds of dropped sample already reported (route_in.c) */
 	/* IN routes: samples are delivered from Cyclone's listener while that never has to wait;
 	 * when a reliable route must wait for room, the sample is left in `pending` and the route's
-	 * thread
-	 * (`draining`) delivers it and what follows, with waits (route_in.c) */
+	 * thread (`draining`) delivers it and what follows, with waits (route_in.c) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int draining;
@@ -97,7 +139,7 @@ struct zb_route_rt {
 	dds_sample_info_t pending_si;
 	uint32_t *in_off, *in_len;  /* reader slots for validation */
 	struct zb_sources *sources; /* IN: the duplicate filter (sources.c) */
-	_Atomic uint64_t forwarded, skipped, dropped;
+	_Atomic uint64_t forwarded, skipped, dropped, resent;
 };
 
 struct zcast_bridge {
@@ -111,15 +153,32 @@ struct zcast_bridge {
 
 void *zb_route_out(void *arg); /* route_out.c */
 void *zb_route_in(void *arg);  /* route_in.c */
-/* QoS of a route's DDS endpoints (qos.c). */
-dds_qos_t *zb_route_qos(const zcast_bridge_route *r, const char *src);
+/* QoS of a route's DDS endpoints (qos.c); src: the source id a writer announces, or 0. */
+dds_qos_t *zb_route_qos(const zcast_bridge_route *r, uint64_t src);
+/* Opens the route's claim file; 0 or -1 (printed). */
+int zb_route_claim_open(struct zb_route_rt *rt);
 /* Waits until the route is claimed (or the bridge stops): 0 claimed, -1 stopping. */
 int zb_route_claim(struct zb_route_rt *rt);
-int64_t zb_now_ns(void);
 /* Creates the route's DDS topic and its writer (OUT) or reader (IN). 0 or -1 (printed). */
 int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_listener);
 /* The zcast domain of the config (NULL: the environment's). */
 const char *zb_zdomain_opt(const zcast_bridge_config *c);
+
+/* OUT route, resuming (out_resume.c). At takeover: copies the predecessor's record once. */
+int zb_out_resume(struct zb_route_rt *rt);
+/* The source timestamp for message (seq, publish time), or 0: not to be sent (the predecessor
+ * sent it and every reader acknowledged it, or decided not to send it). */
+int64_t zb_out_stamp(struct zb_out *o, uint64_t seq, int64_t time_ns, int *resend);
+/* Records a message about to be written (before the write: a successor must find it). */
+void zb_out_record(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, int64_t ts);
+/* After the write. */
+void zb_out_written(struct zb_route_rt *rt, uint64_t seq);
+/* Waits while ZB_RING messages are unacknowledged; -1 if the bridge stops. */
+int zb_out_window(struct zb_route_rt *rt, uint64_t seq);
+/* The acknowledgment thread (out_acks.c): records what every reader acknowledged. */
+int zb_out_acks_start(struct zb_route_rt *rt);
+/* Stops it; a clean stop first waits (bounded) for the last acknowledgments. */
+void zb_out_acks_stop(struct zb_route_rt *rt);
 
 /* A field another process can write, read once (docs/CRASH_SAFETY.md: read once, check, use). */
 #define ZB_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))

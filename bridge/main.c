@@ -115,10 +115,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		zcast_bridge_stat st;
 		zcast_bridge_stat_get(b, i, &st);
-		printf("zcast-bridge: line %d %s %s: forwarded %llu, skipped %llu, dropped %llu\n",
+		printf("zcast-bridge: line %d %s %s: forwarded %llu, resent %llu, skipped %llu, "
+		       "dropped %llu\n",
 		       r[i].line, r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in", r[i].topic,
-		       (unsigned long long)st.forwarded, (unsigned long long)st.skipped,
-		       (unsigned long long)st.dropped);
+		       (unsigned long long)st.forwarded, (unsigned long long)st.resent,
+		       (unsigned long long)st.skipped, (unsigned long long)st.dropped);
 	}
 	zcast_bridge_stop(b);
 	zcast_bridge_config_free(c);

@@ -24,10 +24,11 @@ int zb_dds_type_name(const char *ros_type, char *out, size_t cap)
 	return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-void zb_user_data(const zcast_cdr_type *t, const char *src, char out[256])
+void zb_user_data(const zcast_cdr_type *t, uint64_t src, char out[256])
 {
 	char h[ZCAST_TYPE_HASH_STR_SIZE];
 	zcast_type_hash_str(t->hash, h);
-	snprintf(out, 256, "typehash=%s;%s%s%s", h, src ? "zcastsrc=" : "", src ? src : "",
-		 src ? ";" : "");
+	int n = snprintf(out, 256, "typehash=%s;", h);
+	if (src && n > 0 && n < 256)
+		snprintf(out + n, 256 - (size_t)n, "zcastsrc=%016llx;", (unsigned long long)src);
 }

@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-dds_qos_t *zb_route_qos(const zcast_bridge_route *r, const char *src)
+dds_qos_t *zb_route_qos(const zcast_bridge_route *r, uint64_t src)
 {
 	dds_qos_t *q = dds_create_qos();
 	if (!q)
@@ -35,6 +35,9 @@ dds_qos_t *zb_route_qos(const zcast_bridge_route *r, const char *src)
 	dds_qset_data_representation(q, 1, &xcdr1);
 	/* a bridge never reads what it writes itself (loop avoidance, docs/BRIDGE.md) */
 	dds_qset_ignorelocal(q, DDS_IGNORELOCAL_PARTICIPANT);
+	/* a writer that goes does not dispose the (one, keyless) instance: as rmw_cyclonedds, so a
+	 * reader sees no "not alive" state when a bridge hands over */
+	dds_qset_writer_data_lifecycle(q, false);
 	char ud[256];
 	zb_user_data(r->type, src, ud);
 	dds_qset_userdata(q, ud, strlen(ud));

@@ -2,16 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
-
-int64_t zb_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static const char *zdomain(const zcast_bridge_config *c)
 {
@@ -21,23 +14,23 @@ static const char *zdomain(const zcast_bridge_config *c)
 	return e && *e ? e : "default";
 }
 
+int zb_route_claim_open(struct zb_route_rt *rt)
+{
+	int e = zb_claim_open(rt->claim, zdomain(rt->b->cfg), rt->cfg->topic, rt->wake);
+	if (e < 0)
+		fprintf(stderr, "zcast-bridge: %s: cannot open %s: %s\n", rt->cfg->topic,
+			rt->claim->path, strerror(-e));
+	return e < 0 ? -1 : 0;
+}
+
 int zb_route_claim(struct zb_route_rt *rt)
 {
-	const zcast_bridge_config *c = rt->b->cfg;
-	int warned = 0;
-	while (!atomic_load(&rt->b->stop)) {
-		int r = zb_claim_try(rt->claim, zdomain(c), rt->cfg->topic);
-		if (r == 1)
-			return 0;
-		if (r < 0 && !warned++)
-			fprintf(stderr, "zcast-bridge: %s: cannot claim %s: %s (retrying)\n",
-				rt->cfg->topic, rt->claim->path, strerror(-r));
-		if (r == 0)
-			atomic_store(&rt->state, ZCAST_BRIDGE_STANDBY);
-		struct timespec ts = {0, 50 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	return -1;
+	/* an unclaimed topic is granted in a moment: "standby" only if it is not */
+	for (int i = 0; i < 20 && !atomic_load(&rt->claim->granted); i++)
+		usleep(1000);
+	if (!atomic_load(&rt->claim->granted))
+		atomic_store(&rt->state, ZCAST_BRIDGE_STANDBY);
+	return zb_claim_wait(rt->claim, &rt->b->stop);
 }
 
 const char *zb_zdomain_opt(const zcast_bridge_config *c)
@@ -65,9 +58,7 @@ int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_liste
 			dds_strretcode(rt->topic));
 		return -1;
 	}
-	char src[ZB_SOURCE_LEN];
-	zb_source_id(zdomain(rt->b->cfg), src);
-	dds_qos_t *q = zb_route_qos(r, r->dir == ZCAST_BRIDGE_OUT ? src : NULL);
+	dds_qos_t *q = zb_route_qos(r, r->dir == ZCAST_BRIDGE_OUT ? rt->claim->source : 0);
 	if (!q)
 		return -1;
 	if (r->dir == ZCAST_BRIDGE_OUT)

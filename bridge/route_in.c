@@ -31,11 +31,20 @@ static int open_pub(struct zb_route_rt *rt)
 		fprintf(stderr, "zcast-bridge: in %s: %s\n", r->topic, zcast_last_error());
 		return e;
 	}
-	atomic_store(&rt->pub_id, zcast_pub_id(rt->pub));
 	return 0;
 }
 
 enum { DONE = 0, WOULD_WAIT = 1 };
+enum { WARN_SIZE = 1, WARN_INVALID = 2, WARN_NO_ROOM = 4 };
+
+/* Counts a dropped sample; the first of each kind per route is reported. */
+static void drop(struct zb_route_rt *rt, unsigned kind, const char *what, const char *why)
+{
+	atomic_fetch_add(&rt->dropped, 1);
+	if (!(atomic_fetch_or(&rt->warned, kind) & kind))
+		fprintf(stderr, "zcast-bridge: in %s: dropping %s%s%s\n", rt->cfg->topic, what,
+			*why ? ": " : "", why);
+}
 
 /* Delivers one sample. Without `wait`, a reliable route returns WOULD_WAIT (nothing consumed)
  * where it would have to wait; a best-effort route drops instead. */
@@ -48,7 +57,7 @@ static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dd
 		return DONE;
 	}
 	if (n < ZCAST_CDR_HEADER || n > r->max_size) {
-		atomic_fetch_add(&rt->dropped, 1);
+		drop(rt, WARN_SIZE, "samples of a size out of range", "");
 		return DONE;
 	}
 	zcast_msg *m = NULL;
@@ -63,24 +72,25 @@ static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dd
 	if (e == ZCAST_ENOSLOT && r->reliable && !wait)
 		return WOULD_WAIT;
 	if (e < 0) {
-		atomic_fetch_add(&rt->dropped, 1);
+		drop(rt, WARN_NO_ROOM, "samples finding no slot", zcast_strerror(e));
 		return DONE;
 	}
 	uint8_t *d = zcast_msg_data(m);
 	memset(d, 0, ZCAST_TYPED_HEADER_OFFSET);
+	d[0] = ZB_FROM_BRIDGE; /* an OUT route never sends it back (route_out.c) */
 	memcpy(d + ZCAST_TYPED_HEADER_OFFSET, bytes, n);
 	d[ZCAST_TYPED_HEADER_OFFSET + 3] &= (uint8_t)~3u; /* no padding in the slot */
 	zcast_cdr_reader rd;
 	if (zcast_cdr_read(r->type, d + ZCAST_TYPED_HEADER_OFFSET, n, &rd, rt->in_off, rt->in_len) <
 	    0) {
-		static _Atomic int warned;
-		if (!atomic_fetch_add(&warned, 1))
-			fprintf(stderr, "zcast-bridge: in %s: dropping invalid samples: %s\n",
-				r->topic, zcast_last_error());
+		drop(rt, WARN_INVALID, "invalid samples", zcast_last_error());
 		zcast_msg_drop(m);
-		atomic_fetch_add(&rt->dropped, 1);
 		return DONE;
 	}
+	/* stored at its CDR size: a writer may pad the sample (to 4, as rmw_cyclonedds does)
+	 * without saying so in the options */
+	if ((size_t)ZCAST_CDR_HEADER + rd.end < n)
+		zcast_msg_resize(m, ZCAST_TYPED_PREFIX + rd.end);
 	if (!wait || !r->reliable)
 		e = zcast_publish(rt->pub, m);
 	else
@@ -93,7 +103,7 @@ static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dd
 	}
 	if (e < 0) {
 		zcast_msg_drop(m);
-		atomic_fetch_add(&rt->dropped, 1);
+		drop(rt, WARN_NO_ROOM, "samples finding no room", zcast_strerror(e));
 		return DONE;
 	}
 	zb_sources_delivered(rt->sources, si->publication_handle, si->source_timestamp);
@@ -169,6 +179,10 @@ static void run(struct zb_route_rt *rt)
 void *zb_route_in(void *arg)
 {
 	struct zb_route_rt *rt = arg;
+	if (zb_route_claim_open(rt) < 0) {
+		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
+		return NULL;
+	}
 	if (zb_route_claim(rt) < 0)
 		return NULL;
 	uint32_t nf = rt->cfg->type->n_flat ? rt->cfg->type->n_flat : 1;
@@ -177,8 +191,6 @@ void *zb_route_in(void *arg)
 	dds_listener_t *l = dds_create_listener(rt);
 	if (l)
 		dds_lset_data_available(l, on_data);
-	/* the publisher first: its id must be known before anything arrives that an OUT route of
-	 * the same topic could send back */
 	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
 	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint))) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);

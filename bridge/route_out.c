@@ -1,11 +1,27 @@
 /* A route from a local zcast topic to DDS: take a typed message, hand its CDR bytes (header
- * included) to dds_forwardcdr with a source timestamp derived from the message (sources.c). */
+ * included) to dds_forwardcdr with its source timestamp (out_resume.c).
+ *
+ * The route's writer and subscriber are open from the start, also while another bridge holds the
+ * topic: the writer is then already matched by the remote readers when this bridge takes over, and
+ * the subscriber has received everything the holder may still owe them. Standing by, the route
+ * keeps a copy of what it takes until the holder's readers acknowledged it; taking over, it sends
+ * what the holder did not see acknowledged and goes on. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <dds/ddsi/ddsi_serdata.h>
 
 #include "internal.h"
+
+#define ZB_HELD_MAX 65536 /* messages kept while standing by (the oldest go beyond) */
+
+struct zb_held {
+	uint64_t seq;
+	int64_t time_ns;
+	size_t n;
+	unsigned char bytes[]; /* the zcast payload: reserved bytes, CDR header, CDR */
+};
 
 /* Opens the route's subscriber: FULL or DROP_OLD as the QoS says, with the history if any. */
 static int open_sub(struct zb_route_rt *rt)
@@ -25,45 +41,31 @@ static int open_sub(struct zb_route_rt *rt)
 	return e;
 }
 
-/* Newest sequence every reader acknowledged under an earlier holder of the claim: what follows is
- * sent again (receiving bridges drop what they had, sources.c). 0 if the topic was made anew since
- * (sequences restart with the topic). Read once: the state file is shared memory. */
-static uint64_t resume_point(struct zb_route_rt *rt)
+/* Sends one message (its zcast payload d, n bytes). */
+static void forward(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, const uint8_t *d,
+		    size_t n)
 {
-	uint64_t last = ZB_READ_ONCE(rt->claim->state->out_acked_seq);
-	zcast_topic_stat st;
-	const char *d = zb_zdomain_opt(rt->b->cfg);
-	if (zcast_topic_stat_get(d, rt->cfg->topic, &st) < 0 || st.last_sequence < last)
-		return 0;
-	return last;
-}
-
-static void forward(struct zb_route_rt *rt, zcast_msg *m, uint64_t *last)
-{
-	zcast_msg_info info;
-	if (zcast_msg_info_get(m, &info) < 0) {
-		atomic_fetch_add(&rt->dropped, 1);
-		return;
-	}
-	/* loop avoidance: what our own IN route published came from DDS */
-	if ((rt->sibling && info.publisher_id == atomic_load(&rt->sibling->pub_id)) ||
-	    info.sequence <= *last) {
+	/* a message a bridge published came from DDS: never sent back (loops end here, whichever
+	 * bridge instance published it); read once, the payload is shared memory */
+	uint8_t flags = n ? ZB_READ_ONCE(d[0]) : 0;
+	int resend;
+	int64_t ts = zb_out_stamp(rt->out, seq, time_ns, &resend);
+	if ((flags & ZB_FROM_BRIDGE) || !ts) {
 		atomic_fetch_add(&rt->skipped, 1);
 		return;
 	}
-	size_t n = zcast_msg_size(m);
-	const uint8_t *d = zcast_msg_data(m);
 	struct ddsi_serdata *sd = NULL;
-	if (d && n >= ZCAST_TYPED_PREFIX)
+	if (n >= ZCAST_TYPED_PREFIX && zb_out_window(rt, seq) == 0)
 		sd = zb_serdata_new(rt->sertype, d + ZCAST_TYPED_HEADER_OFFSET,
 				    n - ZCAST_TYPED_HEADER_OFFSET);
-	/* dds_forwardcdr keeps our source timestamp (sources.c) and, like dds_writecdr, consumes
-	 * one reference on every path; ours keeps the sample for a retry when a reliable writer had
-	 * no room for a second (the bound lets a stop end the wait) */
+	/* dds_forwardcdr keeps our source timestamp and, like dds_writecdr, consumes one reference
+	 * on every path; ours keeps the sample for a retry when a reliable writer had no room for a
+	 * second (the bound lets a stop end the wait) */
 	int rc = DDS_RETCODE_ERROR;
 	if (sd) {
 		sd->statusinfo = 0;
-		sd->timestamp.v = zb_source_ts(info.publish_time_ns);
+		sd->timestamp.v = ts;
+		zb_out_record(rt, seq, time_ns, ts);
 		do
 			rc = dds_forwardcdr(rt->endpoint, ddsi_serdata_ref(sd));
 		while (rc == DDS_RETCODE_TIMEOUT && !atomic_load(&rt->b->stop));
@@ -73,35 +75,98 @@ static void forward(struct zb_route_rt *rt, zcast_msg *m, uint64_t *last)
 		atomic_fetch_add(&rt->dropped, 1);
 		return;
 	}
-	*last = info.sequence;
-	atomic_fetch_add(&rt->forwarded, 1);
+	zb_out_written(rt, seq);
+	atomic_fetch_add(resend ? &rt->resent : &rt->forwarded, 1);
 }
 
-void *zb_route_out(void *arg)
+static void forward_msg(struct zb_route_rt *rt, zcast_msg *m)
 {
-	struct zb_route_rt *rt = arg;
-	if (zb_route_claim(rt) < 0)
-		return NULL;
-	if (zb_route_dds_open(rt, NULL) < 0 || open_sub(rt) < 0) {
-		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
-		return NULL;
+	forward(rt, zcast_msg_sequence(m), zcast_msg_time_ns(m), zcast_msg_data(m),
+		zcast_msg_size(m));
+}
+
+/* Standing by: keeps a copy of each message until the holder's readers acknowledged it. */
+static void hold(struct zb_route_rt *rt, zcast_msg *m)
+{
+	struct zb_out *o = rt->out;
+	uint64_t acked = ZB_READ_ONCE(rt->claim->state->out_acked);
+	size_t keep = 0;
+	for (size_t i = 0; i < o->n_held; i++)
+		if (o->held[i]->seq <= acked)
+			free(o->held[i]);
+		else
+			o->held[keep++] = o->held[i];
+	o->n_held = keep;
+	if (o->n_held == ZB_HELD_MAX) { /* the holder is far behind: the oldest go */
+		free(o->held[0]);
+		memmove(o->held, o->held + 1, --o->n_held * sizeof *o->held);
+		atomic_fetch_add(&rt->dropped, 1);
 	}
-	uint64_t last = resume_point(rt), acked = last;
-	unsigned since = 0;
-	atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
+	if (o->n_held == o->held_cap) {
+		size_t cap = o->held_cap ? 2 * o->held_cap : 64;
+		struct zb_held **h = realloc(o->held, cap * sizeof *h);
+		if (!h)
+			return;
+		o->held = h, o->held_cap = cap;
+	}
+	size_t n = zcast_msg_size(m);
+	struct zb_held *h = malloc(sizeof *h + n);
+	if (!h)
+		return;
+	h->seq = zcast_msg_sequence(m);
+	h->time_ns = zcast_msg_time_ns(m);
+	h->n = n;
+	memcpy(h->bytes, zcast_msg_data(m), n);
+	o->held[o->n_held++] = h;
+}
+
+/* Until the claim is granted (or the bridge stops): take and hold. 0 granted, -1 stopping. */
+static int stand_by(struct zb_route_rt *rt)
+{
+	zcast_waitset *ws = NULL;
+	if (zcast_waitset_create(&ws) < 0 || zcast_waitset_add_sub(ws, rt->sub, NULL, NULL) < 0 ||
+	    zcast_waitset_add_guard(ws, rt->wake, NULL, NULL) < 0) {
+		if (ws)
+			zcast_waitset_destroy(ws);
+		return zb_route_claim(rt); /* no early copies: still takes over */
+	}
+	int granted = 0, rounds = 0;
+	while (!atomic_load(&rt->b->stop) && !(granted = atomic_load(&rt->claim->granted))) {
+		if (rounds++) /* not at once: an unclaimed topic is granted in a moment */
+			atomic_store(&rt->state, ZCAST_BRIDGE_STANDBY);
+		zcast_ws_event ev[2];
+		zcast_waitset_wait(ws, 100 * 1000 * 1000, ev, 2);
+		zcast_msg *m;
+		while (zcast_take(rt->sub, &m) == 0) {
+			hold(rt, m);
+			zcast_msg_drop(m);
+		}
+	}
+	zcast_waitset_destroy(ws);
+	return granted ? 0 : -1;
+}
+
+/* Taking over: what was held goes first (each decided on as if just taken). */
+static void send_held(struct zb_route_rt *rt)
+{
+	struct zb_out *o = rt->out;
+	for (size_t i = 0; i < o->n_held; i++) {
+		struct zb_held *h = o->held[i];
+		forward(rt, h->seq, h->time_ns, h->bytes, h->n);
+		free(h);
+	}
+	free(o->held);
+	o->held = NULL;
+	o->n_held = o->held_cap = 0;
+}
+
+static void run(struct zb_route_rt *rt)
+{
 	while (!atomic_load(&rt->b->stop)) {
 		zcast_msg *m;
 		int e = zcast_take(rt->sub, &m);
-		/* What every reader acknowledged is recorded when idle or every 64 messages, off
-		 * the per-message path; while some is not, idle waits are short so it is soon */
-		if ((e == ZCAST_EAGAIN || ++since >= 64) && acked < last) {
-			since = 0;
-			if (dds_wait_for_acks(rt->endpoint, 0) ==
-			    DDS_RETCODE_OK) /* a check, no wait */
-				rt->claim->state->out_acked_seq = acked = last;
-		}
 		if (e == ZCAST_EAGAIN) {
-			zcast_wait(rt->sub, (acked < last ? 5 : 100) * 1000 * 1000);
+			zcast_wait(rt->sub, 100 * 1000 * 1000);
 			continue;
 		}
 		if (e < 0) {
@@ -110,8 +175,28 @@ void *zb_route_out(void *arg)
 			zcast_wait(rt->sub, 100 * 1000 * 1000);
 			continue;
 		}
-		forward(rt, m, &last);
+		forward_msg(rt, m);
 		zcast_msg_drop(m);
 	}
+}
+
+void *zb_route_out(void *arg)
+{
+	struct zb_route_rt *rt = arg;
+	if (!rt->out || zb_route_claim_open(rt) < 0 || zb_route_dds_open(rt, NULL) < 0 ||
+	    open_sub(rt) < 0) {
+		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
+		return NULL;
+	}
+	if (stand_by(rt) < 0)
+		return NULL;
+	if (zb_out_resume(rt) < 0 || zb_out_acks_start(rt) < 0) {
+		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
+		return NULL;
+	}
+	atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
+	send_held(rt);
+	run(rt);
+	zb_out_acks_stop(rt);
 	return NULL;
 }

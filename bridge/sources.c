@@ -1,14 +1,14 @@
-/* Recognising a message sent again (docs/BRIDGE.md, "No loops, no duplicates").
+/* The receiving half of exactly once (docs/BRIDGE.md, "Exactly once").
  *
- * When a bridge takes over a topic (a standby after a crash, or a restart), it sends again what its
- * predecessor may have sent but not seen acknowledged. A receiving bridge drops those: every bridge
- * of one host and zcast domain is one source (its writers say "zcastsrc=<boot id>/<domain>;" in
- * USER_DATA) and stamps a message with a timestamp derived from the message alone (boot time in
- * whole seconds + the zcast publish time, which is taken under the topic lock with the sequence
- * number, so it grows with it). Per source, a sample not newer than the newest delivered is a
- * resend. The newest per source lives in the route's state file, so a restarted receiving bridge
- * keeps filtering. Writers without a source (ROS 2 nodes, other DDS programs) are never filtered.
- */
+ * A bridge's DDS writer announces its source in USER_DATA ("zcastsrc=<16 hex digits>;"): the random
+ * id of the topic's claim file on the sending host, the same for every bridge that ever serves that
+ * topic there (a standby, a restart), different on every other host or /dev/shm. Its source
+ * timestamps strictly grow with the topic's sequence, and a message sent again by a successor
+ * carries the timestamp it was first sent with (route_out.c). So per source, a sample whose
+ * timestamp is not newer than the newest delivered was delivered: it is a resend, and skipped. The
+ * newest per source lives in the route's claim file, so a restarted receiving bridge goes on
+ * filtering. Writers without a source (ROS 2 nodes, other DDS programs) are never filtered. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@
 struct zb_sources {
 	struct zb_state *state; /* shared memory: entries are copied in at start, written through */
 	dds_entity_t reader;
-	char id[ZB_SOURCES][ZB_SOURCE_LEN];
+	uint64_t id[ZB_SOURCES];
 	int64_t last[ZB_SOURCES];
 	struct {
 		dds_instance_handle_t h;
@@ -29,43 +29,6 @@ struct zb_sources {
 	unsigned next_cache, next_evict;
 };
 
-void zb_source_id(const char *zdomain, char out[ZB_SOURCE_LEN])
-{
-	char boot[64] = "unknown";
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-	if (f) {
-		if (!fgets(boot, sizeof boot, f))
-			snprintf(boot, sizeof boot, "unknown");
-		fclose(f);
-	}
-	boot[strcspn(boot, "\n")] = 0;
-	snprintf(out, ZB_SOURCE_LEN, "%s/%s", boot, zdomain);
-}
-
-/* The boot time in whole seconds (/proc/stat btime): the same in every process of a boot. */
-static int64_t boot_time_ns(void)
-{
-	static _Atomic int64_t cached = -1; /* routes' threads may race to fill it: same value */
-	int64_t c = atomic_load(&cached);
-	if (c >= 0)
-		return c;
-	long long bt = 0;
-	char line[256];
-	FILE *f = fopen("/proc/stat", "r");
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "btime %lld", &bt) == 1)
-			break;
-	if (f)
-		fclose(f);
-	atomic_store(&cached, (int64_t)bt * 1000000000);
-	return (int64_t)bt * 1000000000;
-}
-
-int64_t zb_source_ts(int64_t publish_time_ns)
-{
-	return boot_time_ns() + publish_time_ns;
-}
-
 struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader)
 {
 	struct zb_sources *s = calloc(1, sizeof *s);
@@ -73,9 +36,8 @@ struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader)
 		return NULL;
 	s->state = state;
 	s->reader = reader;
-	for (int i = 0; i < ZB_SOURCES; i++) { /* read once, checked: the file is shared memory */
-		memcpy(s->id[i], (const void *)state->in[i].id, ZB_SOURCE_LEN);
-		s->id[i][ZB_SOURCE_LEN - 1] = 0;
+	for (int i = 0; i < ZB_SOURCES; i++) { /* read once: the file is shared memory */
+		s->id[i] = ZB_READ_ONCE(state->in[i].source);
 		s->last[i] = ZB_READ_ONCE(state->in[i].last_ts);
 	}
 	return s;
@@ -86,23 +48,45 @@ void zb_sources_free(struct zb_sources *s)
 	free(s);
 }
 
-/* The source a publication announces ("zcastsrc=...;" in its USER_DATA), or NULL. */
-static int parse_source(const char *ud, size_t n, char out[ZB_SOURCE_LEN])
+/* The source a publication announces ("zcastsrc=<hex>;" in its USER_DATA), or 0. */
+static uint64_t parse_source(const char *ud, size_t n)
 {
 	static const char key[] = "zcastsrc=";
 	for (size_t i = 0; i + sizeof key - 1 <= n; i++) {
 		if ((i == 0 || ud[i - 1] == ';') && memcmp(ud + i, key, sizeof key - 1) == 0) {
-			size_t b = i + sizeof key - 1, e = b;
-			while (e < n && ud[e] != ';')
-				e++;
-			if (e - b == 0 || e - b >= ZB_SOURCE_LEN)
-				return 0;
-			memcpy(out, ud + b, e - b);
-			out[e - b] = 0;
-			return 1;
+			uint64_t v = 0;
+			size_t k = i + sizeof key - 1, digits = 0;
+			for (; k < n && ud[k] != ';' && digits < 17; k++, digits++) {
+				char ch = ud[k];
+				int d = ch >= '0' && ch <= '9'	 ? ch - '0'
+					: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+								 : -1;
+				if (d < 0)
+					return 0;
+				v = v << 4 | (uint64_t)d;
+			}
+			return digits == 16 && k < n ? v : 0;
 		}
 	}
 	return 0;
+}
+
+static int source_index(struct zb_sources *s, uint64_t id)
+{
+	for (int i = 0; i < ZB_SOURCES; i++)
+		if (s->id[i] == id)
+			return i;
+	int src = -1; /* a new source takes a free entry, else the oldest-numbered one */
+	for (int i = 0; i < ZB_SOURCES && src < 0; i++)
+		if (!s->id[i])
+			src = i;
+	if (src < 0)
+		src = (int)(s->next_evict++ % ZB_SOURCES);
+	s->id[src] = id;
+	s->last[src] = INT64_MIN;
+	s->state->in[src].last_ts = INT64_MIN;
+	s->state->in[src].source = id;
+	return src;
 }
 
 static int source_of(struct zb_sources *s, dds_instance_handle_t h)
@@ -110,31 +94,17 @@ static int source_of(struct zb_sources *s, dds_instance_handle_t h)
 	for (unsigned i = 0; i < s->next_cache; i++)
 		if (s->cache[i].h == h)
 			return s->cache[i].src;
-	int src = -1;
-	char id[ZB_SOURCE_LEN];
 	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(s->reader, h);
-	void *ud = NULL;
-	size_t n = 0;
-	if (ep && dds_qget_userdata(ep->qos, &ud, &n) && ud && parse_source(ud, n, id)) {
-		for (int i = 0; i < ZB_SOURCES && src < 0; i++)
-			if (strcmp(s->id[i], id) == 0)
-				src = i;
-		if (src < 0) { /* a new source takes a free entry, else the oldest-numbered one */
-			for (int i = 0; i < ZB_SOURCES && src < 0; i++)
-				if (!s->id[i][0])
-					src = i;
-			if (src < 0)
-				src = (int)(s->next_evict++ % ZB_SOURCES);
-			memcpy(s->id[src], id, ZB_SOURCE_LEN);
-			s->last[src] = 0;
-			memcpy((void *)s->state->in[src].id, id, ZB_SOURCE_LEN);
-			s->state->in[src].last_ts = 0;
-		}
-	}
-	dds_free(ud);
 	if (!ep) /* no longer matched: unknown now, perhaps known later */
 		return -1;
+	void *ud = NULL;
+	size_t n = 0;
+	uint64_t id = 0;
+	if (dds_qget_userdata(ep->qos, &ud, &n) && ud)
+		id = parse_source(ud, n);
+	dds_free(ud);
 	dds_builtintopic_free_endpoint(ep);
+	int src = id ? source_index(s, id) : -1;
 	unsigned slot = s->next_cache < ZB_HANDLES ? s->next_cache++ : (unsigned)(h % ZB_HANDLES);
 	s->cache[slot].h = h;
 	s->cache[slot].src = src;

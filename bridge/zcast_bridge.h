@@ -70,9 +70,10 @@ enum zcast_bridge_state {
 typedef struct zcast_bridge_stat {
 	int state;	    /**< enum zcast_bridge_state */
 	uint64_t forwarded; /**< messages forwarded */
-	uint64_t skipped;   /**< messages not forwarded on purpose (own, already forwarded) */
+	uint64_t skipped;   /**< messages not forwarded on purpose (from a bridge, already delivered) */
 	uint64_t dropped;   /**< messages lost here (best effort full, invalid, too large) */
 	uint32_t matched;   /**< remote DDS endpoints matched now (readers of OUT, writers of IN) */
+	uint64_t resent;    /**< OUT: messages a predecessor wrote and this bridge sent again */
 } zcast_bridge_stat;
 int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st);
 /** Stops the threads, deletes the DDS entities and leaves the zcast topics. */
