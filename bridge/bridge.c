@@ -100,13 +100,15 @@ int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
 	st->dropped = atomic_load(&rt->dropped);
 	st->resent = atomic_load(&rt->resent);
 	st->matched = 0;
-	if (st->state == ZCAST_BRIDGE_ACTIVE && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
+	/* a standby's endpoints are open and matched too (the route thread sets endpoint once) */
+	dds_entity_t ep = __atomic_load_n(&rt->endpoint, __ATOMIC_ACQUIRE);
+	if (ep > 0 && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
 		dds_publication_matched_status_t m;
-		if (dds_get_publication_matched_status(rt->endpoint, &m) == 0)
+		if (dds_get_publication_matched_status(ep, &m) == 0)
 			st->matched = m.current_count;
-	} else if (st->state == ZCAST_BRIDGE_ACTIVE) {
+	} else if (ep > 0) {
 		dds_subscription_matched_status_t m;
-		if (dds_get_subscription_matched_status(rt->endpoint, &m) == 0)
+		if (dds_get_subscription_matched_status(ep, &m) == 0)
 			st->matched = m.current_count;
 	}
 	return 0;

@@ -61,10 +61,11 @@ int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_liste
 	dds_qos_t *q = zb_route_qos(r, r->dir == ZCAST_BRIDGE_OUT ? rt->claim->source : 0);
 	if (!q)
 		return -1;
-	if (r->dir == ZCAST_BRIDGE_OUT)
-		rt->endpoint = dds_create_writer(rt->b->participant, rt->topic, q, NULL);
-	else
-		rt->endpoint = dds_create_reader(rt->b->participant, rt->topic, q, reader_listener);
+	dds_entity_t ep = r->dir == ZCAST_BRIDGE_OUT
+			      ? dds_create_writer(rt->b->participant, rt->topic, q, NULL)
+			      : dds_create_reader(rt->b->participant, rt->topic, q, reader_listener);
+	/* SYNC: zcast_bridge_stat_get loads it (acquire) from another thread */
+	__atomic_store_n(&rt->endpoint, ep, __ATOMIC_RELEASE);
 	dds_delete_qos(q);
 	if (rt->endpoint < 0) {
 		fprintf(stderr, "zcast-bridge: %s: DDS %s: %s\n", r->topic,

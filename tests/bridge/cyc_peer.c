@@ -1,7 +1,9 @@
 /* A plain Cyclone DDS program (its C types made by idlc from ros_image.idl) for the bridge's
  * interop test: publishes or receives the same patterned Image (pattern.h) on DDS topic rt/<name>.
  *   cyc_peer pub <rt/topic> <bytes> <count>   (waits for a reader, reliable, volatile)
- *   cyc_peer sub <rt/topic> <count> [timeout s] */
+ *   cyc_peer sub <rt/topic> <count> [timeout s] [dups-ok]
+ * sub exits 0 when it got every one of 1..count intact, in order and once (with dups-ok: a message
+ * received again is counted, not an error; "unique" counts the distinct ones). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,14 +66,16 @@ static int pub(const char *name, uint32_t bytes, uint32_t count)
 	return 0;
 }
 
-static int sub(const char *name, uint32_t count, int timeout_s)
+static int sub(const char *name, uint32_t count, int timeout_s, int dups_ok)
 {
 	dds_entity_t pp, r = endpoint(0, name, &pp);
 	printf("subscribed\n");
 	fflush(stdout);
 	struct zbp_tally t = {0};
+	uint8_t *seen = calloc(count + 1, 1);
+	uint32_t unique = 0;
 	dds_time_t deadline = dds_time() + DDS_SECS(timeout_s);
-	while (t.received < count && dds_time() < deadline) {
+	while (unique < count && dds_time() < deadline) {
 		void *s[1] = {NULL};
 		dds_sample_info_t si;
 		int k = dds_take(r, s, &si, 1, 1);
@@ -82,6 +86,8 @@ static int sub(const char *name, uint32_t count, int timeout_s)
 		if (si.valid_data) {
 			const sensor_msgs_msg_dds__Image_ *m = s[0];
 			uint32_t seq = (uint32_t)m->header.stamp.sec;
+			if (seq >= 1 && seq <= count && !seen[seq]++)
+				unique++;
 			zbp_count(&t, seq,
 				  strcmp(m->header.frame_id, ZBP_FRAME) == 0 &&
 				      m->width == m->data._length &&
@@ -89,10 +95,13 @@ static int sub(const char *name, uint32_t count, int timeout_s)
 		}
 		dds_return_loan(r, s, k);
 	}
-	printf("received %llu first %u last %u bad %llu dup %llu\n", (unsigned long long)t.received,
-	       t.first, t.last, (unsigned long long)t.bad, (unsigned long long)t.dup_or_reordered);
+	printf("received %llu unique %u first %u last %u bad %llu dup %llu\n",
+	       (unsigned long long)t.received, unique, t.first, t.last, (unsigned long long)t.bad,
+	       (unsigned long long)t.dup_or_reordered);
 	dds_delete(pp);
-	return t.received == count && t.first == 1 && !t.bad && !t.dup_or_reordered ? 0 : 1;
+	free(seen);
+	return unique == count && t.first == 1 && !t.bad && (dups_ok || !t.dup_or_reordered) ? 0
+												: 1;
 }
 
 int main(int argc, char **argv)
@@ -102,7 +111,7 @@ int main(int argc, char **argv)
 			   (uint32_t)strtoul(argv[4], NULL, 0));
 	if (argc >= 4 && strcmp(argv[1], "sub") == 0)
 		return sub(argv[2], (uint32_t)strtoul(argv[3], NULL, 0),
-			   argc > 4 ? atoi(argv[4]) : 20);
+			   argc > 4 ? atoi(argv[4]) : 20, argc > 5 && !strcmp(argv[5], "dups-ok"));
 	fprintf(stderr,
 		"usage: cyc_peer pub <rt/topic> <bytes> <count> | sub <rt/topic> <count>\n");
 	return 2;

@@ -1,14 +1,17 @@
 /* The zcast side of the bridge tests and benchmark: publishes or receives patterned
  * sensor_msgs/Image messages (pattern.h) on a local zcast topic.
- *   zb_peer pub <topic> <bytes> <count> [--interval-us N] [--history N] [--subs N]
+ *   zb_peer pub <topic> <bytes> <count> [--interval-us N] [--history N] [--subs N] [--tag T]
  *   zb_peer sub <topic> <count> [--drop] [--depth N] [--history N] [--stall-ms N] [--timeout-s N]
- *                              [--first F] [--after-seq S]
+ *                              [--first F] [--after-seq S] [--tags N] [--settle-ms N]
  * <bytes> is the CDR size (encapsulation header included). pub waits for --subs subscribers (the
  * bridge) first and blocks rather than lose a message (FULL queues). sub prints one line:
  * "received N first F last L bad B dup D" and exits 0 when it got <count> messages intact and in
  * order (with --first F: exactly F..count, e.g. a late joiner's history; with --drop: when the
  * newest message <count> arrived, everything intact and in order). --after-seq S: subscribe only
- * once the topic's sequence reached S (a late joiner that comes after everything arrived). */
+ * once the topic's sequence reached S (a late joiner that comes after everything arrived).
+ * --tag T (1..8): the publisher writes T into stamp.nanosec; sub --tags N expects <count> messages
+ * from each of the tags 1..N, each tag's in order (two publishers on one topic). --settle-ms N: sub
+ * keeps taking N ms after the last expected message; anything more is a duplicate. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +66,7 @@ static int pub(const char *topic, uint32_t bytes, uint32_t count, int argc, char
 	if (e < 0)
 		return die("open", e);
 	long subs = opt(argc, argv, "--subs", 0), interval = opt(argc, argv, "--interval-us", 0);
+	long tag = opt(argc, argv, "--tag", 0);
 	zcast_topic_stat st;
 	while (subs && (zcast_topic_stat_get(NULL, topic, &st) < 0 || st.subscribers < subs))
 		usleep(10000);
@@ -76,8 +80,8 @@ static int pub(const char *topic, uint32_t bytes, uint32_t count, int argc, char
 		if (e < 0)
 			return die("loan", e);
 		sensor_msgs_msg_Image_w_header_stamp_sec_set(&w, (int32_t)seq);
-		sensor_msgs_msg_Image_w_header_stamp_nanosec_set(&w,
-								 (uint32_t)(now_ns() % 1000000000));
+		sensor_msgs_msg_Image_w_header_stamp_nanosec_set(
+		    &w, tag ? (uint32_t)tag : (uint32_t)(now_ns() % 1000000000));
 		sensor_msgs_msg_Image_w_header_frame_id_set(&w, ZBP_FRAME);
 		sensor_msgs_msg_Image_w_height_set(&w, 1);
 		sensor_msgs_msg_Image_w_width_set(&w, n);
@@ -129,27 +133,48 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 	if (stall)
 		usleep((useconds_t)stall * 1000);
 	int64_t deadline = now_ns() + opt(argc, argv, "--timeout-s", 20) * 1000000000ll;
-	struct zbp_tally t = {0};
-	while (t.last < count && now_ns() < deadline) {
+	uint32_t tags = (uint32_t)opt(argc, argv, "--tags", 0);
+	if (tags > 8)
+		tags = 8;
+	struct zbp_tally t = {0}, per[9] = {{0}};
+	int64_t settle = opt(argc, argv, "--settle-ms", 0) * 1000000, done_at = 0;
+	while (now_ns() < deadline && (!done_at || now_ns() < done_at + settle)) {
 		zcast_msg *m;
 		if (zcast_take(s, &m) < 0) {
-			zcast_wait(s, 50 * 1000 * 1000);
+			zcast_wait(s, 20 * 1000 * 1000);
 			continue;
 		}
 		sensor_msgs_msg_Image_reader r;
 		int ok = sensor_msgs_msg_Image_read_msg(&r, m) == 0;
 		uint32_t seq = ok ? (uint32_t)sensor_msgs_msg_Image_header_stamp_sec(&r) : 0;
+		uint32_t tag = ok && tags ? sensor_msgs_msg_Image_header_stamp_nanosec(&r) : 0;
+		struct zbp_tally *pt = tags && tag >= 1 && tag <= tags ? &per[tag] : &t;
 		uint32_t n = 0;
 		const uint8_t *d = ok ? sensor_msgs_msg_Image_data(&r, &n) : NULL;
-		if (t.received && seq <= t.last)
-			printf("out of order: %u after %u\n", seq, t.last);
-		else if (t.received && seq > t.last + 1 && !drop)
-			printf("gap: %u after %u\n", seq, t.last);
-		zbp_count(&t, seq,
+		if (pt->received && seq <= pt->last)
+			printf("out of order: %u after %u (tag %u)\n", seq, pt->last, tag);
+		else if (pt->received && seq > pt->last + 1 && !drop)
+			printf("gap: %u after %u (tag %u)\n", seq, pt->last, tag);
+		zbp_count(pt, seq,
 			  ok && n + ZBP_OVERHEAD == (uint32_t)(zcast_msg_size(m) - 4) &&
-			      zbp_check(d, n, seq));
+			      zbp_check(d, n, seq) && (!tags || pt != &t));
 		zcast_msg_drop(m);
+		int all = 1;
+		for (uint32_t k = 1; k <= tags; k++)
+			all &= per[k].last >= count;
+		if (!done_at && (tags ? all : t.last >= count))
+			done_at = now_ns();
 	}
+	for (uint32_t k = 1; k <= tags; k++) {
+		printf("tag %u: received %llu first %u last %u bad %llu dup %llu\n", k,
+		       (unsigned long long)per[k].received, per[k].first, per[k].last,
+		       (unsigned long long)per[k].bad, (unsigned long long)per[k].dup_or_reordered);
+		if (per[k].received != count || per[k].first != 1 || per[k].bad ||
+		    per[k].dup_or_reordered)
+			t.bad++;
+	}
+	if (tags)
+		t.received = count, t.first = 1, t.last = count;
 	printf("received %llu first %u last %u bad %llu dup %llu\n", (unsigned long long)t.received,
 	       t.first, t.last, (unsigned long long)t.bad, (unsigned long long)t.dup_or_reordered);
 	zcast_sub_close(s);

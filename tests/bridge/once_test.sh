@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Exactly once through the bridge (docs/BRIDGE.md, "Exactly once"): the failures of issue 26, each a
+# scenario between two network namespaces A and B (netns.sh), checked message by message.
+#   two_pubs   two zcast publishers on one topic on A, at full speed: B's subscriber gets both
+#              streams whole, each in order
+#   two_shm    two senders in A with the same boot id and zcast domain name, each with its own
+#              /dev/shm (a private tmpfs): B gets both streams whole
+#   bidi       a topic bridged both ways, messages from B sit in A's history; A's bridge is killed
+#              and restarted: nothing comes back to B
+#   takeover   1 kHz from A, a standby bridge on A, the active one killed twice: B's zcast subscriber
+#              gets every message once; a plain Cyclone reader on B gets every message (and again
+#              what a successor sent again: reported)
+# Usage: once_test.sh <zcast-bridge> <zb_peer> <cyc_peer> <scenario>. Root and `ip netns` (else 77).
+set -uo pipefail
+BRIDGE=$1 PEER=$2 CYC=$3 SCEN=$4
+. "$(dirname "$0")/netns.sh"
+. "$(dirname "$0")/harness.sh"
+zbh_init "once-$SCEN"
+R=sensor_msgs/msg/Image
+
+conf() { # file zcast-domain lines...
+  local f=$1 d=$2; shift 2
+  { echo "zcast_domain $d"; printf '%s\n' "$@"; } > "$f"
+}
+matched() { # log route-text n: waits for the route to see n remote endpoints
+  wait_for "$1" "$2: $3 remote" "$2 to match $3"
+}
+
+two_pubs() {
+  conf "$W/a.conf" "$DA" "out /two $R reliable"
+  conf "$W/b.conf" "$DB" "in /two $R reliable"
+  zbh_bridge a A "$W/a.conf"; zbh_bridge b B "$W/b.conf"
+  matched "$W/a.log" "out /two" 1
+  "${inB[@]}" "$PEER" sub /two 5000 --tags 2 --timeout-s 60 > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
+  wait_for "$W/sub.log" subscribed "the subscriber"
+  "${inA[@]}" "$PEER" pub /two 64 5000 --subs 1 --tag 1 > "$W/p1.log" 2>&1 & p1=$!; pids+=($p1)
+  "${inA[@]}" "$PEER" pub /two 64 5000 --subs 1 --tag 2 > "$W/p2.log" 2>&1 || fail "publisher 2"
+  wait "$p1" || fail "publisher 1"
+  wait "$s" || fail "B's subscriber: $(cat "$W/sub.log")"
+  cat "$W/sub.log"
+}
+
+two_shm() {
+  conf "$W/a.conf" "$DA" "out /same $R reliable"
+  conf "$W/b.conf" "$DB" "in /same $R reliable"
+  zbh_bridge b B "$W/b.conf"
+  "${inB[@]}" "$PEER" sub /same 3000 --tags 2 --timeout-s 60 > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
+  wait_for "$W/sub.log" subscribed "the subscriber"
+  local k holders=() p=()
+  for k in 1 2; do # a mount namespace with its own /dev/shm, held open by a sleeper
+    "${inA[@]}" unshare --mount --propagation private sh -c \
+      'mount -t tmpfs tmpfs /dev/shm && exec sleep 600' & holders+=($!); pids+=($!)
+    for _ in $(seq 100); do
+      grep -q ' /dev/shm tmpfs' "/proc/${holders[-1]}/mounts" 2>/dev/null && break
+      sleep 0.05
+    done
+    zbh_bridge a$k A "$W/a.conf" nsenter -t "${holders[-1]}" -m
+  done
+  matched "$W/b.log" "in /same" 2
+  for k in 1 2; do
+    "${inA[@]}" nsenter -t "${holders[k-1]}" -m "$PEER" pub /same 64 3000 --subs 1 --tag $k \
+      --interval-us 200 > "$W/p$k.log" 2>&1 & p+=($!); pids+=($!)
+  done
+  wait "${p[0]}" || fail "publisher 1"; wait "${p[1]}" || fail "publisher 2"
+  wait "$s" || fail "B's subscriber: $(cat "$W/sub.log")"
+  cat "$W/sub.log"
+}
+
+bidi() {
+  conf "$W/a.conf" "$DA" "out /bi $R reliable history=8" "in /bi $R reliable history=8"
+  conf "$W/b.conf" "$DB" "out /bi $R reliable history=8" "in /bi $R reliable history=8"
+  zbh_bridge a1 A "$W/a.conf"; zbh_bridge b B "$W/b.conf"
+  matched "$W/a1.log" "out /bi" 1; matched "$W/b.log" "out /bi" 1
+  # B's own 50 messages reach its subscriber locally; anything more came back from A
+  "${inB[@]}" "$PEER" sub /bi 50 --settle-ms 5000 --timeout-s 60 > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
+  "${inA[@]}" "$PEER" sub /bi 50 --timeout-s 30 > "$W/suba.log" 2>&1 & sa=$!; pids+=($sa)
+  wait_for "$W/sub.log" subscribed "B's subscriber"; wait_for "$W/suba.log" subscribed "A's subscriber"
+  "${inB[@]}" "$PEER" pub /bi 64 50 --subs 2 --history 8 --interval-us 2000 > "$W/pub.log" 2>&1 || fail "B's publisher"
+  wait "$sa" || fail "A's subscriber: $(cat "$W/suba.log")"
+  kill -9 "$pid_a1"; sleep 0.3
+  zbh_bridge a2 A "$W/a.conf"
+  matched "$W/a2.log" "out /bi" 1
+  wait "$s" || fail "B's subscriber got its own messages back: $(cat "$W/sub.log")"
+  cat "$W/sub.log"
+}
+
+takeover() {
+  local n=3000
+  conf "$W/a.conf" "$DA" "out /tk $R reliable"
+  conf "$W/b.conf" "$DB" "in /tk $R reliable"
+  zbh_bridge b B "$W/b.conf"
+  zbh_bridge a1 A "$W/a.conf"
+  "${inA[@]}" "$BRIDGE" "$W/a.conf" > "$W/a2.log" 2>&1 & pid_a2=$!; pids+=($pid_a2)
+  wait_for "$W/a2.log" ": standby$" "the second bridge on A to stand by"
+  matched "$W/b.log" "in /tk" 2
+  "${inB[@]}" "$PEER" sub /tk $n --depth 64 --settle-ms 1000 --timeout-s 60 > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
+  "${inB[@]}" "$CYC" sub rt/tk $n 60 dups-ok > "$W/cyc.log" 2>&1 & c=$!; pids+=($c)
+  wait_for "$W/sub.log" subscribed "B's subscriber"; wait_for "$W/cyc.log" subscribed "the Cyclone reader"
+  matched "$W/a1.log" "out /tk" 2; matched "$W/a2.log" "out /tk" 2
+  "${inA[@]}" "$PEER" pub /tk 64 $n --subs 2 --interval-us 1000 > "$W/pub.log" 2>&1 & p=$!; pids+=($p)
+  sleep 1
+  kill -9 "$pid_a1"
+  wait_for "$W/a2.log" "out /tk: active$" "the standby to take over"
+  "${inA[@]}" "$BRIDGE" "$W/a.conf" > "$W/a3.log" 2>&1 & pid_a3=$!; pids+=($pid_a3)
+  wait_for "$W/a3.log" ": standby$" "the third bridge on A to stand by"
+  matched "$W/a3.log" "out /tk" 2
+  kill -9 "$pid_a2"
+  wait_for "$W/a3.log" "out /tk: active$" "the third bridge to take over"
+  wait "$p" || fail "publisher"
+  wait "$s" || fail "B's zcast subscriber: $(cat "$W/sub.log")"
+  wait "$c" || fail "the Cyclone reader lost messages: $(cat "$W/cyc.log")"
+  kill -TERM "$pid_a3"; wait "$pid_a3"
+  local resent dup
+  resent=$(sed -n 's/.*out \/tk: forwarded [0-9]*, resent \([0-9]*\),.*/\1/p' "$W/a3.log")
+  dup=$(sed -n 's/.* dup \([0-9]*\)$/\1/p' "$W/cyc.log")
+  # A plain reader has no filter of ours: it may get again what a successor sent again (what the
+  # killed bridge wrote in its last acknowledgment round trip). Reported, not asserted: it depends
+  # on timing.
+  echo "zcast: $(tail -n 1 "$W/sub.log"); Cyclone: $(tail -n 1 "$W/cyc.log"); last successor resent ${resent:-?}"
+}
+
+"$SCEN"
+echo PASS
