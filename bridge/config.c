@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -87,13 +88,19 @@ static const zcast_cdr_type *find_type(const zcast_bridge_config *c, const char 
 	return NULL;
 }
 
-/* "key=value" options after the QoS word. */
-static int route_option(const struct pos *p, zcast_bridge_route *r, char *w)
+/* "key=value" options after the QoS word; *seen collects the keys given (each at most once). */
+static int route_option(const struct pos *p, zcast_bridge_route *r, char *w, unsigned *seen)
 {
+	static const char *const keys[] = {"depth", "history", "max_size", "slots"};
 	char *eq = strchr(w, '=');
 	if (!eq)
 		return fail(p, "\"%s\": expected key=value (depth, history, max_size, slots)", w);
 	*eq = 0;
+	for (unsigned k = 0; k < 4; k++)
+		if (strcmp(w, keys[k]) == 0 && (*seen & (1u << k)))
+			return fail(p, "%s given twice", w);
+		else if (strcmp(w, keys[k]) == 0)
+			*seen |= 1u << k;
 	const char *v = eq + 1;
 	uint64_t n;
 	int e;
@@ -148,8 +155,9 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 	r->depth = r->reliable ? 16 : 1;
 	r->max_size = 64 * 1024;
 	r->slots = 0;
+	unsigned seen = 0;
 	for (int i = 4; i < n; i++) {
-		int e = route_option(p, r, w[i]);
+		int e = route_option(p, r, w[i], &seen);
 		if (e < 0)
 			return e;
 	}
@@ -198,24 +206,32 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 	return fail(p, "unknown keyword \"%s\" (in, out, dds_domain, zcast_domain)", w[0]);
 }
 
-int zcast_bridge_config_parse(zcast_bridge_config *c, const char *name, const char *text, char *err,
-			      size_t errlen)
+/* Parses len bytes of text: a NUL byte inside is an error, not the end of the file. */
+static int parse_text(zcast_bridge_config *c, const char *name, const char *text, size_t len,
+		      char *err, size_t errlen)
 {
-	struct pos p = {name, 0, err, errlen};
+	struct pos p = {name, 1, err, errlen};
+	const char *nul = memchr(text, 0, len);
+	if (nul) {
+		for (const char *q = text; q < nul; q++)
+			p.line += *q == '\n';
+		return fail(&p, "NUL byte (not a text file?)");
+	}
+	p.line = 0;
 	const char *s = text;
 	while (*s) {
 		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
 		char line[1024];
 		p.line++;
-		if (len >= sizeof line)
+		if (n >= sizeof line)
 			return fail(&p, "line longer than %zu bytes", sizeof line - 1);
-		memcpy(line, s, len);
-		line[len] = 0;
+		memcpy(line, s, n);
+		line[n] = 0;
 		int e = parse_line(c, &p, line);
 		if (e < 0)
 			return e;
-		s += len + (nl ? 1 : 0);
+		s += n + (nl ? 1 : 0);
 	}
 	if (c->n_routes == 0) {
 		p.line++;
@@ -225,9 +241,21 @@ int zcast_bridge_config_parse(zcast_bridge_config *c, const char *name, const ch
 	return 0;
 }
 
+int zcast_bridge_config_parse(zcast_bridge_config *c, const char *name, const char *text, char *err,
+			      size_t errlen)
+{
+	return parse_text(c, name, text, strlen(text), err, errlen);
+}
+
 int zcast_bridge_config_load(zcast_bridge_config *c, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
+	struct stat st;
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ZCAST_EINVAL;
@@ -248,9 +276,15 @@ int zcast_bridge_config_load(zcast_bridge_config *c, const char *path, char *err
 		if (k < 4096)
 			break;
 	}
+	int rerr = ferror(f) ? errno : 0;
 	fclose(f);
 	text[len] = 0;
-	int e = zcast_bridge_config_parse(c, path, text, err, errlen);
+	if (rerr) {
+		snprintf(err, errlen, "%s: %s", path, strerror(rerr));
+		free(text);
+		return ZCAST_EINVAL;
+	}
+	int e = parse_text(c, path, text, len, err, errlen);
 	free(text);
 	return e;
 }
