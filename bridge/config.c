@@ -91,12 +91,12 @@ static const zcast_cdr_type *find_type(const zcast_bridge_config *c, const char 
 /* "key=value" options after the QoS word; *seen collects the keys given (each at most once). */
 static int route_option(const struct pos *p, zcast_bridge_route *r, char *w, unsigned *seen)
 {
-	static const char *const keys[] = {"depth", "history", "max_size", "slots"};
+	static const char *const keys[] = {"depth", "history", "max_size", "slots", "catchup"};
 	char *eq = strchr(w, '=');
 	if (!eq)
-		return fail(p, "\"%s\": expected key=value (depth, history, max_size, slots)", w);
+		return fail(p, "\"%s\": expected key=value (depth, history, max_size, slots, catchup)", w);
 	*eq = 0;
-	for (unsigned k = 0; k < 4; k++)
+	for (unsigned k = 0; k < 5; k++)
 		if (strcmp(w, keys[k]) == 0 && (*seen & (1u << k)))
 			return fail(p, "%s given twice", w);
 		else if (strcmp(w, keys[k]) == 0)
@@ -116,12 +116,16 @@ static int route_option(const struct pos *p, zcast_bridge_route *r, char *w, uns
 		if ((e = number(p, w, v, 64, (uint64_t)1 << 30, &n)) < 0)
 			return e;
 		r->max_size = (size_t)n;
+	} else if (strcmp(w, "catchup") == 0) {
+		if ((e = number(p, w, v, 0, 65536, &n)) < 0)
+			return e;
+		r->catchup = (uint32_t)n;
 	} else if (strcmp(w, "slots") == 0) {
 		if ((e = number(p, w, v, 2, 4096, &n)) < 0)
 			return e;
 		r->slots = (uint32_t)n;
 	} else {
-		return fail(p, "unknown option \"%s\" (depth, history, max_size, slots)", w);
+		return fail(p, "unknown option \"%s\" (depth, history, max_size, slots, catchup)", w);
 	}
 	return 0;
 }
@@ -130,7 +134,7 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 {
 	if (n < 4)
 		return fail(p, "expected: in|out <topic> <pkg/msg/Type> reliable|best_effort "
-			       "[depth=N] [history=N] [max_size=N] [slots=N]");
+			       "[depth=N] [history=N] [max_size=N] [slots=N] [catchup=N]");
 	if (c->n_routes == ZB_MAX_ROUTES)
 		return fail(p, "more than %d routes", ZB_MAX_ROUTES);
 	zcast_bridge_route *r = &c->routes[c->n_routes];
@@ -165,6 +169,11 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 		if (strcmp(c->routes[i].topic, r->topic) == 0 && c->routes[i].type != r->type)
 			return fail(p, "%s has type %s on line %d", r->topic,
 				    c->routes[i].type->name, c->routes[i].line);
+	/* what a receiving bridge that restarts gets again: 1024 messages, at most ~64 MiB */
+	if (!(seen & (1u << 4)) && r->reliable) { /* catchup not given */
+		size_t fit = ((size_t)64 << 20) / r->max_size;
+		r->catchup = fit > 1024 ? 1024 : fit < 16 ? 16 : (uint32_t)fit;
+	}
 	if (!r->slots) /* room for the queue, the history and what is being written */
 		r->slots = r->depth + r->history + 4;
 	c->n_routes++;

@@ -43,6 +43,8 @@ struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader);
 void zb_sources_free(struct zb_sources *s);
 /* 1 if the sample from this publication was already delivered (it is a resend). */
 int zb_sources_seen(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
+/* 1 if the publication is a bridge's (it announces a source). */
+int zb_sources_is_bridge(struct zb_sources *s, dds_instance_handle_t publication);
 /* Records a delivered sample. */
 void zb_sources_delivered(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
 
@@ -123,6 +125,7 @@ struct zb_route_rt {
 	struct zb_claim *claim; /* shared with the bridge's other route of this topic */
 	zcast_guard *wake;	/* wakes the route's standby wait (granted, stop) */
 	dds_entity_t topic, endpoint;
+	dds_entity_t catchup; /* IN: the transient-local reader of bridges' kept messages, or 0 */
 	struct ddsi_sertype *sertype;
 	zcast_sub *sub;	     /* OUT */
 	zcast_pub *pub;	     /* IN */
@@ -155,6 +158,8 @@ void *zb_route_out(void *arg); /* route_out.c */
 void *zb_route_in(void *arg);  /* route_in.c */
 /* QoS of a route's DDS endpoints (qos.c); src: the source id a writer announces, or 0. */
 dds_qos_t *zb_route_qos(const zcast_bridge_route *r, uint64_t src);
+/* QoS of an IN route's catch-up reader: reliable, transient local (route_in.c). */
+dds_qos_t *zb_catchup_qos(const zcast_bridge_route *r);
 /* Opens the route's claim file; 0 or -1 (printed). */
 int zb_route_claim_open(struct zb_route_rt *rt);
 /* Waits until the route is claimed (or the bridge stops): 0 claimed, -1 stopping. */

@@ -26,7 +26,7 @@ static int usage(void)
 		"  dds_domain <N>\n"
 		"  zcast_domain <name>\n"
 		"  out|in <topic> <pkg/msg/Type> reliable|best_effort [depth=N] [history=N] "
-		"[max_size=N] [slots=N]\n");
+		"[max_size=N] [slots=N] [catchup=N]\n");
 	return 2;
 }
 

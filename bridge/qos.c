@@ -3,6 +3,8 @@
  *                                      back to the writer)
  *   best_effort  <-> zcast DROP_OLD  : BEST_EFFORT, KEEP_LAST depth
  *   history=N    <-> zcast history N : TRANSIENT_LOCAL, the newest N kept for late joiners
+ *   catchup=N    (reliable OUT)      : TRANSIENT_LOCAL, the newest N kept for a receiving bridge that
+ *                                      restarts (its catch-up reader, route_in.c)
  * The same QoS on both ends of the route, plus the type hash in USER_DATA as ROS 2 announces it. */
 #include <string.h>
 
@@ -21,11 +23,14 @@ dds_qos_t *zb_route_qos(const zcast_bridge_route *r, uint64_t src)
 		dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
 		dds_qset_history(q, DDS_HISTORY_KEEP_LAST, (int32_t)r->depth);
 	}
-	if (r->history) {
+	uint32_t keep = r->history;
+	if (r->dir == ZCAST_BRIDGE_OUT && r->reliable && r->catchup > keep)
+		keep = r->catchup;
+	if (keep) {
 		dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
 		/* Cyclone keeps this many samples for late joiners (on top of unacknowledged ones)
 		 */
-		dds_qset_durability_service(q, 0, DDS_HISTORY_KEEP_LAST, (int32_t)r->history,
+		dds_qset_durability_service(q, 0, DDS_HISTORY_KEEP_LAST, (int32_t)keep,
 					    DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED,
 					    DDS_LENGTH_UNLIMITED);
 	} else {
@@ -42,4 +47,11 @@ dds_qos_t *zb_route_qos(const zcast_bridge_route *r, uint64_t src)
 	zb_user_data(r->type, src, ud);
 	dds_qset_userdata(q, ud, strlen(ud));
 	return q;
+}
+
+dds_qos_t *zb_catchup_qos(const zcast_bridge_route *r)
+{
+	zcast_bridge_route tl = *r;
+	tl.history = 1; /* transient local: the sending bridges' kept messages reach it */
+	return zb_route_qos(&tl, 0);
 }

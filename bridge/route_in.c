@@ -111,16 +111,25 @@ static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dd
 	return DONE;
 }
 
-/* Delivers what DDS holds. Returns WOULD_WAIT (the sample left in rt->pending) or DONE (empty). */
-static int drain(struct zb_route_rt *rt, int wait)
+/* With a catch-up reader, each sample reaches both readers (one packet to the participant): the
+ * catch-up reader delivers those of bridges (their kept messages first, then the rest, in order),
+ * the other one those of other writers. */
+static int mine(struct zb_route_rt *rt, dds_entity_t reader, const dds_sample_info_t *si)
+{
+	if (!rt->catchup)
+		return 1;
+	return (reader == rt->catchup) == zb_sources_is_bridge(rt->sources, si->publication_handle);
+}
+
+/* Delivers what one reader holds. WOULD_WAIT: the sample is left in rt->pending. */
+static int drain_reader(struct zb_route_rt *rt, dds_entity_t reader, int wait)
 {
 	for (;;) {
-		struct ddsi_serdata *sd = rt->pending;
-		dds_sample_info_t si = rt->pending_si;
-		rt->pending = NULL;
-		if (!sd && dds_takecdr(rt->endpoint, &sd, 1, &si, DDS_ANY_STATE) <= 0)
+		struct ddsi_serdata *sd = NULL;
+		dds_sample_info_t si;
+		if (dds_takecdr(reader, &sd, 1, &si, DDS_ANY_STATE) <= 0)
 			return DONE;
-		if (si.valid_data) {
+		if (si.valid_data && mine(rt, reader, &si)) {
 			size_t n;
 			const void *bytes = zb_serdata_bytes(sd, &n);
 			if (deliver(rt, bytes, n, &si, wait) == WOULD_WAIT) {
@@ -132,6 +141,25 @@ static int drain(struct zb_route_rt *rt, int wait)
 		if (atomic_load(&rt->b->stop))
 			return DONE;
 	}
+}
+
+/* Delivers what DDS holds. Returns WOULD_WAIT (a sample left in rt->pending) or DONE (empty). */
+static int drain(struct zb_route_rt *rt, int wait)
+{
+	struct ddsi_serdata *sd = rt->pending;
+	if (sd) {
+		rt->pending = NULL;
+		size_t n;
+		const void *bytes = zb_serdata_bytes(sd, &n);
+		if (deliver(rt, bytes, n, &rt->pending_si, wait) == WOULD_WAIT) {
+			rt->pending = sd;
+			return WOULD_WAIT;
+		}
+		ddsi_serdata_unref(sd);
+	}
+	if (drain_reader(rt, rt->endpoint, wait) == WOULD_WAIT)
+		return WOULD_WAIT;
+	return rt->catchup ? drain_reader(rt, rt->catchup, wait) : DONE;
 }
 
 /* Cyclone's listener: deliver now unless the route's thread is draining. */
@@ -176,6 +204,25 @@ static void run(struct zb_route_rt *rt)
 	pthread_mutex_unlock(&rt->mu);
 }
 
+/* A receiving bridge that restarts must get what the sending bridges wrote while it was down: a
+ * second reader, transient local, gets the messages they keep for it (catchup=N, qos.c). Not
+ * needed when the route's own reader is transient local (history=N). */
+static int open_catchup(struct zb_route_rt *rt, const dds_listener_t *l)
+{
+	if (!rt->cfg->reliable || rt->cfg->history)
+		return 0;
+	dds_qos_t *q = zb_catchup_qos(rt->cfg);
+	dds_entity_t r = q ? dds_create_reader(rt->b->participant, rt->topic, q, l) : -1;
+	dds_delete_qos(q);
+	if (r < 0) {
+		fprintf(stderr, "zcast-bridge: in %s: catch-up reader: %s\n", rt->cfg->topic,
+			dds_strretcode(r));
+		return -1;
+	}
+	rt->catchup = r;
+	return 0;
+}
+
 void *zb_route_in(void *arg)
 {
 	struct zb_route_rt *rt = arg;
@@ -192,7 +239,8 @@ void *zb_route_in(void *arg)
 	if (l)
 		dds_lset_data_available(l, on_data);
 	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
-	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint))) {
+	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint)) ||
+	    open_catchup(rt, l) < 0) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
 	} else {
 		pthread_mutex_lock(&rt->mu);

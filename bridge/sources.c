@@ -111,6 +111,11 @@ static int source_of(struct zb_sources *s, dds_instance_handle_t h)
 	return src;
 }
 
+int zb_sources_is_bridge(struct zb_sources *s, dds_instance_handle_t publication)
+{
+	return source_of(s, publication) >= 0;
+}
+
 int zb_sources_seen(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts)
 {
 	int src = source_of(s, publication);

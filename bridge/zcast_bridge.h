@@ -36,6 +36,7 @@ typedef struct zcast_bridge_route {
 			    4 more) */
 	uint32_t slots;	 /**< pool slots of an IN route's publisher */
 	int line;	 /**< line of the config file */
+	uint32_t catchup; /**< reliable OUT: messages kept for a receiving bridge that restarts */
 } zcast_bridge_route;
 
 /** A parsed configuration. */

@@ -10,6 +10,9 @@
 #   takeover   1 kHz from A, a standby bridge on A, the active one killed twice: B's zcast subscriber
 #              gets every message once; a plain Cyclone reader on B gets every message (and again
 #              what a successor sent again: reported)
+#   restart_in 1 kHz from A, B's bridge (a volatile IN route) killed and restarted 1 s later: B's
+#              subscriber gets every message once (what was sent meanwhile comes from the
+#              messages A's bridge keeps for a restarting receiver)
 # Usage: once_test.sh <zcast-bridge> <zb_peer> <cyc_peer> <scenario>. Root and `ip netns` (else 77).
 set -uo pipefail
 BRIDGE=$1 PEER=$2 CYC=$3 SCEN=$4
@@ -30,7 +33,7 @@ two_pubs() {
   conf "$W/a.conf" "$DA" "out /two $R reliable"
   conf "$W/b.conf" "$DB" "in /two $R reliable"
   zbh_bridge a A "$W/a.conf"; zbh_bridge b B "$W/b.conf"
-  matched "$W/a.log" "out /two" 1
+  matched "$W/a.log" "out /two" 2 # B: a reader and a catch-up reader
   "${inB[@]}" "$PEER" sub /two 5000 --tags 2 --timeout-s 60 > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
   wait_for "$W/sub.log" subscribed "the subscriber"
   "${inA[@]}" "$PEER" pub /two 64 5000 --subs 1 --tag 1 > "$W/p1.log" 2>&1 & p1=$!; pids+=($p1)
@@ -96,14 +99,14 @@ takeover() {
   "${inB[@]}" "$PEER" sub /tk $n --depth 64 --settle-ms 1000 --timeout-s 60 > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
   "${inB[@]}" "$CYC" sub rt/tk $n 60 dups-ok > "$W/cyc.log" 2>&1 & c=$!; pids+=($c)
   wait_for "$W/sub.log" subscribed "B's subscriber"; wait_for "$W/cyc.log" subscribed "the Cyclone reader"
-  matched "$W/a1.log" "out /tk" 2; matched "$W/a2.log" "out /tk" 2
+  matched "$W/a1.log" "out /tk" 3; matched "$W/a2.log" "out /tk" 3
   "${inA[@]}" "$PEER" pub /tk 64 $n --subs 2 --interval-us 1000 > "$W/pub.log" 2>&1 & p=$!; pids+=($p)
   sleep 1
   kill -9 "$pid_a1"
   wait_for "$W/a2.log" "out /tk: active$" "the standby to take over"
   "${inA[@]}" "$BRIDGE" "$W/a.conf" > "$W/a3.log" 2>&1 & pid_a3=$!; pids+=($pid_a3)
   wait_for "$W/a3.log" ": standby$" "the third bridge on A to stand by"
-  matched "$W/a3.log" "out /tk" 2
+  matched "$W/a3.log" "out /tk" 3
   kill -9 "$pid_a2"
   wait_for "$W/a3.log" "out /tk: active$" "the third bridge to take over"
   wait "$p" || fail "publisher"
@@ -117,6 +120,24 @@ takeover() {
   # killed bridge wrote in its last acknowledgment round trip). Reported, not asserted: it depends
   # on timing.
   echo "zcast: $(tail -n 1 "$W/sub.log"); Cyclone: $(tail -n 1 "$W/cyc.log"); last successor resent ${resent:-?}"
+}
+
+restart_in() {
+  local n=3000
+  conf "$W/a.conf" "$DA" "out /vr $R reliable"
+  conf "$W/b.conf" "$DB" "in /vr $R reliable"
+  zbh_bridge a A "$W/a.conf"; zbh_bridge b1 B "$W/b.conf"
+  matched "$W/a.log" "out /vr" 2
+  "${inB[@]}" "$PEER" sub /vr $n --depth 64 --settle-ms 1000 --timeout-s 60 > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
+  wait_for "$W/sub.log" subscribed "B's subscriber"
+  "${inA[@]}" "$PEER" pub /vr 64 $n --subs 1 --interval-us 1000 > "$W/pub.log" 2>&1 & p=$!; pids+=($p)
+  sleep 1
+  kill -9 "$pid_b1"
+  sleep 1
+  zbh_bridge b2 B "$W/b.conf"
+  wait "$p" || fail "publisher"
+  wait "$s" || fail "B's subscriber across B's restart: $(cat "$W/sub.log")"
+  echo "zcast: $(tail -n 1 "$W/sub.log")"
 }
 
 "$SCEN"
