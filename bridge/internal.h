@@ -48,6 +48,12 @@ int zb_sources_is_bridge(struct zb_sources *s, dds_instance_handle_t publication
 /* Records a delivered sample. */
 void zb_sources_delivered(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
 
+/* A received sample rewritten into zcast's form (normalize.c): big-endian XCDR1 byte-swapped to
+ * little endian, 0-length strings as "" with their NUL. 0 and *out (malloc'd, header included) or
+ * -1 (malformed, or not plain CDR). */
+int zb_normalize(const zcast_cdr_type *t, const uint8_t *in, size_t n, uint8_t **out,
+		 size_t *out_n);
+
 /* ROS 2 names (names.c): "rt/<topic>" and "<pkg>::msg::dds_::<Type>_". 0 or -1 if too long. */
 int zb_dds_topic_name(const char *topic, char *out, size_t cap);
 int zb_dds_type_name(const char *ros_type, char *out, size_t cap);

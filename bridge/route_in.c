@@ -34,7 +34,7 @@ static int open_pub(struct zb_route_rt *rt)
 	return 0;
 }
 
-enum { DONE = 0, WOULD_WAIT = 1 };
+enum { DONE = 0, WOULD_WAIT = 1, DONE_INVALID = 2 /* not of the type: reported by the caller */ };
 enum { WARN_SIZE = 1, WARN_INVALID = 2, WARN_NO_ROOM = 4 };
 
 /* Counts a dropped sample; the first of each kind per route is reported. */
@@ -46,16 +46,15 @@ static void drop(struct zb_route_rt *rt, unsigned kind, const char *what, const 
 			*why ? ": " : "", why);
 }
 
+static int deliver_normalized(struct zb_route_rt *rt, const void *bytes, size_t n,
+			      const dds_sample_info_t *si, int wait);
+
 /* Delivers one sample. Without `wait`, a reliable route returns WOULD_WAIT (nothing consumed)
  * where it would have to wait; a best-effort route drops instead. */
-static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dds_sample_info_t *si,
-		   int wait)
+static int deliver_bytes(struct zb_route_rt *rt, const void *bytes, size_t n,
+			 const dds_sample_info_t *si, int wait, int normalized)
 {
 	const zcast_bridge_route *r = rt->cfg;
-	if (zb_sources_seen(rt->sources, si->publication_handle, si->source_timestamp)) {
-		atomic_fetch_add(&rt->skipped, 1); /* sent again by a bridge that took over */
-		return DONE;
-	}
 	if (n < ZCAST_CDR_HEADER || n > r->max_size) {
 		drop(rt, WARN_SIZE, "samples of a size out of range", "");
 		return DONE;
@@ -83,9 +82,8 @@ static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dd
 	zcast_cdr_reader rd;
 	if (zcast_cdr_read(r->type, d + ZCAST_TYPED_HEADER_OFFSET, n, &rd, rt->in_off, rt->in_len) <
 	    0) {
-		drop(rt, WARN_INVALID, "invalid samples", zcast_last_error());
 		zcast_msg_drop(m);
-		return DONE;
+		return normalized ? DONE_INVALID : deliver_normalized(rt, bytes, n, si, wait);
 	}
 	/* stored at its CDR size: a writer may pad the sample (to 4, as rmw_cyclonedds does)
 	 * without saying so in the options */
@@ -109,6 +107,38 @@ static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dd
 	zb_sources_delivered(rt->sources, si->publication_handle, si->source_timestamp);
 	atomic_fetch_add(&rt->forwarded, 1);
 	return DONE;
+}
+
+/* A sample not in zcast's form (big endian, a 0-length string), rewritten into it (normalize.c). */
+static int deliver_normalized(struct zb_route_rt *rt, const void *bytes, size_t n,
+			      const dds_sample_info_t *si, int wait)
+{
+	uint8_t *norm;
+	size_t nn;
+	int e = DONE_INVALID;
+	if (zb_normalize(rt->cfg->type, bytes, n, &norm, &nn) == 0) {
+		e = deliver_bytes(rt, norm, nn, si, wait, 1);
+		free(norm);
+	}
+	if (e == DONE_INVALID) {
+		zcast_cdr_reader rd; /* the reason, for the report */
+		zcast_cdr_read(rt->cfg->type, bytes, n, &rd, rt->in_off, rt->in_len);
+		drop(rt, WARN_INVALID, "invalid samples", zcast_last_error());
+		e = DONE;
+	}
+	return e;
+}
+
+static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dds_sample_info_t *si,
+		   int wait)
+{
+	if (zb_sources_seen(rt->sources, si->publication_handle, si->source_timestamp)) {
+		atomic_fetch_add(&rt->skipped, 1); /* sent again by a bridge that took over */
+		return DONE;
+	}
+	if (n >= 2 && ((const uint8_t *)bytes)[1] == 0) /* big endian */
+		return deliver_normalized(rt, bytes, n, si, wait);
+	return deliver_bytes(rt, bytes, n, si, wait, 0);
 }
 
 /* With a catch-up reader, each sample reaches both readers (one packet to the participant): the
