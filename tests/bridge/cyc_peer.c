@@ -3,7 +3,8 @@
  *   cyc_peer pub <rt/topic> <bytes> <count>   (waits for a reader, reliable, volatile)
  *   cyc_peer sub <rt/topic> <count> [timeout s] [dups-ok]
  * sub exits 0 when it got every one of 1..count intact, in order and once (with dups-ok: a message
- * received again is counted, not an error; "unique" counts the distinct ones). */
+ * received again is counted, not an error; "unique" counts the distinct ones). It also prints
+ * the oldest source timestamp and counts those later than the wall clock at reception ("ts_bad"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,8 @@ static int sub(const char *name, uint32_t count, int timeout_s, int dups_ok)
 	struct zbp_tally t = {0};
 	uint8_t *seen = calloc(count + 1, 1);
 	uint32_t unique = 0;
+	uint64_t ts_bad = 0;
+	dds_time_t min_ts = INT64_MAX;
 	dds_time_t deadline = dds_time() + DDS_SECS(timeout_s);
 	while (unique < count && dds_time() < deadline) {
 		void *s[1] = {NULL};
@@ -88,6 +91,10 @@ static int sub(const char *name, uint32_t count, int timeout_s, int dups_ok)
 			uint32_t seq = (uint32_t)m->header.stamp.sec;
 			if (seq >= 1 && seq <= count && !seen[seq]++)
 				unique++;
+			if (si.source_timestamp > dds_time())
+				ts_bad++;
+			if (si.source_timestamp < min_ts)
+				min_ts = si.source_timestamp;
 			zbp_count(&t, seq,
 				  strcmp(m->header.frame_id, ZBP_FRAME) == 0 &&
 				      m->width == m->data._length &&
@@ -95,13 +102,16 @@ static int sub(const char *name, uint32_t count, int timeout_s, int dups_ok)
 		}
 		dds_return_loan(r, s, k);
 	}
-	printf("received %llu unique %u first %u last %u bad %llu dup %llu\n",
+	printf("received %llu unique %u first %u last %u bad %llu dup %llu ts_bad %llu min_ts %lld\n",
 	       (unsigned long long)t.received, unique, t.first, t.last, (unsigned long long)t.bad,
-	       (unsigned long long)t.dup_or_reordered);
+	       (unsigned long long)t.dup_or_reordered, (unsigned long long)ts_bad,
+	       (long long)min_ts);
 	dds_delete(pp);
 	free(seen);
-	return unique == count && t.first == 1 && !t.bad && (dups_ok || !t.dup_or_reordered) ? 0
-												: 1;
+	return unique == count && t.first == 1 && !t.bad && !ts_bad &&
+		       (dups_ok || !t.dup_or_reordered)
+		   ? 0
+		   : 1;
 }
 
 int main(int argc, char **argv)

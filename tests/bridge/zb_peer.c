@@ -70,6 +70,10 @@ static int pub(const char *topic, uint32_t bytes, uint32_t count, int argc, char
 	zcast_topic_stat st;
 	while (subs && (zcast_topic_stat_get(NULL, topic, &st) < 0 || st.subscribers < subs))
 		usleep(10000);
+	struct timespec wall;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	printf("start_ns %lld\n", (long long)wall.tv_sec * 1000000000 + wall.tv_nsec);
+	fflush(stdout);
 	for (uint32_t seq = 1; seq <= count; seq++) {
 		zcast_msg *m;
 		sensor_msgs_msg_Image_writer w;
