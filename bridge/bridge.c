@@ -19,6 +19,15 @@ static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
 	return c;
 }
 
+/* ROS_DOMAIN_ID as ROS 2 reads it (0..232), else 0. */
+static uint32_t ros_domain_id(void)
+{
+	const char *e = getenv("ROS_DOMAIN_ID");
+	char *end;
+	unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
+	return e && *e && !*end && v <= 232 ? (uint32_t)v : 0;
+}
+
 static struct zb_out *out_new(void)
 {
 	struct zb_out *o = calloc(1, sizeof *o);
@@ -50,9 +59,16 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		return ZCAST_ENOMEM;
 	}
 	b->cfg = c;
-	b->participant = dds_create_participant(c->dds_domain, NULL, NULL);
+	pthread_mutex_init(&b->graph_mu, NULL);
+	uint32_t domain = c->dds_domain_set ? c->dds_domain : ros_domain_id();
+	/* the USER_DATA rmw_cyclonedds gives a participant (the ROS 2 graph, graph.c) */
+	dds_qos_t *pq = dds_create_qos();
+	if (pq)
+		dds_qset_userdata(pq, "enclave=/;", strlen("enclave=/;"));
+	b->participant = dds_create_participant(domain, pq, NULL);
+	dds_delete_qos(pq);
 	if (b->participant < 0) {
-		snprintf(err, errlen, "DDS participant on domain %u: %s", c->dds_domain,
+		snprintf(err, errlen, "DDS participant on domain %u: %s", domain,
 			 dds_strretcode(b->participant));
 		free(b);
 		return ZCAST_ESYS;
@@ -73,6 +89,12 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		}
 	}
 	b->n_routes = c->n_routes;
+	if (zb_graph_open(b) < 0) {
+		snprintf(err, errlen, "DDS writer of ros_discovery_info");
+		zcast_bridge_stop(b);
+		return ZCAST_ESYS;
+	}
+	zb_graph_publish(b); /* the node, before its endpoints */
 	for (size_t i = 0; i < b->n_routes; i++) {
 		struct zb_route_rt *rt = &b->routes[i];
 		int e = pthread_create(
@@ -153,5 +175,6 @@ void zcast_bridge_stop(zcast_bridge *b)
 			pthread_cond_destroy(&rt->claim->granted_cv);
 		}
 	}
+	pthread_mutex_destroy(&b->graph_mu);
 	free(b);
 }

@@ -17,7 +17,10 @@
 
 zcast_bridge_config *zcast_bridge_config_new(void)
 {
-	return calloc(1, sizeof(zcast_bridge_config));
+	zcast_bridge_config *c = calloc(1, sizeof(zcast_bridge_config));
+	if (c)
+		snprintf(c->node_name, sizeof c->node_name, "zcast_bridge");
+	return c;
 }
 
 void zcast_bridge_config_free(zcast_bridge_config *c)
@@ -91,12 +94,13 @@ static const zcast_cdr_type *find_type(const zcast_bridge_config *c, const char 
 /* "key=value" options after the QoS word; *seen collects the keys given (each at most once). */
 static int route_option(const struct pos *p, zcast_bridge_route *r, char *w, unsigned *seen)
 {
-	static const char *const keys[] = {"depth", "history", "max_size", "slots", "catchup"};
+	static const char *const keys[] = {"depth", "history", "max_size", "slots", "catchup",
+					   "ros_name"};
 	char *eq = strchr(w, '=');
 	if (!eq)
-		return fail(p, "\"%s\": expected key=value (depth, history, max_size, slots, catchup)", w);
+		return fail(p, "\"%s\": expected key=value (depth, history, max_size, slots, catchup, ros_name)", w);
 	*eq = 0;
-	for (unsigned k = 0; k < 5; k++)
+	for (unsigned k = 0; k < 6; k++)
 		if (strcmp(w, keys[k]) == 0 && (*seen & (1u << k)))
 			return fail(p, "%s given twice", w);
 		else if (strcmp(w, keys[k]) == 0)
@@ -116,6 +120,11 @@ static int route_option(const struct pos *p, zcast_bridge_route *r, char *w, uns
 		if ((e = number(p, w, v, 64, (uint64_t)1 << 30, &n)) < 0)
 			return e;
 		r->max_size = (size_t)n;
+	} else if (strcmp(w, "ros_name") == 0) {
+		if (zcast_topic_name_valid(v) < 0 || strlen(v) >= sizeof r->dds_topic)
+			return fail(p, "ros_name=%s: bad topic name (/name/...: letters, digits, _)",
+				    v);
+		snprintf(r->dds_topic, sizeof r->dds_topic, "%s", v);
 	} else if (strcmp(w, "catchup") == 0) {
 		if ((e = number(p, w, v, 0, 65536, &n)) < 0)
 			return e;
@@ -125,7 +134,7 @@ static int route_option(const struct pos *p, zcast_bridge_route *r, char *w, uns
 			return e;
 		r->slots = (uint32_t)n;
 	} else {
-		return fail(p, "unknown option \"%s\" (depth, history, max_size, slots, catchup)", w);
+		return fail(p, "unknown option \"%s\" (depth, history, max_size, slots, catchup, ros_name)", w);
 	}
 	return 0;
 }
@@ -134,7 +143,7 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 {
 	if (n < 4)
 		return fail(p, "expected: in|out <topic> <pkg/msg/Type> reliable|best_effort "
-			       "[depth=N] [history=N] [max_size=N] [slots=N] [catchup=N]");
+			       "[depth=N] [history=N] [max_size=N] [slots=N] [catchup=N] [ros_name=/x]");
 	if (c->n_routes == ZB_MAX_ROUTES)
 		return fail(p, "more than %d routes", ZB_MAX_ROUTES);
 	zcast_bridge_route *r = &c->routes[c->n_routes];
@@ -152,11 +161,25 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 			    "unknown type \"%s\" (not registered; zcast-bridge knows the types "
 			    "zcast ships)",
 			    w[2]);
-	if (strcmp(w[3], "reliable") == 0)
+	/* ROS 2's profiles by name: default (reliable, volatile, keep last 10), sensor_data (best
+	 * effort, keep last 5), transient_local (reliable, transient local, keep last 1) */
+	uint32_t depth = 0, history = 0;
+	if (strcmp(w[3], "reliable") == 0 || strcmp(w[3], "default") == 0 ||
+	    strcmp(w[3], "transient_local") == 0)
 		r->reliable = 1;
-	else if (strcmp(w[3], "best_effort") != 0)
-		return fail(p, "unknown QoS \"%s\" (reliable or best_effort)", w[3]);
-	r->depth = r->reliable ? 16 : 1;
+	else if (strcmp(w[3], "best_effort") != 0 && strcmp(w[3], "sensor_data") != 0)
+		return fail(p,
+			    "unknown QoS \"%s\" (reliable, best_effort, default, sensor_data, "
+			    "transient_local)",
+			    w[3]);
+	if (strcmp(w[3], "default") == 0)
+		depth = 10;
+	else if (strcmp(w[3], "sensor_data") == 0)
+		depth = 5;
+	else if (strcmp(w[3], "transient_local") == 0)
+		history = 1;
+	r->depth = depth ? depth : r->reliable ? 16 : 1;
+	r->history = history;
 	r->max_size = 64 * 1024;
 	r->slots = 0;
 	unsigned seen = 0;
@@ -178,6 +201,17 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 		r->slots = r->depth + r->history + 4;
 	c->n_routes++;
 	return 0;
+}
+
+/* A ROS 2 node name: [A-Za-z_][A-Za-z0-9_]* */
+static int node_name_valid(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
 }
 
 static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
@@ -202,6 +236,7 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		if ((e = number(p, "dds_domain", w[1], 0, 230, &d)) < 0)
 			return e;
 		c->dds_domain = (uint32_t)d;
+		c->dds_domain_set = 1;
 		return 0;
 	}
 	if (strcmp(w[0], "zcast_domain") == 0) {
@@ -210,9 +245,16 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		snprintf(c->zcast_domain, sizeof c->zcast_domain, "%s", w[1]);
 		return 0;
 	}
+	if (strcmp(w[0], "node") == 0) {
+		if (n != 2 || !node_name_valid(w[1]) || strlen(w[1]) >= sizeof c->node_name)
+			return fail(p, "expected: node <name> (ROS 2 node name: a letter or _, then "
+				       "letters, digits, _)");
+		snprintf(c->node_name, sizeof c->node_name, "%s", w[1]);
+		return 0;
+	}
 	if (strcmp(w[0], "in") == 0 || strcmp(w[0], "out") == 0)
 		return route_line(c, p, w, n);
-	return fail(p, "unknown keyword \"%s\" (in, out, dds_domain, zcast_domain)", w[0]);
+	return fail(p, "unknown keyword \"%s\" (in, out, dds_domain, zcast_domain, node)", w[0]);
 }
 
 /* Parses len bytes of text: a NUL byte inside is an error, not the end of the file. */

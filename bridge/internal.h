@@ -23,7 +23,9 @@ struct zcast_bridge_config {
 	size_t n_types;
 	zcast_bridge_route routes[ZB_MAX_ROUTES];
 	size_t n_routes;
-	uint32_t dds_domain;   /* "dds_domain N"; default 0 */
+	uint32_t dds_domain;   /* "dds_domain N"; default $ROS_DOMAIN_ID, else 0 */
+	int dds_domain_set;
+	char node_name[64];    /* "node NAME": the bridge's ROS 2 node name; default zcast_bridge */
 	char zcast_domain[40]; /* "zcast_domain NAME"; "" = $ZCAST_DOMAIN or "default" */
 };
 
@@ -154,6 +156,9 @@ struct zb_route_rt {
 struct zcast_bridge {
 	const zcast_bridge_config *cfg;
 	dds_entity_t participant;
+	dds_entity_t graph_writer; /* ros_discovery_info (graph.c) */
+	struct ddsi_sertype *graph_sertype;
+	pthread_mutex_t graph_mu;
 	_Atomic int stop;
 	struct zb_route_rt routes[ZB_MAX_ROUTES];
 	size_t n_routes;
@@ -174,6 +179,11 @@ int zb_route_claim(struct zb_route_rt *rt);
 int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_listener);
 /* The zcast domain of the config (NULL: the environment's). */
 const char *zb_zdomain_opt(const zcast_bridge_config *c);
+
+/* The ROS 2 graph (graph.c): the ros_discovery_info writer, and the bridge's node with the GIDs of
+ * every route endpoint open now, written again when one opens. */
+int zb_graph_open(struct zcast_bridge *b);
+void zb_graph_publish(struct zcast_bridge *b);
 
 /* OUT route, resuming (out_resume.c). At takeover: copies the predecessor's record once. */
 int zb_out_resume(struct zb_route_rt *rt);

@@ -42,7 +42,7 @@ int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_liste
 {
 	const zcast_bridge_route *r = rt->cfg;
 	char tname[256], yname[256];
-	if (zb_dds_topic_name(r->topic, tname, sizeof tname) < 0 ||
+	if (zb_dds_topic_name(r->dds_topic[0] ? r->dds_topic : r->topic, tname, sizeof tname) < 0 ||
 	    zb_dds_type_name(r->type->name, yname, sizeof yname) < 0) {
 		fprintf(stderr, "zcast-bridge: %s: type %s has no DDS name\n", r->topic,
 			r->type->name);
@@ -64,8 +64,10 @@ int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_liste
 	dds_entity_t ep = r->dir == ZCAST_BRIDGE_OUT
 			      ? dds_create_writer(rt->b->participant, rt->topic, q, NULL)
 			      : dds_create_reader(rt->b->participant, rt->topic, q, reader_listener);
-	/* SYNC: zcast_bridge_stat_get loads it (acquire) from another thread */
+	/* SYNC: zcast_bridge_stat_get and zb_graph_publish load it (acquire) */
 	__atomic_store_n(&rt->endpoint, ep, __ATOMIC_RELEASE);
+	if (ep > 0)
+		zb_graph_publish(rt->b);
 	dds_delete_qos(q);
 	if (rt->endpoint < 0) {
 		fprintf(stderr, "zcast-bridge: %s: DDS %s: %s\n", r->topic,

@@ -249,7 +249,9 @@ static int open_catchup(struct zb_route_rt *rt, const dds_listener_t *l)
 			dds_strretcode(r));
 		return -1;
 	}
-	rt->catchup = r;
+	/* SYNC: zb_graph_publish loads it (acquire) */
+	__atomic_store_n(&rt->catchup, r, __ATOMIC_RELEASE);
+	zb_graph_publish(rt->b);
 	return 0;
 }
 

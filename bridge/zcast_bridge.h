@@ -37,6 +37,7 @@ typedef struct zcast_bridge_route {
 	uint32_t slots;	 /**< pool slots of an IN route's publisher */
 	int line;	 /**< line of the config file */
 	uint32_t catchup; /**< reliable OUT: messages kept for a receiving bridge that restarts */
+	char dds_topic[208]; /**< ROS 2 name on the DDS side ("ros_name=/x"); "" = topic */
 } zcast_bridge_route;
 
 /** A parsed configuration. */

@@ -23,3 +23,18 @@ if(TARGET zcast_bridge)
   target_link_libraries(raw_peer PRIVATE zcast_bridge)
   set_target_properties(raw_peer PROPERTIES C_EXTENSIONS ON)
 endif()
+# A plain Cyclone reader of ros_discovery_info (the bridge as a ROS 2 node) for graph_test.sh.
+if(TARGET zcast_bridge_cli AND ZT_IDLC)
+  set(ZT_GRAPH_IDL ${CMAKE_CURRENT_BINARY_DIR}/bridge_graph_idl)
+  add_custom_command(OUTPUT ${ZT_GRAPH_IDL}/ros_graph.c ${ZT_GRAPH_IDL}/ros_graph.h
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${ZT_GRAPH_IDL}
+    COMMAND ${ZT_IDLC} -o ${ZT_GRAPH_IDL} ${CMAKE_CURRENT_SOURCE_DIR}/bridge/ros_graph.idl
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/bridge/ros_graph.idl COMMENT "idlc: ros_graph.idl" VERBATIM)
+  add_executable(graph_peer ${CMAKE_CURRENT_SOURCE_DIR}/bridge/graph_peer.c ${ZT_GRAPH_IDL}/ros_graph.c)
+  target_include_directories(graph_peer PRIVATE ${ZT_GRAPH_IDL})
+  target_link_libraries(graph_peer PRIVATE ${ZCAST_DDSC})
+  set_target_properties(graph_peer PROPERTIES C_EXTENSIONS ON)
+  add_test(NAME bridge_graph COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/graph_test.sh
+    $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:graph_peer>)
+  set_tests_properties(bridge_graph PROPERTIES TIMEOUT 90 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+endif()

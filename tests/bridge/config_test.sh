@@ -23,6 +23,18 @@ grep -q "line 5: out /camera/image sensor_msgs/msg/Image reliable depth=16 histo
 grep -q "line 6: in /cmd std_msgs/msg/String best_effort depth=1 history=0 max_size=65536" <<<"$out" ||
   fail "route of line 6: $out"
 
+# ROS 2's QoS profiles by name, a node name and a remapped DDS name
+cat > "$W/ros.conf" <<'CONF'
+node my_bridge
+out /a sensor_msgs/msg/Image default
+out /b sensor_msgs/msg/Image sensor_data
+out /c sensor_msgs/msg/Image transient_local ros_name=/remote/c
+CONF
+out=$("$BRIDGE" --check "$W/ros.conf" 2>&1) || fail "presets rejected: $out"
+grep -q "line 2: out /a sensor_msgs/msg/Image reliable depth=10 history=0" <<<"$out" || fail "default: $out"
+grep -q "line 3: out /b sensor_msgs/msg/Image best_effort depth=5 history=0" <<<"$out" || fail "sensor_data: $out"
+grep -q "line 4: out /c sensor_msgs/msg/Image reliable depth=16 history=1" <<<"$out" || fail "transient_local: $out"
+
 bad() { # expected-message-fragment, then the file's lines
   local want=$1; shift
   printf '%s\n' "$@" > "$W/bad.conf"
@@ -32,8 +44,8 @@ bad() { # expected-message-fragment, then the file's lines
   grep -qF "$W/bad.conf:$want" <<<"$msg" || fail "want \"$want\", got \"$msg\""
 }
 R='sensor_msgs/msg/Image'
-bad '2: unknown QoS "sideways" (reliable or best_effort)' '# x' "out /a $R sideways"
-bad '1: unknown keyword "up" (in, out, dds_domain, zcast_domain)' "up /a $R reliable"
+bad '2: unknown QoS "sideways" (reliable, best_effort, default, sensor_data, transient_local)' '# x' "out /a $R sideways"
+bad '1: unknown keyword "up" (in, out, dds_domain, zcast_domain, node)' "up /a $R reliable"
 bad '1: bad topic name "a"' "out a $R reliable"
 bad '1: unknown type "foo/msg/Bar"' "out /a foo/msg/Bar reliable"
 bad '1: expected: in|out <topic>' "out /a $R"
@@ -49,6 +61,8 @@ bad '1: dds_domain=231: expected a number from 0 to 230' "dds_domain 231" "out /
 bad '1: expected: zcast_domain <name>' "zcast_domain bad/name"
 bad '2: no routes' "dds_domain 1"
 bad '1: depth given twice' "out /a $R reliable depth=3 depth=5"
+bad '1: ros_name=x: bad topic name' "out /a $R reliable ros_name=x"
+bad '1: expected: node <name>' "node 9lives"
 # a NUL byte is an error on its line, not the end of the file (the route after it would be lost)
 printf 'out /a %s reliable\nout /b %s rel\0iable\nout /c %s reliable\n' $R $R $R > "$W/nul.conf"
 msg=$("$BRIDGE" --check "$W/nul.conf" 2>&1) && fail "a NUL byte was accepted: $msg"
