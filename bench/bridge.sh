@@ -3,10 +3,16 @@
 # network namespaces, the same sensor_msgs/Image (a) through a plain Cyclone DDS writer/reader pair
 # and (b) zcast publisher -> zcast-bridge -> DDS -> zcast-bridge -> zcast subscriber, in the same run.
 # Latency: ping-pong, one-way = RTT/2 (p50/p90/p99); throughput: reliable, as fast as allowed.
-#   bench/bridge.sh <build dir> [--quick]
+#   bench/bridge.sh <build dir> [--quick] [--lat64] [--second-reader] [--no-catchup]
+# --lat64: only the 64 B latency; --second-reader: a second receiving bridge on B (its own zcast
+# domain) reads /ping too, so A's writer serves two bridges; --no-catchup: in routes without their
+# catch-up reader (catchup=0).
 # Needs root and `ip netns`; prints "bridge: skipped (...)" otherwise.
 set -uo pipefail
-BUILD=$1 QUICK=${2:-}
+BUILD=$1 QUICK="" LAT64="" SECOND="" INOPT=""
+for a in "${@:2}"; do
+  case $a in --quick) QUICK=$a ;; --lat64) LAT64=1 ;; --second-reader) SECOND=1 ;; --no-catchup) INOPT=" catchup=0" ;; esac
+done
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN=$BUILD/bench/zcast-bench-bridge BRIDGE=$BUILD/bridge/zcast-bridge
 if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
@@ -20,7 +26,7 @@ cleanup() {
   wait 2>/dev/null
   zb_netns_down
   rm -f /dev/shm/zcast."$DA".* /dev/shm/zcast."$DB".* /dev/shm/zcast-bridge."$DA".* \
-    /dev/shm/zcast-bridge."$DB".*
+    /dev/shm/zcast-bridge."$DB".* /dev/shm/zcast."$DB"x.* /dev/shm/zcast-bridge."$DB"x.*
   rm -rf "$W"
 }
 trap cleanup EXIT
@@ -33,15 +39,21 @@ for h in A B; do
   other=$([ $h = A ] && echo in || echo out) mine=$([ $h = A ] && echo out || echo in)
   {
     echo "zcast_domain $([ $h = A ] && echo "$DA" || echo "$DB")"
-    echo "$mine /ping sensor_msgs/msg/Image reliable max_size=5M depth=4"
-    echo "$other /pong sensor_msgs/msg/Image reliable max_size=5M depth=4"
-    echo "$mine /thr sensor_msgs/msg/Image reliable max_size=5M depth=8"
+    echo "$mine /ping sensor_msgs/msg/Image reliable max_size=5M depth=4$INOPT"
+    echo "$other /pong sensor_msgs/msg/Image reliable max_size=5M depth=4$INOPT"
+    echo "$mine /thr sensor_msgs/msg/Image reliable max_size=5M depth=8$INOPT"
   } > "$W/$h.conf"
 done
 "${zA[@]}" "$BRIDGE" "$W/A.conf" > "$W/bridgeA.log" 2>&1 & pids+=($!)
 "${zB[@]}" "$BRIDGE" "$W/B.conf" > "$W/bridgeB.log" 2>&1 & pids+=($!)
+n_active=6
+if [ -n "$SECOND" ]; then
+  printf 'zcast_domain %sx\nin /ping sensor_msgs/msg/Image reliable max_size=5M depth=4%s\n' "$DB" "$INOPT" > "$W/B2.conf"
+  "${zB[@]}" "$BRIDGE" "$W/B2.conf" > "$W/bridgeB2.log" 2>&1 & pids+=($!)
+  n_active=7
+fi
 for _ in $(seq 200); do
-  [ "$(grep -c ': active$' "$W/bridgeA.log" "$W/bridgeB.log" | awk -F: '{s+=$2} END {print s}')" -ge 6 ] && break
+  [ "$(cat "$W"/bridge*.log | grep -c ': active$')" -ge $n_active ] && break
   sleep 0.05
 done
 
@@ -65,12 +77,15 @@ thr() { # system A-prefix B-prefix bytes count
 }
 N64=2000 N64K=1000 N4M=100 T64K=5000 T4M=200
 [ "$QUICK" = --quick ] && N64=300 N64K=200 N4M=20 T64K=1000 T4M=40
-echo "# bridge: one-way latency us (p50 p90 p99) and throughput (msgs/s MiB/s), A -> B over veth"
-for s in "64 $N64" "65536 $N64K" "4194304 $N4M"; do
+echo "# bridge: one-way latency us (p50 p90 p99) and throughput (msgs/s MiB/s), A -> B over veth${SECOND:+, a second receiving bridge on /ping}"
+sizes=("64 $N64" "65536 $N64K" "4194304 $N4M")
+[ -n "$LAT64" ] && sizes=("64 $N64")
+for s in "${sizes[@]}"; do
   set -- $s
   lat cyclone cA cB "$1" "$2"
   lat zcast zA zB "$1" "$2"
 done
+[ -n "$LAT64" ] && exit 0
 for s in "65536 $T64K" "4194304 $T4M"; do
   set -- $s
   thr cyclone cA cB "$1" "$2"

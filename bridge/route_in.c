@@ -236,11 +236,12 @@ static void run(struct zb_route_rt *rt)
 
 /* A receiving bridge that restarts must get what the sending bridges wrote while it was down: a
  * second reader, transient local, gets the messages they keep for it (catchup=N, qos.c). Not
- * needed when the route's own reader is transient local (history=N). */
+ * needed when the route's own reader is transient local (history=N); catchup=0 on the IN route
+ * does without it. */
 static int open_catchup(struct zb_route_rt *rt, const dds_listener_t *l)
 {
-	if (!rt->cfg->reliable || rt->cfg->history)
-		return 0;
+	if (!rt->cfg->reliable || rt->cfg->history || !rt->cfg->catchup)
+		return 0; /* catchup=0: the route does without */
 	dds_qos_t *q = zb_catchup_qos(rt->cfg);
 	dds_entity_t r = q ? dds_create_reader(rt->b->participant, rt->topic, q, l) : -1;
 	dds_delete_qos(q);
