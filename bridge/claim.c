@@ -48,8 +48,12 @@ static int make_file(const char *path, int replace)
 		return e;
 	}
 	s->magic = ZB_STATE_MAGIC;
-	while (!s->source && getrandom(&s->source, sizeof s->source, 0) != sizeof s->source)
-		;
+	if (getrandom(&s->source, sizeof s->source, 0) != sizeof s->source) {
+		struct timespec ts; /* no entropy source: time and pid, unique enough on one host */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->source = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40;
+	}
+	s->source |= !s->source; /* 0 means "no source" */
 	boot_id(s->boot_id);
 	if (write(fd, s, sizeof *s) != (ssize_t)sizeof *s)
 		e = -EIO;

@@ -3,8 +3,8 @@
 # ROS_DOMAIN_ID=7 and no dds_domain line, a node name, ROS 2 QoS presets and a remapped topic; a plain
 # Cyclone reader of ros_discovery_info on B, on domain 7, finds the node "/zb_graph_node" with its
 # 3 readers (an in route's reader and catch-up reader, one without: catchup=0) and 2 writers, every
-# GID a discovered
-# endpoint, a writer on the remapped DDS topic, and the participant's USER_DATA "enclave=/;".
+# GID a discovered endpoint, a writer on the remapped DDS topic, and the participant's USER_DATA
+# "enclave=/;".
 # Usage: graph_test.sh <zcast-bridge> <graph_peer>. Root and `ip netns` (else 77).
 set -uo pipefail
 BRIDGE=$1 GRAPH=$2
