@@ -82,6 +82,7 @@ static int deliver_bytes(struct zb_route_rt *rt, const void *bytes, size_t n,
 	zcast_cdr_reader rd;
 	if (zcast_cdr_read(r->type, d + ZCAST_TYPED_HEADER_OFFSET, n, &rd, rt->in_off, rt->in_len) <
 	    0) {
+		snprintf(rt->why, sizeof rt->why, "%s", zcast_last_error());
 		zcast_msg_drop(m);
 		return normalized ? DONE_INVALID : deliver_normalized(rt, bytes, n, si, wait);
 	}
@@ -116,14 +117,15 @@ static int deliver_normalized(struct zb_route_rt *rt, const void *bytes, size_t 
 	uint8_t *norm;
 	size_t nn;
 	int e = DONE_INVALID;
+	if (n >= 2 && ((const uint8_t *)bytes)[1] == 0) /* the reason if it is not rewritten */
+		snprintf(rt->why, sizeof rt->why, "big-endian CDR not of type %s",
+			 rt->cfg->type->name);
 	if (zb_normalize(rt->cfg->type, bytes, n, &norm, &nn) == 0) {
 		e = deliver_bytes(rt, norm, nn, si, wait, 1);
 		free(norm);
 	}
 	if (e == DONE_INVALID) {
-		zcast_cdr_reader rd; /* the reason, for the report */
-		zcast_cdr_read(rt->cfg->type, bytes, n, &rd, rt->in_off, rt->in_len);
-		drop(rt, WARN_INVALID, "invalid samples", zcast_last_error());
+		drop(rt, WARN_INVALID, "invalid samples", rt->why);
 		e = DONE;
 	}
 	return e;

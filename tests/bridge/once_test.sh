@@ -15,6 +15,7 @@
 #              messages A's bridge keeps for a restarting receiver)
 #   lenient    a raw DDS writer on B sends big-endian samples and samples padded to 4 without saying
 #              so (as rmw_cyclonedds): A's subscriber gets every one, at its CDR size
+#   invalid    malformed samples on two routes: each route reports them (once) and counts them
 # Usage: once_test.sh <zcast-bridge> <zb_peer> <cyc_peer> <scenario>. Root and `ip netns` (else 77).
 set -uo pipefail
 BRIDGE=$1 PEER=$2 CYC=$3 SCEN=$4
@@ -156,6 +157,24 @@ lenient() {
   "${inB[@]}" "$raw" rt/len 61 200 > "$W/raw.log" 2>&1 || fail "the raw writer"
   wait "$s" || fail "A's subscriber: $(cat "$W/sub.log")"
   echo "zcast: $(tail -n 1 "$W/sub.log")"
+}
+
+invalid() {
+  local t raw; raw=$(dirname "$PEER")/raw_peer
+  conf "$W/a.conf" "$DA" "in /inv1 $R reliable" "in /inv2 $R reliable"
+  zbh_bridge a A "$W/a.conf"
+  for t in inv1 inv2; do
+    "${inB[@]}" "$raw" rt/$t 61 3 invalid > "$W/raw$t.log" 2>&1 || fail "the raw writer of $t"
+  done
+  sleep 0.5
+  kill -TERM "$pid_a"; wait "$pid_a" || fail "bridge exit status"
+  for t in inv1 inv2; do
+    [ "$(grep -c "in /$t: dropping invalid samples" "$W/a.log")" -eq 1 ] || fail "/$t's report"
+  done
+  for t in inv1 inv2; do
+    grep -q "in /$t: forwarded 0, resent 0, skipped 0, dropped 3" "$W/a.log" || fail "/$t's counters"
+  done
+  grep "dropping" "$W/a.log"
 }
 
 "$SCEN"

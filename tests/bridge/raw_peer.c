@@ -2,7 +2,8 @@
  * leniency test: sends the patterned sensor_msgs/Image of pattern.h as other DDS writers may:
  * odd sequence numbers in big-endian XCDR1, even ones little endian padded to a multiple of 4
  * with the padding not announced in the options (as rmw_cyclonedds writes).
- *   raw_peer <rt/topic> <data bytes> <count>   (waits for a reader; reliable, volatile) */
+ *   raw_peer <rt/topic> <data bytes> <count> [invalid]   (waits for a reader; reliable, volatile)
+ * invalid: every sample's data count is one more than its bytes (malformed, to be dropped). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@ static void put_str(struct enc *e, const char *s)
 }
 
 /* The sample of seq: its CDR bytes, header included, padded to 4 (options 0). */
-static size_t image(uint8_t *b, uint32_t seq, uint32_t n)
+static size_t image(uint8_t *b, uint32_t seq, uint32_t n, int invalid)
 {
 	struct enc e = {b, 4, seq % 2};
 	memset(b, 0, 4);
@@ -48,7 +49,7 @@ static size_t image(uint8_t *b, uint32_t seq, uint32_t n)
 	put_str(&e, ZBP_ENCODING);
 	put(&e, 0, 1);
 	put(&e, n, 4);
-	put(&e, n, 4);
+	put(&e, n + (invalid ? 8 : 0), 4);
 	zbp_fill(e.b + e.n, n, seq);
 	e.n += n;
 	while (e.n % 4)
@@ -58,8 +59,9 @@ static size_t image(uint8_t *b, uint32_t seq, uint32_t n)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4)
-		return fprintf(stderr, "usage: raw_peer <rt/topic> <data bytes> <count>\n"), 2;
+	if (argc != 4 && argc != 5)
+		return fprintf(stderr, "usage: raw_peer <rt/topic> <data bytes> <count> [invalid]\n"), 2;
+	int invalid = argc == 5 && strcmp(argv[4], "invalid") == 0;
 	uint32_t n = (uint32_t)strtoul(argv[2], NULL, 0), count = (uint32_t)strtoul(argv[3], NULL, 0);
 	dds_entity_t pp = dds_create_participant(DDS_DOMAIN_DEFAULT, NULL, NULL);
 	struct ddsi_sertype *st = zb_sertype_new("sensor_msgs::msg::dds_::Image_");
@@ -80,7 +82,7 @@ int main(int argc, char **argv)
 	}
 	uint8_t *b = malloc(n + 64);
 	for (uint32_t seq = 1; seq <= count; seq++) {
-		size_t len = image(b, seq, n);
+		size_t len = image(b, seq, n, invalid);
 		struct ddsi_serdata *sd = zb_serdata_new(st, b, len);
 		if (!sd || dds_writecdr(w, sd) < 0)
 			return fprintf(stderr, "raw_peer: write failed\n"), 1;
