@@ -55,11 +55,15 @@ two_shm() {
   local k holders=() p=()
   for k in 1 2; do # a mount namespace with its own /dev/shm, held open by a sleeper
     "${inA[@]}" unshare --mount --propagation private sh -c \
-      'mount -t tmpfs tmpfs /dev/shm && exec sleep 600' & holders+=($!); pids+=($!)
-    for _ in $(seq 100); do
-      grep -q ' /dev/shm tmpfs' "/proc/${holders[-1]}/mounts" 2>/dev/null && break
+      'mount -t tmpfs tmpfs /dev/shm && touch /dev/shm/mounted && exec sleep 600' &
+    holders+=($!); pids+=($!)
+    # the marker is in the private /dev/shm only (the host's is a tmpfs too: its mount line would
+    # not tell the two apart)
+    for _ in $(seq 400); do
+      [ -e "/proc/${holders[-1]}/root/dev/shm/mounted" ] && break
       sleep 0.05
     done
+    [ -e "/proc/${holders[-1]}/root/dev/shm/mounted" ] || fail "no private /dev/shm for sender $k"
     zbh_bridge a$k A "$W/a.conf" nsenter -t "${holders[-1]}" -m
   done
   matched "$W/b.log" "in /same" 2
