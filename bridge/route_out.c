@@ -124,11 +124,19 @@ static void hold(struct zb_route_rt *rt, zcast_msg *m)
 static int stand_by(struct zb_route_rt *rt)
 {
 	zcast_waitset *ws = NULL;
-	if (zcast_waitset_create(&ws) < 0 || zcast_waitset_add_sub(ws, rt->sub, NULL, NULL) < 0 ||
-	    zcast_waitset_add_guard(ws, rt->wake, NULL, NULL) < 0) {
+	int sub_id, wake_id;
+	if (zcast_waitset_create(&ws) < 0 || zcast_waitset_add_sub(ws, rt->sub, NULL, &sub_id) < 0 ||
+	    zcast_waitset_add_guard(ws, rt->wake, NULL, &wake_id) < 0) {
+		/* without it the subscriber would hold back the publishers: none while standing by */
+		fprintf(stderr, "zcast-bridge: out %s: standby wait set: %s\n", rt->cfg->topic,
+			zcast_last_error());
 		if (ws)
 			zcast_waitset_destroy(ws);
-		return zb_route_claim(rt); /* no early copies: still takes over */
+		zcast_sub_close(rt->sub);
+		rt->sub = NULL;
+		if (zb_route_claim(rt) < 0 || open_sub(rt) < 0)
+			return -1;
+		return 0;
 	}
 	int granted = 0, rounds = 0;
 	while (!atomic_load(&rt->b->stop) && !(granted = atomic_load(&rt->claim->granted))) {

@@ -126,6 +126,8 @@ takeover() {
   # killed bridge wrote in its last acknowledgment round trip). Reported, not asserted: it depends
   # on timing.
   echo "zcast: $(tail -n 1 "$W/sub.log"); Cyclone: $(tail -n 1 "$W/cyc.log"); last successor resent ${resent:-?}"
+  # the longest pause B's subscriber saw (two takeovers, at 1 ms per message): reported
+  grep max_gap "$W/sub.log"
   # source timestamps are the wall clock at publish: none before the publisher started (the
   # Cyclone reader checked that none is after its reception)
   local start min

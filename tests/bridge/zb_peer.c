@@ -11,7 +11,8 @@
  * once the topic's sequence reached S (a late joiner that comes after everything arrived).
  * --tag T (1..8): the publisher writes T into stamp.nanosec; sub --tags N expects <count> messages
  * from each of the tags 1..N, each tag's in order (two publishers on one topic). --settle-ms N: sub
- * keeps taking N ms after the last expected message; anything more is a duplicate. */
+ * keeps taking N ms after the last expected message; anything more is a duplicate. sub also prints
+ * the longest time between two messages it took (max_gap_us: a takeover's pause at a steady rate). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,15 +143,21 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 		tags = 8;
 	struct zbp_tally t = {0}, per[9] = {{0}};
 	int64_t settle = opt(argc, argv, "--settle-ms", 0) * 1000000, done_at = 0;
+	int64_t last_at = 0, max_gap = 0;
+	uint32_t gap_seq = 0;
 	while (now_ns() < deadline && (!done_at || now_ns() < done_at + settle)) {
 		zcast_msg *m;
 		if (zcast_take(s, &m) < 0) {
 			zcast_wait(s, 20 * 1000 * 1000);
 			continue;
 		}
+		int64_t at = now_ns();
 		sensor_msgs_msg_Image_reader r;
 		int ok = sensor_msgs_msg_Image_read_msg(&r, m) == 0;
 		uint32_t seq = ok ? (uint32_t)sensor_msgs_msg_Image_header_stamp_sec(&r) : 0;
+		if (last_at && at - last_at > max_gap)
+			max_gap = at - last_at, gap_seq = seq;
+		last_at = at;
 		uint32_t tag = ok && tags ? sensor_msgs_msg_Image_header_stamp_nanosec(&r) : 0;
 		struct zbp_tally *pt = tags && tag >= 1 && tag <= tags ? &per[tag] : &t;
 		uint32_t n = 0;
@@ -179,6 +186,7 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 	}
 	if (tags)
 		t.received = count, t.first = 1, t.last = count;
+	printf("max_gap_us %lld before %u\n", (long long)(max_gap / 1000), gap_seq);
 	printf("received %llu first %u last %u bad %llu dup %llu\n", (unsigned long long)t.received,
 	       t.first, t.last, (unsigned long long)t.bad, (unsigned long long)t.dup_or_reordered);
 	zcast_sub_close(s);
