@@ -43,6 +43,8 @@ const void *zb_serdata_bytes(const struct ddsi_serdata *d, size_t *n);
  * route delivers a sample of a source only if its timestamp is newer than the newest delivered. */
 struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader);
 void zb_sources_free(struct zb_sources *s);
+/* The IN route's catch-up reader: publications are looked up there too. */
+void zb_sources_set_catchup(struct zb_sources *s, dds_entity_t catchup);
 /* 1 if the sample from this publication was already delivered (it is a resend). */
 int zb_sources_seen(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
 /* 1 if the publication is a bridge's (it announces a source). */

@@ -245,15 +245,18 @@ static int open_catchup(struct zb_route_rt *rt, const dds_listener_t *l)
 	if (!rt->cfg->reliable || rt->cfg->history || !rt->cfg->catchup)
 		return 0; /* catchup=0: the route does without */
 	dds_qos_t *q = zb_catchup_qos(rt->cfg);
-	dds_entity_t r = q ? dds_create_reader(rt->b->participant, rt->topic, q, l) : -1;
+	/* no listener until the filter knows the reader: a sample must not come first */
+	dds_entity_t r = q ? dds_create_reader(rt->b->participant, rt->topic, q, NULL) : -1;
 	dds_delete_qos(q);
 	if (r < 0) {
 		fprintf(stderr, "zcast-bridge: in %s: catch-up reader: %s\n", rt->cfg->topic,
 			dds_strretcode(r));
 		return -1;
 	}
+	zb_sources_set_catchup(rt->sources, r);
 	/* SYNC: zb_graph_publish loads it (acquire) */
 	__atomic_store_n(&rt->catchup, r, __ATOMIC_RELEASE);
+	dds_set_listener(r, l);
 	zb_graph_publish(rt->b);
 	return 0;
 }

@@ -19,7 +19,7 @@
 
 struct zb_sources {
 	struct zb_state *state; /* shared memory: entries are copied in at start, written through */
-	dds_entity_t reader;
+	dds_entity_t reader, catchup; /* a writer may be matched by one of them first */
 	uint64_t id[ZB_SOURCES];
 	int64_t last[ZB_SOURCES];
 	struct {
@@ -41,6 +41,11 @@ struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader)
 		s->last[i] = ZB_READ_ONCE(state->in[i].last_ts);
 	}
 	return s;
+}
+
+void zb_sources_set_catchup(struct zb_sources *s, dds_entity_t catchup)
+{
+	s->catchup = catchup;
 }
 
 void zb_sources_free(struct zb_sources *s)
@@ -95,6 +100,8 @@ static int source_of(struct zb_sources *s, dds_instance_handle_t h)
 		if (s->cache[i].h == h)
 			return s->cache[i].src;
 	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(s->reader, h);
+	if (!ep && s->catchup > 0)
+		ep = dds_get_matched_publication_data(s->catchup, h);
 	if (!ep) /* no longer matched: unknown now, perhaps known later */
 		return -1;
 	void *ud = NULL;
