@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat *st)
 {
@@ -17,7 +17,7 @@ int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat
 		return r;
 	struct zc_topic t;
 	memset(&t, 0, sizeof t);
-	if ((r = zc_topic_peek(&t, domain, topic)) < 0) {
+	if ((r = zc_topic_peek(&t, &zc_topic_maps, domain, topic)) < 0) {
 		zc_topic_detach(&t);
 		return r;
 	}
@@ -71,7 +71,7 @@ static int attach_tool(struct zc_topic *t, const char **domain, const char *topi
 	zcast_topic_opts o;
 	zcast_topic_opts_init(&o);
 	o.mode = 0666; /* tools accept group topics; owners are still checked */
-	r = zc_topic_attach(t, *domain, topic, &o, false);
+	r = zc_topic_attach(t, &zc_topic_maps, *domain, topic, &o, false);
 	if (r < 0)
 		zc_topic_detach(t);
 	t->keep = true; /* a tool never removes a topic by leaving it, remove only on request */

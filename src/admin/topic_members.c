@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 /* Opens the control segment read-only for liveness probes; *ino identifies the file. */
 static int open_probe(const char *shm_name, const char *topic, ino_t *ino)
@@ -181,7 +181,7 @@ int zcast_topic_members(const char *domain, const char *topic,
 		return fd;
 	struct zc_topic t;
 	memset(&t, 0, sizeof t);
-	if ((r = zc_topic_peek(&t, domain, topic)) == 0) {
+	if ((r = zc_topic_peek(&t, &zc_topic_maps, domain, topic)) == 0) {
 		int fd2 = open_probe(shm_name, topic, &after);
 		if (fd2 >= 0)
 			close(fd2);

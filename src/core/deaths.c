@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "wait_internal.h"
+#include "core_internal.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

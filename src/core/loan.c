@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 #define RECLAIM_INTERVAL_NS 10000000 /* an empty pool looks for dead holders at most every 10 ms   \
 				      */

@@ -2,7 +2,7 @@
  * and one atomic count; only the last drop touches shared memory. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 static bool stale(const zcast_msg *m)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core_internal.h"
 #include "doorbell.h"
 
 void zcast_pub_opts_init(zcast_pub_opts *o)
@@ -139,7 +139,7 @@ int zcast_pub_open(const char *topic, const zcast_pub_opts *opts, zcast_pub **ou
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	atomic_init(&p->refs, 1);
 	struct zc_topic *t = &p->t;
-	if ((r = zc_topic_attach(t, domain, topic, &opts->topic, true)) < 0)
+	if ((r = zc_topic_attach(t, &zc_topic_maps, domain, topic, &opts->topic, true)) < 0)
 		goto fail;
 	if (opts->history_depth > t->history_cap) {
 		r = zc_err(ZCAST_ELIMIT, "topic %s has history capacity %u, you asked for depth %u",

@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core_internal.h"
 #include "doorbell.h"
 
 #define REPROBE_NS 10000000 /* a ring stuck at one head is probed again after 10 ms */
@@ -188,30 +188,26 @@ ZC_HOT void zc_pub_prefetch(zcast_pub *p)
 	}
 }
 
-static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_topic,
-			  uint32_t *n_rr)
+/* The subscribers this message goes to (p->targets, p->depths); when a full queue's owner may be
+ * dead, reclaims once and selects again. */
+static int select_or_reclaim(zcast_pub *p)
 {
-	struct zc_topic *t = &p->t;
-	struct zc_topic_hdr *h = t->hdr;
 	bool probe_dead = false;
 	int n = select_targets(p, true, &probe_dead);
 	if (n == ZCAST_EAGAIN && probe_dead) {
-		zc_reclaim(t);
+		zc_reclaim(&p->t);
 		probe_dead = false;
 		n = select_targets(p, false, &probe_dead);
 	}
-	if (n < 0)
-		return n;
+	return n;
+}
 
-	struct zc_pool_map *m = p->pool;
-	struct zc_slot_hdr *s = zc_slot(m, msg->slot);
-	uint64_t desc = ZC_DESC(p->pool_index, msg->slot, msg->gen);
-	uint64_t seq = atomic_load(&h->last_seq) + 1;
-	uint32_t hist_depth = atomic_load(&h->hist_depth);
-	if (hist_depth > t->history_cap)
-		hist_depth = t->history_cap;
-
-	/* Intent first: a crash from here on is finished or rolled back by the next locker. */
+/* Intent first: a crash from here on is finished or rolled back by the next locker. Then the
+ * sequence and the slot's stamp. */
+static void begin_publish(zcast_pub *p, zcast_msg *msg, struct zc_slot_hdr *s, uint64_t desc,
+			  uint64_t seq, int64_t now)
+{
+	struct zc_topic_hdr *h = p->t.hdr;
 	h->intent.desc = desc;
 	h->intent.seq = seq;
 	atomic_store_explicit((_Atomic uint32_t *)&h->intent.op, ZC_OP_PUBLISH,
@@ -222,9 +218,15 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 	ZC_WRITE_ONCE(s->time_ns, now);
 	ZC_WRITE_ONCE(s->size, msg->size);
 	ZC_WRITE_ONCE(s->publisher_id, p->id);
-	/* Holder bits before the descriptor is visible: a queued message is already a reference. The
-	 * slot is our loan, so nobody else adds or clears a bit now (drop.c): the words are stored
-	 * whole, no read-modify-write. Word 0 (history and subscribers 0..62) shares the state line. */
+}
+
+/* Holder bits before the descriptor is visible: a queued message is already a reference. The
+ * slot is our loan, so nobody else adds or clears a bit now (slot_release.c): the words are stored
+ * whole, no read-modify-write. Word 0 (history and subscribers 0..62) shares the state line. Then
+ * the slot is PUBLISHED. */
+static void mark_published(zcast_pub *p, zcast_msg *msg, struct zc_slot_hdr *s, int n,
+			   uint32_t hist_depth)
+{
 	uint64_t w0 = hist_depth ? 1ull << ZC_HIST_BIT : 0;
 	for (int j = 0; j < n; j++) {
 		uint32_t bit = ZC_SUB_BIT(p->targets[j]);
@@ -239,53 +241,85 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 	atomic_store_explicit(&s->state, ZC_STATE(ZC_SLOT_PUBLISHED, msg->gen),
 			      memory_order_release);
 	ZC_CRASH("publish:after-state");
+}
 
+/* Pushes desc to subscriber k's ring (dropping its oldest first if it asked for that and is
+ * full), recording tail and sequence for repair first. */
+static void push_one(zcast_pub *p, uint32_t j, uint32_t k, uint32_t d, uint64_t desc, uint64_t seq)
+{
+	struct zc_topic *t = &p->t;
+	struct zc_sub_rec *r = &t->subs[k];
+	struct zc_ring ring = zc_sub_ring(t, k, DEPTH_OF(d));
+	if (IS_DROP_OLD(d) && !ring_has_room(p, k, &ring))
+		drop_oldest(t, k, &ring);
+	/* Repair tells "was it pushed" from these: tail before the push, then our sequence. */
+	uint64_t tail = zc_ring_tail(&ring);
+	atomic_store_explicit(&r->push_tail, tail, memory_order_release);
+	atomic_store_explicit(&r->push_seq, seq, memory_order_release);
+	zc_ring_push_at(&ring, tail, desc);
+	ZC_CRASH("publish:after-push");
+	atomic_store_explicit(&p->seen[k].next_tail, tail + 1, memory_order_relaxed);
+	if (j < ZC_PREFETCH_TARGETS)
+		atomic_store_explicit(&p->hint_sub[j], k, memory_order_relaxed);
+	/* Only lock holders write it: no read-modify-write needed. */
+	atomic_store_explicit(&r->delivered,
+			      atomic_load_explicit(&r->delivered, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* After the push to subscriber k: rings its wait set's doorbell, and marks the wake its sleepers
+ * are owed (an RR member is woken alone after the unlock; a topic wake covers the others). */
+static void wake_after_push(zcast_pub *p, uint32_t k, uint32_t d, bool *wake_topic,
+			    uint32_t *n_rr)
+{
+	struct zc_sub_rec *r = &p->t.subs[k];
+	/* Read once: a scribbled reference can only ring somebody's doorbell for nothing.
+	 * seq_cst: after our tail store, against try_bell's CAS and the owner's look at the
+	 * ring that follows it (one of us sees the other). */
+	uint64_t bell = atomic_load_explicit(&r->bell, memory_order_seq_cst);
+	if (bell)
+		zc_bell_push(p, k, bell); /* a wait set: its bit, and its word if it sleeps */
+	uint64_t sleep = atomic_load_explicit(&r->sleepers, memory_order_seq_cst);
+	if (!ZC_SLEEPERS(sleep))
+		return;
+	if (IS_RR(d)) {
+		atomic_fetch_add(&r->wake, 1);
+		p->rr_wake[(*n_rr)++] = k; /* woken after unlock: one message, one worker */
+	} else if (atomic_load_explicit(&r->woken, memory_order_relaxed) != ZC_SLEEP_EPOCH(sleep)) {
+		/* Our wake (or the owed one, if we die) reaches every thread that announced up to
+		 * this epoch: the publishes after ours make no syscall for it until one announces
+		 * again. Lock holders only. */
+		atomic_store_explicit(&r->woken, ZC_SLEEP_EPOCH(sleep), memory_order_relaxed);
+		*wake_topic = true;
+	}
+}
+
+/* Under the topic lock: selects the targets, writes the intent, stamps and publishes the slot,
+ * pushes to every target and marks their wakes, appends to the history, clears the intent. */
+static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_topic,
+			  uint32_t *n_rr)
+{
+	struct zc_topic *t = &p->t;
+	struct zc_topic_hdr *h = t->hdr;
+	int n = select_or_reclaim(p);
+	if (n < 0)
+		return n;
+	struct zc_pool_map *m = p->pool;
+	struct zc_slot_hdr *s = zc_slot(m, msg->slot);
+	uint64_t desc = ZC_DESC(p->pool_index, msg->slot, msg->gen);
+	uint64_t seq = atomic_load(&h->last_seq) + 1;
+	uint32_t hist_depth = atomic_load(&h->hist_depth);
+	if (hist_depth > t->history_cap)
+		hist_depth = t->history_cap;
+
+	begin_publish(p, msg, s, desc, seq, now);
+	mark_published(p, msg, s, n, hist_depth);
 	for (int j = 0; j < n; j++) {
-		uint32_t k = p->targets[j], d = p->depths[j];
-		struct zc_sub_rec *r = &t->subs[k];
 		/* The loan asked for the first targets' lines; the rest are asked for this far ahead. */
-		if (j + ZC_PREFETCH_TARGETS < n) {
+		if (j + ZC_PREFETCH_TARGETS < n)
 			prefetch_push(p, p->targets[j + ZC_PREFETCH_TARGETS]);
-		}
-		struct zc_ring ring = zc_sub_ring(t, k, DEPTH_OF(d));
-		if (IS_DROP_OLD(d) && !ring_has_room(p, k, &ring))
-			drop_oldest(t, k, &ring);
-		/* Repair tells "was it pushed" from these: tail before the push, then our sequence.
-		 */
-		uint64_t tail = zc_ring_tail(&ring);
-		atomic_store_explicit(&r->push_tail, tail, memory_order_release);
-		atomic_store_explicit(&r->push_seq, seq, memory_order_release);
-		zc_ring_push_at(&ring, tail, desc);
-		ZC_CRASH("publish:after-push");
-		atomic_store_explicit(&p->seen[k].next_tail, tail + 1, memory_order_relaxed);
-		if (j < ZC_PREFETCH_TARGETS)
-			atomic_store_explicit(&p->hint_sub[j], k, memory_order_relaxed);
-		/* Only lock holders write it: no read-modify-write needed. */
-		atomic_store_explicit(&r->delivered,
-				      atomic_load_explicit(&r->delivered, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-		/* Read once: a scribbled reference can only ring somebody's doorbell for nothing.
-		 * seq_cst: after our tail store, against try_bell's CAS and the owner's look at the
-		 * ring that follows it (one of us sees the other). */
-		uint64_t bell = atomic_load_explicit(&r->bell, memory_order_seq_cst);
-		if (bell)
-			zc_bell_push(p, k, bell); /* a wait set: its bit, and its word if it sleeps */
-		uint64_t sleep = atomic_load_explicit(&r->sleepers, memory_order_seq_cst);
-		if (ZC_SLEEPERS(sleep)) {
-			if (IS_RR(d)) {
-				atomic_fetch_add(&r->wake, 1);
-				p->rr_wake[(*n_rr)++] =
-				    k; /* woken after unlock: one message, one worker */
-			} else if (atomic_load_explicit(&r->woken, memory_order_relaxed) !=
-				   ZC_SLEEP_EPOCH(sleep)) {
-				/* Our wake (or the owed one, if we die) reaches every thread that
-				 * announced up to this epoch: the publishes after ours make no
-				 * syscall for it until one announces again. Lock holders only. */
-				atomic_store_explicit(&r->woken, ZC_SLEEP_EPOCH(sleep),
-						      memory_order_relaxed);
-				*wake_topic = true;
-			}
-		}
+		push_one(p, (uint32_t)j, p->targets[j], p->depths[j], desc, seq);
+		wake_after_push(p, p->targets[j], p->depths[j], wake_topic, n_rr);
 	}
 	atomic_store_explicit(&p->hint_n, (uint32_t)n, memory_order_relaxed);
 	if (hist_depth)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core_internal.h"
 #include "doorbell.h"
 
 void zcast_sub_opts_init(zcast_sub_opts *o)
@@ -97,7 +97,7 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	if (!s)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	atomic_init(&s->refs, 1);
-	r = zc_topic_attach(&s->t, domain, topic, &opts->topic, true);
+	r = zc_topic_attach(&s->t, &zc_topic_maps, domain, topic, &opts->topic, true);
 	if (r < 0) {
 		zc_topic_detach(&s->t);
 		free(s);

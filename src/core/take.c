@@ -7,7 +7,7 @@
  * garbage (names no live slot of ours) is popped and reported: it holds nothing. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 /* Pops the invalid entry peeked under `head` (releasing our bit on its slot when the slot is real).
  * Returns ZCAST_ECORRUPT, or 0 when the head moved first: another taker (or a DROP_OLD drop) owned

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 static pthread_mutex_t list_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct zc_topic_map *list;
@@ -165,3 +165,29 @@ void zc_topic_map_forget_pool(struct zc_topic_map *m, struct zc_pool_map *pool)
 	if (ours)
 		zc_pool_put(pool);
 }
+
+static bool use_existing(struct zc_topic *t, uint64_t dev, uint64_t ino, size_t size)
+{
+	struct zc_topic_map *m = zc_topic_map_find(dev, ino, size);
+	if (m)
+		zc_topic_map_use(t, m);
+	return m != NULL;
+}
+
+static int share(struct zc_topic *t, const struct zc_topic *shape, uint64_t dev, uint64_t ino,
+		 size_t size)
+{
+	struct zc_topic_map *m;
+	int r = zc_topic_map_add(shape, dev, ino, size, &m);
+	if (r < 0)
+		return r;
+	zc_topic_map_use(t, m);
+	return 0;
+}
+
+static void put(struct zc_topic *t)
+{
+	zc_topic_map_put(t->shared);
+}
+
+const struct zc_segment_cache zc_topic_maps = {use_existing, share, put};

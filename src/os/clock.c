@@ -1,5 +1,5 @@
 /* CLOCK_MONOTONIC helpers: every deadline in zcast is absolute monotonic nanoseconds. */
-#include "internal.h"
+#include "os_internal.h"
 
 ZC_HOT int64_t zc_now_ns(void)
 {

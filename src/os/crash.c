@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "os_internal.h"
 
 static _Atomic long hits;
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "os_internal.h"
 
 static _Thread_local char last_error[512];
 /* Whether last_error holds a message. A shared library reaches its thread-locals through

@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "wait_internal.h"
+#include "os_internal.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449

@@ -11,7 +11,7 @@
 #include <grp.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "os_internal.h"
 
 /* "256.0 GiB" */
 static const char *human(char *buf, size_t n, double bytes)

@@ -11,7 +11,7 @@
 #ifndef ZC_DOORBELL_H
 #define ZC_DOORBELL_H
 
-#include "internal.h"
+#include "proto_internal.h"
 
 /* One mapped doorbell, shared by every user in this process (refcounted). */
 struct zc_bell {
@@ -21,6 +21,18 @@ struct zc_bell {
 	struct zc_bell *next; /* the process's table of mapped doorbells */
 	bool owned;	      /* one of this process's own wait sets */
 };
+
+#define ZC_BELL_PREFIX "zcast-bell." /* /dev/shm/zcast-bell.<pid>.<serial> */
+/* The file name of doorbell `key` (pid and serial). */
+ZC_HIDDEN void zc_bell_name(char *out, size_t n, uint64_t key);
+/* Maps an existing doorbell file after the trust checks. NULL (error recorded) when untrusted. */
+ZC_HIDDEN struct zc_bell_hdr *zc_bell_map_checked(int fd, const char *name, unsigned mode);
+
+/* ---- the process's table (bell_table.c) ---- */
+/* Adds b (with the caller's reference) unless its key is there already; returns the entry to use,
+ * with a reference for the caller. An owned doorbell is unlinked when the process exits. */
+ZC_HIDDEN struct zc_bell *zc_bell_table_add(struct zc_bell *b);
+ZC_HIDDEN void zc_bell_table_remove(struct zc_bell *b);
 
 /* ---- the owner: a wait set ---- */
 struct zc_bell_own {
@@ -102,18 +114,7 @@ struct zc_bell_batch {
 ZC_HIDDEN void zc_bell_batch_ring(struct zc_bell_batch *bb, uint64_t ref, unsigned mode);
 ZC_HIDDEN void zc_bell_batch_wake(struct zc_bell_batch *bb);
 
-/* ---- a publisher's cache (publish.c): one entry per subscriber record, no lock, no syscall
- * while the references stay the same ---- */
-/* Under the topic lock, after pushing to subscriber k whose record holds `ref`: sets its bit and,
- * if the owner sleeps, bumps the word and remembers the doorbell for zc_bell_wake_pending. */
-ZC_HIDDEN void zc_bell_push(zcast_pub *p, uint32_t k, uint64_t ref);
-/* Doorbells zc_bell_push found asleep (the wake is then owed). */
-ZC_HIDDEN uint32_t zc_bell_pending(const zcast_pub *p);
-/* After the unlock: wakes them. */
-ZC_HIDDEN void zc_bell_wake_pending(zcast_pub *p);
-ZC_HIDDEN void zc_bell_cache_free(zcast_pub *p);
-
-/* ---- cleanup: a doorbell's file outlives a killed owner until somebody removes it ---- */
+/* ---- cleanup (bell_sweep.c): a doorbell's file outlives a killed owner until somebody removes it ---- */
 /* Removes the doorbell `ref` names if its owner is gone (its lock is free). */
 ZC_HIDDEN void zc_bell_reap(uint64_t ref);
 /* Removes every doorbell file whose owner is gone; returns how many. */

@@ -2,7 +2,7 @@
  * topic in a circular index [hist_start, hist_end), D the largest depth any publisher asked for. A
  * slot in the window carries the history bit; eviction clears it. Under the topic lock; the window
  * bounds are read once and checked, a corrupted window is forgotten rather than trusted. */
-#include "internal.h"
+#include "proto_internal.h"
 
 /* The window, or false when it is inconsistent. */
 static bool window(struct zc_topic *t, uint64_t *start, uint64_t *end)

@@ -6,8 +6,7 @@
  * longer than a probe interval checks the owner; a dead (or impossible) owner is replaced by one
  * CAS on the whole word, epoch included, so it cannot hit a later holder of the same record. No
  * path aborts or waits without bound. */
-#include "internal.h"
-#include "wait_internal.h"
+#include "proto_internal.h"
 
 #define PROBE_INTERVAL_NS 2000000 /* 2 ms: a live holder's critical section is microseconds */
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "proto_internal.h"
 
 uint32_t zc_member_of_pub(const struct zc_topic *t, uint32_t i)
 {

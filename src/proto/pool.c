@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "proto_internal.h"
 
 struct pool_geometry {
 	uint64_t slot_size, stride, payload_off, size;

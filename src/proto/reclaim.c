@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "proto_internal.h"
 #include "doorbell.h"
 
 void zc_release_desc_bit(struct zc_topic *t, uint64_t desc, uint32_t bit)

@@ -1,7 +1,7 @@
 /* Descriptor rings (see ring.h). Positions are 48 bits and wrap; the cell count is a power of two.
  */
 #include "ring.h"
-#include "internal.h"
+#include "proto_internal.h"
 
 ZC_HOT uint64_t zc_ring_used(const struct zc_ring *r)
 {

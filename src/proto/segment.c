@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "proto_internal.h"
 
 #define ATTACH_TIMEOUT_NS 5000000000ll
 
@@ -146,12 +146,7 @@ static int share(struct zc_topic *t, uint8_t *base, uint64_t size, const struct 
 		munmap(base, (size_t)size);
 		return r;
 	}
-	struct zc_topic_map *m;
-	if ((r = zc_topic_map_add(&shape, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (size_t)size,
-				  &m)) < 0)
-		return r;
-	zc_topic_map_use(t, m);
-	return 0;
+	return t->cache->share(t, &shape, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (size_t)size);
 }
 
 /* Checks the file (fstat), reads its header page, and maps it whole only when the size it claims
@@ -168,11 +163,8 @@ static int map_and_adopt(struct zc_topic *t, int fd)
 			      (unsigned long long)size);
 	t->gid = st.st_gid;
 	/* Mapped by another handle of ours already: its header was checked then. */
-	struct zc_topic_map *m = zc_topic_map_find((uint64_t)st.st_dev, (uint64_t)st.st_ino, size);
-	if (m) {
-		zc_topic_map_use(t, m);
+	if (t->cache->use_existing(t, (uint64_t)st.st_dev, (uint64_t)st.st_ino, (size_t)size))
 		return 0;
-	}
 	uint8_t *head = zc_map(fd, sizeof(struct zc_topic_hdr), 0, false, false);
 	if (!head)
 		return zc_errno(ZCAST_ENOMEM, "mmap topic header");
@@ -323,8 +315,10 @@ static int join_existing(struct zc_topic *t, int fd, int64_t deadline)
 	return r;
 }
 
-static void init_handle(struct zc_topic *t, const char *domain, const char *topic, unsigned mode)
+static void init_handle(struct zc_topic *t, const struct zc_segment_cache *cache,
+			const char *domain, const char *topic, unsigned mode)
 {
+	t->cache = cache;
 	t->fd = -1;
 	t->mode = mode;
 	snprintf(t->domain, sizeof t->domain, "%s", domain);
@@ -354,12 +348,12 @@ int zc_segment_mode(const zcast_topic_opts *o, unsigned *mode)
 	return 0;
 }
 
-int zc_topic_attach(struct zc_topic *t, const char *domain, const char *topic,
-		    const zcast_topic_opts *o, bool create)
+int zc_topic_attach(struct zc_topic *t, const struct zc_segment_cache *cache, const char *domain,
+		    const char *topic, const zcast_topic_opts *o, bool create)
 {
 	unsigned mode;
 	int r = zc_segment_mode(o, &mode);
-	init_handle(t, domain, topic, mode);
+	init_handle(t, cache, domain, topic, mode);
 	if (r < 0)
 		return r;
 	struct limits want = limits_from_opts(o);
@@ -418,9 +412,10 @@ int zc_topic_attach(struct zc_topic *t, const char *domain, const char *topic,
 	return 0;
 }
 
-int zc_topic_peek(struct zc_topic *t, const char *domain, const char *topic)
+int zc_topic_peek(struct zc_topic *t, const struct zc_segment_cache *cache, const char *domain,
+		  const char *topic)
 {
-	init_handle(t, domain, topic,
+	init_handle(t, cache, domain, topic,
 		    0666); /* tools read group topics too; owners are still checked */
 	t->peek = true;
 	int fd = zc_fd_open(t->shm_name, O_RDWR, 0);
@@ -461,7 +456,8 @@ void zc_topic_detach(struct zc_topic *t)
 		zc_fd_close(t->fd);
 		t->fd = -1;
 	}
-	zc_topic_map_put(t->shared);
+	if (t->cache)
+		t->cache->put(t);
 	t->shared = NULL;
 	t->maps = NULL;
 	t->maps_mu = NULL;

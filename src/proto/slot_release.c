@@ -7,7 +7,7 @@
  * of two releasers clearing the last two bits, at least one sees zero. */
 #include <limits.h>
 
-#include "internal.h"
+#include "proto_internal.h"
 
 bool zc_slot_bits_zero(struct zc_pool_map *m, uint32_t i)
 {

@@ -3,7 +3,7 @@
  * holder owed. Every intent field is read once into a local and range checked: a member that
  * scribbles on the intent can make repair wrong for its own messages, never make it index outside
  * the segment. */
-#include "internal.h"
+#include "proto_internal.h"
 
 #define LOCK_TIMEOUT_NS 2000000000ll
 

@@ -12,7 +12,7 @@
  * A spurious wake is harmless; a lost one is not. */
 #include <limits.h>
 
-#include "internal.h"
+#include "proto_internal.h"
 #include "doorbell.h"
 
 /* Releases are many, waits few: the first release that finds announced waiters sets space_woken,

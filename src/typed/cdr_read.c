@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cdr_internal.h"
-#include "internal.h"
+#include "core_internal.h"
 
 struct rd {
 	const uint8_t *b;

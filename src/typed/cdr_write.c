@@ -5,7 +5,7 @@
  * bound layout (src) and the exact layout (dst) together; dst never passes src, so moving pieces in
  * member order with memmove never overwrites a piece not yet moved. */
 #include "cdr_internal.h"
-#include "internal.h"
+#include "core_internal.h"
 
 uint32_t zc_cdr_max_align(const zcast_cdr_type *t)
 {

@@ -4,7 +4,7 @@
 #include <zcast/typed.h>
 
 #include "cdr_internal.h"
-#include "internal.h"
+#include "core_internal.h"
 
 struct zcast_typed_pub {
 	zcast_pub *pub;

@@ -20,25 +20,6 @@
 #include "doorbell.h"
 #include "wait_internal.h"
 
-ZC_HOT void zc_futex_wake_private(_Atomic uint32_t *w, int n)
-{
-	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL, NULL, 0);
-}
-
-int zc_futex_wait_private(_Atomic uint32_t *w, uint32_t val, int64_t abs_deadline_ns)
-{
-	struct timespec ts, *tp = NULL;
-	if (abs_deadline_ns >= 0) {
-		ts = zc_ts(abs_deadline_ns);
-		tp = &ts;
-	}
-	long r = syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val, tp,
-			 NULL, FUTEX_BITSET_MATCH_ANY);
-	if (r == 0)
-		return 0;
-	return errno == ETIMEDOUT ? ZCAST_ETIMEDOUT : ZCAST_EAGAIN;
-}
-
 int zcast_guard_create(zcast_guard **out)
 {
 	if (!out)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "proto_internal.h"
 
 static bool is_alpha_(char c)
 {
