@@ -1,0 +1,10 @@
+# Hardening tests of issue 22 (names, files and descriptors): each reproduces one finding and failed
+# on the library it was written against. `ctest -L hardening` runs them with the earlier rounds.
+set(ZCAST_HARD_FILES_TESTS
+  fifo_names                # 5: a FIFO at a topic's or a pool's name hangs nobody
+  fd_exhaustion_cause       # 7: out of descriptors is named as such, not as a full /dev/shm
+  members_fd_leak           # 10: zcast_topic_members keeps no descriptor
+  fd_open_no_unlink         # 11: a failed registration never unlinks a file it only opened
+)
+set_tests_properties(${ZCAST_HARD_FILES_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)
+set_tests_properties(fifo_names PROPERTIES ENVIRONMENT "ZCAST_TOOL=$<TARGET_FILE:zcast_cli>")
