@@ -6,6 +6,7 @@ set(ZCAST_HARD_FILES_TESTS
   fd_exhaustion_cause       # 7: out of descriptors is named as such, not as a full /dev/shm
   info_escapes              # 8: tools print member-written names without terminal escapes
   pool_id_rewind            # 8: a rewound next_id makes no cached map serve another pool
+  bell_sweep_once           # 8: a doorbell's creation does not sweep /dev/shm every time
   members_fd_leak           # 10: zcast_topic_members keeps no descriptor
   fd_open_no_unlink         # 11: a failed registration never unlinks a file it only opened
 )
