@@ -4,7 +4,8 @@
  * first. Each case runs under a 10 s watchdog (a hang is a FAIL):
  *  - zcast_topic_members and zcast_topic_gc on a topic whose control segment is a FIFO fail at once,
  *    saying the file is not a regular file;
- *  - the tool's `gc TOPIC`, `gc --all` and `echo TOPIC` end (the tool is $ZCAST_TOOL);
+ *  - the tool's `gc TOPIC`, `gc --all`, `echo TOPIC` and `info TOPIC` end (the tool is
+ *    $ZCAST_TOOL);
  *  - a pool replaced by a FIFO after this process mapped its headers: the take that maps its
  *    payload fails instead of waiting for a writer. */
 #include "zt_hostile.h"
@@ -61,6 +62,7 @@ static void tools(void)
 	tool("gc /fifo/tool");
 	tool("gc --all");
 	tool("echo /fifo/tool --timeout 1");
+	tool("info /fifo/tool");
 	unlink(path);
 }
 
