@@ -79,6 +79,13 @@ int cli_fail(const struct cli *c, int err);
 void cli_type_hash(const zcast_topic_stat *st, char *out, size_t n);
 /* /proc/PID/comm, or "?" when the process is gone or not visible. */
 void cli_proc_name(int32_t pid, char *out, size_t n);
+/* Replaces every control byte and every byte from 0x7f up with '?', in place: what a member wrote
+ * (names, error texts quoting them) reaches no terminal as an escape sequence. Returns s. */
+char *cli_safe(char *s);
+/* cli_safe on a copy of s in out (n bytes, truncated). Returns out. */
+const char *cli_safe_copy(const char *s, char *out, size_t n);
+/* zcast_last_error() made safe to print (an error text may quote what a member wrote). */
+const char *cli_error_text(void);
 const char *cli_policy_name(int policy);
 const char *cli_role_name(int role);
 /* Human units: "12.3 kB", "4.56 ms". */

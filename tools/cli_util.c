@@ -55,9 +55,29 @@ const char *cli_domain(const struct cli *c)
 	return e && *e ? e : "default";
 }
 
+char *cli_safe(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			*p = '?';
+	return s;
+}
+
+const char *cli_safe_copy(const char *s, char *out, size_t n)
+{
+	snprintf(out, n, "%s", s);
+	return cli_safe(out);
+}
+
+const char *cli_error_text(void)
+{
+	static _Thread_local char safe[512];
+	return cli_safe_copy(zcast_last_error(), safe, sizeof safe);
+}
+
 int cli_fail(const struct cli *c, int err)
 {
-	const char *detail = zcast_last_error();
+	const char *detail = cli_error_text();
 	fprintf(stderr, "zcast %s: %s%s%s%s\n", c->cmd->name, zcast_strerror(err),
 		detail[0] ? " (" : "", detail, detail[0] ? ")" : "");
 	if (err == ZCAST_ENOENT)
@@ -82,9 +102,10 @@ void cli_proc_name(int32_t pid, char *out, size_t n)
 	FILE *f = pid > 0 ? fopen(path, "r") : NULL;
 	if (!f)
 		return;
-	if (fgets(out, (int)n, f))
+	if (fgets(out, (int)n, f)) {
 		out[strcspn(out, "\n")] = 0;
-	else
+		cli_safe(out); /* a process names itself, escape sequences included */
+	} else
 		snprintf(out, n, "?");
 	fclose(f);
 }
@@ -158,7 +179,8 @@ void cli_row(const char *fmt, ...)
 	size_t n = strlen(line);
 	while (n && (line[n - 1] == ' ' || line[n - 1] == '\n'))
 		n--;
-	printf("%.*s\n", (int)n, line);
+	line[n] = 0;
+	printf("%s\n", cli_safe(line)); /* names in a row may be member-written */
 }
 
 void cli_json_str(FILE *f, const char *s)

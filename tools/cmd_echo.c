@@ -44,7 +44,7 @@ static void print_msg(const struct echo *e, zcast_msg *m, int64_t taken_ns)
 			fflush(stdout);
 			if (zt_print_typed(e->typed, m, stdout) == 0)
 				return;
-			printf("  (not a valid %s: %s)\n ", e->typed->name, zcast_last_error());
+			printf("  (not a valid %s: %s)\n ", e->typed->name, cli_error_text());
 		}
 		e->printer->text(stdout, p, n, &e->po);
 	}

@@ -81,7 +81,7 @@ static int each(const char *topic, void *ctx)
 	int r = gc_topic(a->g, topic, a->dry);
 	if (r < 0 && r != ZCAST_ENOENT) { /* gone meanwhile: nothing to do */
 		fprintf(stderr, "zcast gc: %s: %s (%s)\n", topic, zcast_strerror(r),
-			zcast_last_error());
+			cli_error_text());
 		a->failed++;
 	}
 	return 0;
@@ -146,7 +146,7 @@ static int run_rm(struct cli *c)
 {
 	int r = zcast_topic_remove(cli_domain(c), c->pos[0]);
 	if (r == ZCAST_EBUSY) {
-		fprintf(stderr, "zcast rm: %s (zcast info %s shows them)\n", zcast_last_error(),
+		fprintf(stderr, "zcast rm: %s (zcast info %s shows them)\n", cli_error_text(),
 			c->pos[0]);
 		return CLI_EREFUSED;
 	}

@@ -73,11 +73,11 @@ static void member_row(const zcast_member_info *m)
 
 static void text_header(const char *topic, const zcast_topic_stat *st)
 {
-	char hash[80];
+	char hash[80], type[sizeof st->type_name];
 	cli_type_hash(st, hash, sizeof hash);
 	printf("topic:        %s\n", topic);
-	printf("type:         %s (hash %s)\n", st->type_name[0] ? st->type_name : "(untyped)",
-	       hash);
+	printf("type:         %s (hash %s)\n",
+	       st->type_name[0] ? cli_safe_copy(st->type_name, type, sizeof type) : "(untyped)", hash);
 	printf("publishers:   %u of %u\n", st->publishers, st->max_publishers);
 	printf("subscribers:  %u of %u\n", st->subscribers, st->max_subscribers);
 	printf("queue depth:  up to %u\n", st->max_queue_depth);

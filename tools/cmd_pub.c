@@ -66,7 +66,7 @@ static int check_untyped(const struct cli *c, const char *topic, bool force)
 	fprintf(stderr,
 		"zcast pub: topic %s has type %s; raw bytes would be misread by its subscribers "
 		"(use --force to publish anyway)\n",
-		topic, st.type_name);
+		topic, cli_safe(st.type_name));
 	return CLI_EREFUSED;
 }
 
@@ -123,7 +123,7 @@ static int run(struct cli *c)
 				fprintf(
 				    stderr,
 				    "zcast pub: publish refused: %s (zcast info %s shows who)\n",
-				    zcast_last_error(), topic);
+				    cli_error_text(), topic);
 		} else if (e < 0) {
 			r = cli_fail(c, e);
 			break;

@@ -45,7 +45,7 @@ extern "C" {
 enum zcast_error {
 	ZCAST_OK = 0,          /**< success */
 	ZCAST_EINVAL = -1,     /**< bad argument: name, size, option */
-	ZCAST_ENOMEM = -2,     /**< out of memory, or /dev/shm full */
+	ZCAST_ENOMEM = -2,     /**< out of memory, /dev/shm space or file descriptors */
 	ZCAST_EAGAIN = -3,     /**< nothing to take / a FULL queue has no room; try again */
 	ZCAST_ENOSLOT = -4,    /**< the publisher's pool has no free slot */
 	ZCAST_ETIMEDOUT = -5,  /**< a bounded wait ran out */

@@ -17,16 +17,16 @@
 /* Opens the control segment read-only for liveness probes; *ino identifies the file. */
 static int open_probe(const char *shm_name, const char *topic, ino_t *ino)
 {
-	int fd = shm_open(shm_name, O_RDONLY | O_CLOEXEC, 0);
-	if (fd < 0 && errno == ENOENT)
+	int fd = zc_fd_open(shm_name, O_RDONLY, 0); /* never blocks on a FIFO, regular files only */
+	if (fd == ZCAST_ENOENT)
 		return zc_err(ZCAST_ENOENT, "no topic %s", topic);
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) != 0) {
-		close(fd);
-		fd = -1;
-	}
 	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		zc_fd_close(fd);
 		return zc_errno(ZCAST_ESYS, "open topic for liveness probes");
+	}
 	*ino = st.st_ino;
 	return fd;
 }
@@ -184,18 +184,19 @@ int zcast_topic_members(const char *domain, const char *topic,
 	if ((r = zc_topic_peek(&t, &zc_topic_maps, domain, topic)) == 0) {
 		int fd2 = open_probe(shm_name, topic, &after);
 		if (fd2 >= 0)
-			close(fd2);
+			zc_fd_close(fd2);
 		if (fd2 < 0)
 			r = fd2;
 		else if (after != before)
 			r = zc_err(ZCAST_EAGAIN, "topic %s was recreated while being read", topic);
 	}
 	if (r == 0) {
+		int peek_fd = t.fd; /* the peek's own: zc_topic_detach closes it */
 		t.fd = fd; /* not a member: zc_member_alive probes through t.fd */
 		r = walk(&t, fn, ctx);
-		t.fd = -1;
+		t.fd = peek_fd;
 	}
-	close(fd);
+	zc_fd_close(fd);
 	zc_topic_detach(&t);
 	return r;
 }

@@ -102,6 +102,7 @@ static int join_locked(zcast_pub *p, const zcast_pub_opts *opts)
 	ZC_WRITE_ONCE(pr->id, p->id);
 	ZC_WRITE_ONCE(pr->slot_size, p->pool->slot_size);
 	ZC_WRITE_ONCE(pr->slot_count, p->pool->slot_count);
+	ZC_WRITE_ONCE(pr->ino, p->pool->ino);
 	atomic_store_explicit(&pr->state, ZC_POOL_ACTIVE, memory_order_release);
 	if (atomic_load(&h->pool_hi) <= pi)
 		atomic_store(&h->pool_hi, pi + 1);

@@ -46,7 +46,7 @@ const char *zcast_strerror(int err)
 	switch (err) {
 	case ZCAST_OK: return "success";
 	case ZCAST_EINVAL: return "invalid argument";
-	case ZCAST_ENOMEM: return "out of memory (or /dev/shm is full)";
+	case ZCAST_ENOMEM: return "out of memory, /dev/shm space or file descriptors";
 	case ZCAST_EAGAIN: return "try again: nothing queued, or a subscriber queue is full";
 	case ZCAST_ENOSLOT: return "the publisher's pool has no free slot";
 	case ZCAST_ETIMEDOUT: return "timed out";

@@ -75,24 +75,9 @@ static bool remember(int fd)
 	return true;
 }
 
-int zc_fd_open(const char *name, int flags, unsigned mode)
+/* The error of a failed open of `name` (errno err). */
+static int open_error(const char *name, int err)
 {
-	pthread_once(&atfork_once, install_atfork);
-	/* Opened and registered with fork held off (the prepare handler takes fds_mu): a child
-	 * forked by another thread can never inherit a descriptor the atfork handler does not know.
-	 */
-	pthread_mutex_lock(&fds_mu);
-	int fd = shm_open(name, flags | O_CLOEXEC, mode);
-	int err = errno;
-	if (fd >= 0 && !remember(fd)) {
-		close(fd);
-		shm_unlink(name);
-		fd = -1;
-		err = ENOMEM;
-	}
-	pthread_mutex_unlock(&fds_mu);
-	if (fd >= 0)
-		return fd;
 	errno = err;
 	switch (err) {
 	case ENOENT:
@@ -107,14 +92,70 @@ int zc_fd_open(const char *name, int flags, unsigned mode)
 	case ENOMEM:
 		return zc_err(ZCAST_ENOMEM, "%s: out of memory", name);
 	case EMFILE:
+		return zc_err(ZCAST_ENOMEM,
+			      "cannot open %s: this process is out of file descriptors (EMFILE: "
+			      "all of its limit, ulimit -n / RLIMIT_NOFILE, are open)",
+			      name);
 	case ENFILE:
-		return zc_errno(ZCAST_ENOMEM, name);
+		return zc_err(ZCAST_ENOMEM,
+			      "cannot open %s: the system is out of file descriptors (ENFILE: "
+			      "its file table is full, fs.file-max)",
+			      name);
 	case EISDIR:
 	case ENXIO:
 		return zc_err(ZCAST_EPERM, "%s: the segment is not a regular file", name);
 	default:
 		return zc_errno(ZCAST_ESYS, name);
 	}
+}
+
+/* Opens a name without blocking: a FIFO planted at it (any uid can make one in the sticky /dev/shm)
+ * would block a read-only open until a writer came, before any check could run. Returns the
+ * descriptor, blocking again, of a regular file only; -1 with errno (ENXIO for another type). */
+static int open_regular(const char *name, int flags, unsigned mode)
+{
+	int fd = shm_open(name, flags | O_CLOEXEC | O_NONBLOCK, mode);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	int err = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? ENXIO : 0;
+	int fl = err == 0 ? fcntl(fd, F_GETFL) : 0;
+	if (err == 0 && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0))
+		err = errno;
+	if (err == 0)
+		return fd;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+int zc_fd_open(const char *name, int flags, unsigned mode)
+{
+	pthread_once(&atfork_once, install_atfork);
+	/* Opened and registered with fork held off (the prepare handler takes fds_mu): a child
+	 * forked by another thread can never inherit a descriptor the atfork handler does not know.
+	 */
+	pthread_mutex_lock(&fds_mu);
+	int fd = open_regular(name, flags, mode);
+	int err = errno;
+	if (fd >= 0 && !remember(fd)) {
+		close(fd);
+		if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+			shm_unlink(name); /* only a file this call created: an opened one is live */
+		fd = -1;
+		err = ENOMEM;
+	}
+	pthread_mutex_unlock(&fds_mu);
+	if (fd >= 0)
+		return fd;
+	int r = open_error(name, err);
+	errno = err; /* callers tell "not permitted" (EACCES, EPERM) from "not a regular file" */
+	return r;
+}
+
+bool zc_open_denied(int r)
+{
+	return r == ZCAST_EPERM && (errno == EACCES || errno == EPERM);
 }
 
 void zc_fd_close(int fd)

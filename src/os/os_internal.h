@@ -106,6 +106,9 @@ ZC_HIDDEN void zc_pause_point(const char *name);
  * parent's OFD locks alive). Returns fd, or ZCAST_ENOENT / ZCAST_EEXIST_ / ZCAST_EPERM /
  * ZCAST_ENOMEM (no memory, inodes or descriptors) / ZCAST_ESYS. Close with zc_fd_close. */
 ZC_HIDDEN int zc_fd_open(const char *name, int flags, unsigned mode);
+/* Whether zc_fd_open's result r (read at once, errno intact) means "permission denied", not a
+ * file of the wrong type (also ZCAST_EPERM, with its own message). */
+ZC_HIDDEN bool zc_open_denied(int r);
 ZC_HIDDEN void zc_fd_close(int fd);
 /* Creates an exclusive new segment of `size` bytes with exactly `mode`, sized with posix_fallocate
  * (ZCAST_ENOMEM naming the free space if /dev/shm cannot hold it). Returns fd, ZCAST_EAGAIN if it

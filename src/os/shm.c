@@ -45,7 +45,7 @@ int zc_shm_create(const char *name, size_t size, unsigned mode)
 {
 	int fd = zc_fd_open(name, O_RDWR | O_CREAT | O_EXCL, mode);
 	if (fd < 0) {
-		if (fd == ZCAST_ENOMEM)
+		if (fd == ZCAST_ENOMEM && errno == ENOSPC) /* not EMFILE: its message says so */
 			return no_room(name, size);
 		return fd == ZCAST_EEXIST_ ? ZCAST_EAGAIN : fd;
 	}

@@ -84,11 +84,21 @@ void zc_bell_ring_ref(uint64_t ref, unsigned mode)
 
 /* ---- the owner ---- */
 
+/* Doorbells of killed processes, once per process: a sweep opens every zcast-bell.* file of the
+ * host, too slow for every wait set's first subscriber. Later ones are removed by the reclaim of
+ * their subscribers and by zcast_doorbell_gc; a name of this pid still taken from an earlier life
+ * is reaped by the create loop. */
+static pthread_once_t sweep_once = PTHREAD_ONCE_INIT;
+static void first_sweep(void)
+{
+	zc_bell_sweep();
+}
+
 int zc_bell_create(struct zc_bell_own *o)
 {
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
-	zc_bell_sweep(); /* doorbells of killed processes (this pid's earlier life too) */
+	pthread_once(&sweep_once, first_sweep);
 	uint32_t pid = (uint32_t)getpid();
 	for (int tries = 0; tries < 64; tries++) {
 		uint64_t key =

@@ -222,7 +222,8 @@ struct zc_pool_rec {
 	uint64_t slot_size;
 	uint32_t slot_count;
 	uint32_t pad;
-	uint64_t pad2[4];
+	uint64_t ino; /* the segment's inode (0: not recorded): a repeated id is another file */
+	uint64_t pad2[3];
 };
 
 struct zc_group_rec {

@@ -110,6 +110,30 @@ int zc_pool_create(struct zc_topic *t, uint32_t index, uint64_t id, uint32_t slo
 	return 0;
 }
 
+/* Whether a mapped pool header is the one its record describes. */
+static bool header_matches(const struct zc_pool_hdr *h, const struct zc_pool_rec *rec_copy,
+			   struct pool_geometry g, uint32_t bitmap_words)
+{
+	return atomic_load_explicit(&h->magic, memory_order_acquire) == ZC_POOL_MAGIC &&
+	       h->layout_version == ZC_LAYOUT_VERSION && h->pool_id == rec_copy->id &&
+	       h->slot_count == rec_copy->slot_count && h->slot_size == g.slot_size &&
+	       h->slot_stride == g.stride && h->payload_off == g.payload_off &&
+	       h->bitmap_words == bitmap_words;
+}
+
+/* Looks at the header alone, mapped without prefaulting, before the slot headers are prefaulted:
+ * a planted record naming a huge sparse file costs one page, not the whole file. */
+static int precheck_header(int fd, const struct zc_pool_rec *rec_copy, struct pool_geometry g,
+			   uint32_t bitmap_words, const char *name)
+{
+	struct zc_pool_hdr *h = zc_map(fd, sizeof *h, 0, false, false);
+	if (!h)
+		return zc_errno(ZCAST_ENOMEM, "mmap pool header");
+	bool ok = header_matches(h, rec_copy, g, bitmap_words);
+	munmap(h, sizeof *h);
+	return ok ? 0 : zc_err(ZCAST_ECORRUPT, "pool %s header does not match its record", name);
+}
+
 /* Maps an existing pool's header and slot headers (read-write: holder bits). */
 static int map_existing(struct zc_topic *t, uint32_t index, const struct zc_pool_rec *rec_copy,
 			struct zc_pool_map **out)
@@ -124,7 +148,7 @@ static int map_existing(struct zc_topic *t, uint32_t index, const struct zc_pool
 	int fd = zc_fd_open(name, O_RDWR, 0);
 	if (fd == ZCAST_ENOENT)
 		return zc_err(ZCAST_ECORRUPT, "pool %s of %s is missing", name, t->name);
-	if (fd == ZCAST_EPERM)
+	if (zc_open_denied(fd))
 		return zc_err(ZCAST_EPERM,
 			      "cannot open pool %s of %s: permission denied (the topic's "
 			      "members need a shared group and topic.mode 0660)",
@@ -135,6 +159,10 @@ static int map_existing(struct zc_topic *t, uint32_t index, const struct zc_pool
 	int r = zc_shm_check(fd, name, t->mode, &st);
 	if (r == 0 && (uint64_t)st.st_size != g.size)
 		r = zc_err(ZCAST_ECORRUPT, "pool %s has the wrong size", name);
+	if (r == 0 && rec_copy->ino && (uint64_t)st.st_ino != rec_copy->ino)
+		r = zc_err(ZCAST_ECORRUPT, "pool %s is not the file its record names", name);
+	if (r == 0)
+		r = precheck_header(fd, rec_copy, g, t->bitmap_words, name);
 	uint8_t *base = r == 0 ? zc_map(fd, g.payload_off, 0, true, true) : NULL;
 	if (r == 0 && !base)
 		r = zc_errno(ZCAST_ENOMEM, "mmap pool");
@@ -142,11 +170,7 @@ static int map_existing(struct zc_topic *t, uint32_t index, const struct zc_pool
 	if (r < 0)
 		return r;
 	struct zc_pool_hdr *h = (struct zc_pool_hdr *)base;
-	if (atomic_load_explicit(&h->magic, memory_order_acquire) != ZC_POOL_MAGIC ||
-	    h->layout_version != ZC_LAYOUT_VERSION || h->pool_id != rec_copy->id ||
-	    h->slot_count != rec_copy->slot_count || h->slot_size != g.slot_size ||
-	    h->slot_stride != g.stride || h->payload_off != g.payload_off ||
-	    h->bitmap_words != t->bitmap_words) {
+	if (!header_matches(h, rec_copy, g, t->bitmap_words)) { /* again: it may have changed */
 		munmap(base, g.payload_off);
 		return zc_err(ZCAST_ECORRUPT, "pool %s header does not match its record", name);
 	}
@@ -197,6 +221,14 @@ ZC_HOT uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t)
 	return p;
 }
 
+/* Whether map m is the pool a record names now. Ids are not enough: a member can rewind next_id, and
+ * a new publisher then gets the id (and the file name) of one that left, in a new file. The inode
+ * the creator recorded tells the files apart (0: a record written without one). */
+static bool same_pool(const struct zc_pool_map *m, uint64_t id, uint64_t ino)
+{
+	return m->id == id && (ino == 0 || m->ino == ino);
+}
+
 int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map **out)
 {
 	if (index >= t->max_pools)
@@ -207,10 +239,10 @@ int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map **out)
 			      t->name);
 	struct zc_pool_rec copy = {
 	    .id = ZC_READ_ONCE(rec->id), .slot_count = ZC_READ_ONCE(rec->slot_count),
-	    .slot_size = ZC_READ_ONCE(rec->slot_size)};
+	    .slot_size = ZC_READ_ONCE(rec->slot_size), .ino = ZC_READ_ONCE(rec->ino)};
 	pthread_mutex_lock(t->maps_mu);
 	struct zc_pool_map *m = t->maps[index];
-	if (!m || m->id != copy.id) {
+	if (!m || !same_pool(m, copy.id, copy.ino)) {
 		struct zc_pool_map *fresh = NULL;
 		int r = map_existing(t, index, &copy, &fresh);
 		if (r < 0) {
@@ -236,10 +268,10 @@ ZC_HOT int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *h
 			      struct zc_pool_map **out)
 {
 	struct zc_pool_map *m = atomic_exchange_explicit(hint, NULL, memory_order_acq_rel);
-	/* Still that pool: same record in use, same id (ids are never reused within a topic). */
+	/* Still that pool: same record in use, same id and file. */
 	if (m && m->index == index && index < t->max_pools &&
 	    atomic_load_explicit(&t->pools[index].state, memory_order_acquire) != ZC_POOL_UNUSED &&
-	    ZC_READ_ONCE(t->pools[index].id) == m->id) {
+	    same_pool(m, ZC_READ_ONCE(t->pools[index].id), ZC_READ_ONCE(t->pools[index].ino))) {
 		atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
 		hint_put(hint, m);
 		*out = m;

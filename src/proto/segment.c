@@ -368,7 +368,7 @@ int zc_topic_attach(struct zc_topic *t, const struct zc_segment_cache *cache, co
 		/* Registered for the fork rule before any lock is taken through it. */
 		int fd = zc_fd_open(t->shm_name, O_RDWR, 0);
 		if (fd < 0) {
-			if (fd == ZCAST_EPERM)
+			if (zc_open_denied(fd))
 				return zc_err(ZCAST_EPERM,
 					      "cannot open topic %s: permission denied (its "
 					      "owner or group must grant you access: topic.mode)",
@@ -422,7 +422,7 @@ int zc_topic_peek(struct zc_topic *t, const struct zc_segment_cache *cache, cons
 	if (fd < 0)
 		return fd == ZCAST_ENOENT
 			   ? zc_err(ZCAST_ENOENT, "no topic %s in domain %s", topic, domain)
-		       : fd == ZCAST_EPERM
+		       : zc_open_denied(fd)
 			   ? zc_err(ZCAST_EPERM, "cannot open topic %s: permission denied", topic)
 			   : fd;
 	t->fd = fd; /* kept: liveness probes (F_OFD_GETLK) go through it */

@@ -1,7 +1,8 @@
 /* A publisher killed after it published but before it woke anyone (crash point
- * "publish:before-wake") must not leave its subscribers asleep beside the message forever: they
- * sleep in bounded slices (ZC_SUB_SLEEP_SLICE_NS) and find it at the latest one slice later, in
- * zcast_wait and in a wait set alike, even when they asked to wait without a timeout. */
+ * "publish:before-wake") must not leave its subscribers asleep beside the message forever: the wake
+ * it owed (its mark in wake_owed) is paid by whoever comes next (the death watcher, a reclaim, the
+ * next locker), in zcast_wait and in a wait set alike. The subscribers wait without a timeout and
+ * without sleep slices (sleep_slice_ns defaults to 0): only that owed wake can end their waits. */
 #include "harness.h"
 
 #include <poll.h>
@@ -72,7 +73,8 @@ static void run(int use_waitset)
 		exit(ZT_SKIP);
 	}
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-	/* The subscriber gets the message although nobody woke it (the watchdog bounds the wait). */
+	/* The subscriber gets the message although its publisher never woke it: the owed wake did (the
+	 * watchdog bounds the wait). */
 	CHECK_CHILD_OK(sub);
 	close(fds[0]);
 	close(fds[1]);

@@ -692,6 +692,28 @@ static void stop_one(pid_t *pids, int i)
 	}
 }
 
+/* A run proves something only if the scribbler wrote and the members still got work done under it:
+ * at least one successful open, loan, publish and take, and one field scribbled. */
+static void require_work(void)
+{
+	static const enum call must[] = {C_OPEN, C_LOAN, C_PUBLISH, C_TAKE};
+	for (size_t c = 0; c < sizeof must / sizeof must[0]; c++) {
+		uint64_t ok = 0;
+		for (int i = 0; i < N_WORKERS; i++)
+			ok += atomic_load(&sh->w[i].results[must[c]][0]);
+		if (ok == 0) {
+			fprintf(stderr, "FAIL: no %s succeeded in the whole run\n",
+				call_names[must[c]]);
+			zt_fail();
+		}
+	}
+	if (atomic_load(&sh->writes) == 0) {
+		fprintf(stderr, "FAIL: the scribbler wrote no field (ZCAST_SCRIBBLE_ONLY=%s)\n",
+			getenv("ZCAST_SCRIBBLE_ONLY") ? getenv("ZCAST_SCRIBBLE_ONLY") : "");
+		zt_fail();
+	}
+}
+
 int main(void)
 {
 	const char *env = getenv("ZCAST_SCRIBBLE_SECONDS");
@@ -743,5 +765,6 @@ int main(void)
 	}
 	printf("# %llu fields scribbled, %llu calls checked\n",
 	       (unsigned long long)atomic_load(&sh->writes), (unsigned long long)calls);
+	require_work();
 	return 0;
 }

@@ -4,10 +4,8 @@
  * zcast_wait(-1) and another asleep in zcast_waitset_wait(-1) must both wake and take the message
  * within a 5 s watchdog, with nobody else touching the topic.
  *
- * This must hold with sleep slices off. Until zcast_sub_opts has `sleep_slice_ns` (0 = no slice, to
- * become the default), the subscribers run with the library's default, which today is a 1 s slice:
- * then the test passes on the slice alone. Once the option exists, the default must be 0 (or this
- * test must set it to 0) so that only the owed wake can end the waits. */
+ * The subscribers run with the default options, which have no sleep slice (sleep_slice_ns 0): only
+ * the owed wake (paid by the death watcher, a reclaim or the next locker) can end their waits. */
 #include "zcast/waitset.h"
 #include "zt_hostile.h"
 
