@@ -43,3 +43,9 @@ add_test(NAME record_cli COMMAND ${ZT_RECORD}/record_test.sh $<TARGET_FILE:zcast
   $<TARGET_FILE:rec_peer> $<TARGET_FILE:bag_dump> ${ZT_RECORD_OUT})
 set_tests_properties(record_cli PROPERTIES TIMEOUT 300 FIXTURES_SETUP record_files
   RESOURCE_LOCK record_out)
+
+# The same files through an independent reader (npm's @mcap/core, run by Debian's nodejs).
+add_test(NAME record_mcap_js COMMAND ${ZT_RECORD}/mcap_js_test.sh ${ZT_RECORD_OUT}
+  ${CMAKE_CURRENT_BINARY_DIR}/mcap-js)
+set_tests_properties(record_mcap_js PROPERTIES TIMEOUT 400 SKIP_RETURN_CODE 77
+  FIXTURES_REQUIRED record_files RESOURCE_LOCK record_out)
