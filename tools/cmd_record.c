@@ -316,7 +316,11 @@ static int loop(struct recorder *R, int64_t stop_at)
 {
 	zcast_ws_event ev[64];
 	while (!cli_stop && !R->failed && (!stop_at || cli_now_ns() < stop_at)) {
-		int n = zcast_waitset_wait(R->ws, 100000000, ev, 64);
+		int n = 0;
+		if (R->nsubs) /* nothing to wait for yet: the next scan is all there is */
+			n = zcast_waitset_wait(R->ws, 100000000, ev, 64);
+		else
+			cli_sleep_ns(100000000);
 		for (int i = 0; i < n; i++)
 			if (ev[i].kind == ZCAST_WS_SUB)
 				drain(R, ev[i].user, 256);

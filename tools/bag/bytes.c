@@ -156,7 +156,7 @@ uint8_t bag_get_u8(struct bag_cur *c)
 uint16_t bag_get_u16(struct bag_cur *c)
 {
 	const uint8_t *p = take(c, 2);
-	return p ? (uint16_t)(p[0] | p[1] << 8) : 0;
+	return p ? (uint16_t)(p[0] + 256u * p[1]) : 0;
 }
 
 uint32_t bag_get_u32(struct bag_cur *c)

@@ -43,12 +43,12 @@ static int load_chunk(struct bag_reader *r, const struct bag_rec *rec)
 	const char *why = chunk_fields(&c, &size, &crc, comp, &data);
 	if (why)
 		return bag_fail(r, rec, "%s", why);
-	if (size > r->chunk_cap) {
-		uint8_t *p = realloc(r->chunk, size);
+	if (size > r->chunk_cap || !r->chunk) {
+		uint8_t *p = realloc(r->chunk, size ? size : 1); /* never NULL: decompressors offset it */
 		if (!p)
 			return bag_fail(r, rec, "%s", "out of memory for the chunk");
 		r->chunk = p;
-		r->chunk_cap = size;
+		r->chunk_cap = size ? size : 1;
 	}
 	if (!bag_decompress(comp, data.p, data.len, r->chunk, size, &why)) {
 		char msg[200];
