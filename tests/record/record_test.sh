@@ -48,6 +48,14 @@ dropped_of() { grep -o "Topic: $2 |.*| Dropped: [0-9]*" <<<"$1" | grep -o '[0-9]
 for c in record play bag; do
   expect_rc 0 "$zcast" "$c" --help; grep -q "^usage: zcast $c" <<<"$out_text" || fail "$c --help"
 done
+# zcast(1) documents the commands and every long option (as tests/cli_test.sh checks the others).
+man=$(dirname "$0")/../../docs/man/zcast.1
+for c in record play bag; do
+  grep -q "^\.B $c\b" "$man" || fail "zcast.1 does not document $c"
+  for o in $("$zcast" "$c" --help | grep -o '^  \(-., \|    \)--[a-z-]*' | grep -o -- '--[a-z-]*'); do
+    grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$man" || fail "zcast.1 does not mention $c $o"
+  done
+done
 expect_rc 2 "$zcast" record --compression brotli
 expect_rc 2 "$zcast" bag frobnicate x
 
