@@ -96,6 +96,17 @@ info=$("$zcast" bag info "$out/remapped")
 [ "$(count_of "$info" /copy/raw)" = $rounds ] || fail "remapped: $info"
 grep -q '/rec/' <<<"$info" && fail "--topics let other topics through: $info"
 
+# A late joiner gets the topic's history first: at 2 Hz, 0.4 s of recording holds at most one live
+# message, so 4 or more means the 4 kept ones came first.
+"$zcast" pub /hist/slow "kept" --rate 2 --history 4 >/dev/null &
+pub=$!
+seq_at_least() { [ "$("$zcast" info --json "$1" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["last_sequence"])')" -ge "$2" ]; }
+wait_for "5 slow messages" seq_at_least /hist/slow 5
+"$zcast" record -q -o "$tmpd/late" --duration 0.4 /hist/slow
+kill $pub; wait $pub 2>/dev/null || true
+n=$(count_of "$("$zcast" bag info "$tmpd/late")" /hist/slow)
+[ "$n" -ge 4 ] || fail "a late recorder got $n messages, not the topic's history of 4 first"
+
 # ---- 2. drops are counted: recorded + dropped == published ----
 "$zcast" record -q -o "$tmpd/drops" --queue 2 &
 rec=$!
