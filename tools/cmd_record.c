@@ -174,10 +174,12 @@ static int subscribe(struct recorder *R, const char *topic)
 	s->d.queue_depth = o.queue_depth;
 	s->channel = -1;
 	int r = zcast_sub_open(topic, &o, &s->sub);
-	int id;
+	int id = -1;
 	if (r == 0 && zcast_waitset_add_sub(R->ws, s->sub, s, &id) == 0 &&
 	    cli_append((void **)&R->subs, &R->nsubs, &R->cap_subs, &s, sizeof s))
 		return 1;
+	if (id >= 0)
+		zcast_waitset_remove(R->ws, id);
 	if (s->sub)
 		zcast_sub_close(s->sub);
 	fprintf(stderr, "zcast record: cannot record %s: %s\n", topic,
@@ -327,7 +329,7 @@ static int loop(struct recorder *R, int64_t stop_at)
 		housekeeping(R, cli_now_ns());
 	}
 	for (int i = 0; i < R->nsubs && !R->failed; i++) /* what was queued when we stopped */
-		drain(R, R->subs[i], 1 << 30);
+		drain(R, R->subs[i], zcast_sub_queued(R->subs[i]->sub));
 	progress(R, true);
 	return R->failed ? CLI_EFAIL : CLI_OK;
 }
