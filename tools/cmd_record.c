@@ -222,6 +222,8 @@ static void scan(struct recorder *R)
 
 static int record_msg(struct recorder *R, struct rec_sub *s, zcast_msg *m)
 {
+	if (!R->w && open_piece(R) != 0) /* the next piece opens with its first message */
+		return -1;
 	if (s->channel < 0) {
 		/* Described again now that it has published: a topic found while its first
 		 * publisher was still joining may not have shown its type yet. */
@@ -299,18 +301,17 @@ static void housekeeping(struct recorder *R, int64_t now)
 {
 	if (now - R->last_scan >= 250000000)
 		scan(R);
-	if (now - R->last_flush >= 1000000000) {
+	if (R->w && now - R->last_flush >= 1000000000) {
 		/* At most a second of messages is lost to kill -9: every sealed chunk is whole. */
 		if (bag_writer_flush(R->w) != 0)
 			R->failed = true;
 		R->last_flush = now;
 	}
-	bool by_size = R->max_bytes && bag_writer_size(R->w) >= R->max_bytes;
-	bool by_time = R->max_dur_ns && now - R->file_start >= R->max_dur_ns;
-	if ((by_size || by_time) && bag_writer_messages(R->w) > 0) {
-		if (close_piece(R) != 0 || open_piece(R) != 0)
-			R->failed = true;
-	}
+	bool by_size = R->w && R->max_bytes && bag_writer_size(R->w) >= R->max_bytes;
+	bool by_time = R->w && R->max_dur_ns && now - R->file_start >= R->max_dur_ns;
+	/* Split: the next piece is opened by the next message, so no piece is left empty. */
+	if ((by_size || by_time) && bag_writer_messages(R->w) > 0 && close_piece(R) != 0)
+		R->failed = true;
 	progress(R, false);
 }
 

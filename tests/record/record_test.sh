@@ -107,6 +107,21 @@ kill $pub; wait $pub 2>/dev/null || true
 n=$(count_of "$("$zcast" bag info "$tmpd/late")" /hist/slow)
 [ "$n" -ge 4 ] || fail "a late recorder got $n messages, not the topic's history of 4 first"
 
+# Split by time: a piece opens with its first message, so none is left empty (not even the last,
+# after a quiet second before the recorder stops).
+"$zcast" record -q -o "$tmpd/timed" --max-duration 0.2 /gap/x &
+rec=$!
+"$zcast" pub /gap/x "tick" --rate 3 -n 4 --history 4 >/dev/null
+sleep 1
+kill -INT $rec; wait $rec
+total=0
+for f in "$tmpd"/timed/*.mcap; do
+  n=$("$dump" "$f" | wc -l)
+  [ "$n" -gt 0 ] || fail "empty piece $f"
+  total=$((total + n))
+done
+[ "$total" -eq 4 ] && [ "$(ls "$tmpd"/timed/*.mcap | wc -l)" -ge 2 ] || fail "timed split: $total messages in $(ls "$tmpd"/timed)"
+
 # ---- 2. drops are counted: recorded + dropped == published ----
 "$zcast" record -q -o "$tmpd/drops" --queue 2 &
 rec=$!
