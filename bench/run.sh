@@ -296,6 +296,12 @@ if [ -x "$BUILD/bench/zcast-bench-bridge" ] && [ -x "$BUILD/bridge/zcast-bridge"
 		{ echo "bridge benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
 	cat "$OUT/bridge.txt"
 fi
+# Record and replay (docs/RECORDING.md): recorder rate against the filesystem, replay timing at 1 kHz.
+if [ -x "$BUILD/tools/zcast" ] && [ -z "$ONLY" ]; then
+	"$HERE/record.sh" "$BUILD" $([ "$QUICK" = 1 ] && echo --quick) > "$OUT/record.txt" 2>> "$LOG" ||
+		{ echo "record benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
+	cat "$OUT/record.txt"
+fi
 T1=$(date +%s)
 echo "elapsed_s: $((T1 - T0))" >> "$OUT/machine.txt"
 echo "failed_configs: $FAILS" >> "$OUT/machine.txt"

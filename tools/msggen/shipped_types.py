@@ -25,6 +25,10 @@ def write(msg_root, header):
     lines += ["#include <%s/msg/%s.h>" % t for t in types]
     lines += ["#define ZCAST_SHIPPED_TYPES \\"]
     lines += ["\t&%s_msg_%s_TYPE, \\" % t for t in types]
+    lines += ["\t/* end */"]
+    # Each table with its .msg text (msg_text.py), for `zcast record`'s schemas.
+    lines += ["#define ZCAST_SHIPPED_MSG_TEXTS \\"]
+    lines += ["\t{&%s_msg_%s_TYPE, %s_msg_%s_MSG_TEXT}, \\" % (t + t) for t in types]
     lines += ["\t/* end */", ""]
     text = "\n".join(lines)
     if not os.path.exists(header) or open(header).read() != text:

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The recordings of record_cli checked by an independent reader: the MCAP reference reader for
+# TypeScript and Foxglove's ROS 2 CDR reader, installed with npm into the build tree and run with
+# Debian's nodejs (mcap_check.cjs). Skips (77) only when npm cannot fetch the packages.
+# Usage: mcap_js_test.sh RECORD_OUT_DIR NPM_DIR
+set -euo pipefail
+out=$1
+mods=$2
+here=$(cd "$(dirname "$0")" && pwd)
+command -v node >/dev/null || { echo "SKIP: no nodejs"; exit 77; }
+if [ ! -d "$mods/node_modules/@foxglove/rosmsg2-serialization" ]; then
+  command -v npm >/dev/null || { echo "SKIP: no npm"; exit 77; }
+  mkdir -p "$mods"
+  if ! timeout 300 npm install --prefix "$mods" --no-audit --no-fund --no-save @mcap/core@2.2.2 \
+      @mcap/support@1.1.0 @foxglove/rosmsg@5.0.5 @foxglove/rosmsg2-serialization@3.1.0 >"$mods/npm.log" 2>&1; then
+    echo "SKIP: npm could not fetch the packages:"; tail -5 "$mods/npm.log"; exit 77
+  fi
+fi
+mapfile -t files < <(find "$out" -name '*.mcap' | sort)
+[ "${#files[@]}" -ge 5 ] || { echo "FAIL: record_cli left ${#files[@]} files in $out"; exit 1; }
+node "$here/mcap_check.cjs" "$mods/node_modules" "${files[@]}"
+# The checker must notice a bad file: a recording cut short without being named as cut.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+head -c $(( $(stat -c %s "${files[0]}") - 40 )) "${files[0]}" >"$tmp/short.mcap"
+if node "$here/mcap_check.cjs" "$mods/node_modules" "$tmp/short.mcap" 2>/dev/null; then
+  echo "FAIL: the checker accepted a file without its footer"; exit 1
+fi

@@ -1,0 +1,283 @@
+/* zcast play: publishes a recording on its original timing against CLOCK_MONOTONIC (scaled by
+ * --rate), each message read from the file straight into a zcast loan. Typed channels (cdr) get
+ * their topic's type identity back, and channels of topics that had history (transient local)
+ * publish with that history depth. */
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <zcast/typed.h>
+#include <zcast/waitset.h>
+
+#include "rec.h"
+
+struct play_chan {
+	struct rec_topic_desc d;
+	char out[256]; /* topic published (after --remap) */
+	bool selected;
+	size_t max_len;
+	zcast_pub *pub;
+	uint64_t sent;
+};
+
+struct player {
+	const struct cli *c;
+	struct rec_piece *pieces;
+	int npieces;
+	struct play_chan *ch;
+	int nch, cap;
+	int *map; /* channel id of the open file -> index in ch */
+	uint64_t first;
+	bool any;
+	double rate;
+};
+
+static bool in_list(const char *list, const char *topic)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (fnmatch(t, topic, 0) == 0)
+			return true;
+	return false;
+}
+
+/* The topic a channel is published on: --remap FROM:=TO[,FROM:=TO...]. */
+static void remap(const char *list, const char *topic, char *out, size_t n)
+{
+	snprintf(out, n, "%s", topic);
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", list ? list : "");
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *sep = strstr(t, ":=");
+		if (sep && (size_t)(sep - t) == strlen(topic) && !strncmp(t, topic, strlen(topic)))
+			snprintf(out, n, "%s", sep + 2);
+	}
+}
+
+/* Maps the open file's channels to ours (by topic), adding new ones. */
+static int map_channels(struct player *P, const struct bag_reader *r)
+{
+	for (int i = 0; i < r->nchannels; i++) {
+		const struct bag_channel *bc = &r->channels[i];
+		int k = 0;
+		while (k < P->nch && strcmp(P->ch[k].d.topic, bc->topic))
+			k++;
+		if (k == P->nch) {
+			struct play_chan pc;
+			memset(&pc, 0, sizeof pc);
+			rec_channel_read(r, bc, &pc.d);
+			const char *topics = cli_str(P->c, "topics", NULL);
+			pc.selected = !topics || in_list(topics, pc.d.topic);
+			remap(cli_str(P->c, "remap", NULL), pc.d.topic, pc.out, sizeof pc.out);
+			if (!cli_append((void **)&P->ch, &P->nch, &P->cap, &pc, sizeof pc))
+				return -1;
+		}
+		P->map[bc->id] = k;
+	}
+	return 0;
+}
+
+static int open_file(const struct rec_piece *p, struct bag_reader *r)
+{
+	if (bag_open(p->path, r) == 0)
+		return 0;
+	fprintf(stderr, "zcast play: %s\n", r->err.text);
+	bag_close(r);
+	return -1;
+}
+
+/* First pass: channels, the largest message of each (slot size), the first time. */
+static int survey(struct player *P)
+{
+	for (int f = 0; f < P->npieces; f++) {
+		struct bag_reader r;
+		if (open_file(&P->pieces[f], &r) != 0 || map_channels(P, &r) != 0)
+			return -1;
+		if (r.truncated)
+			fprintf(stderr, "zcast play: %s: no footer (its recorder died); playing its "
+					"complete chunks\n",
+				P->pieces[f].path);
+		struct bag_message m;
+		int k;
+		while ((k = bag_next(&r, &m)) > 0) {
+			struct play_chan *pc = &P->ch[P->map[m.channel]];
+			if (m.len > pc->max_len)
+				pc->max_len = m.len;
+			if (!P->any || m.log_time < P->first)
+				P->first = m.log_time;
+			P->any = true;
+		}
+		if (k < 0)
+			fprintf(stderr, "zcast play: %s\n", r.err.text);
+		bag_close(&r);
+		if (k < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int open_publishers(struct player *P)
+{
+	for (int i = 0; i < P->nch; i++) {
+		struct play_chan *pc = &P->ch[i];
+		if (!pc->selected)
+			continue;
+		zcast_pub_opts o;
+		zcast_pub_opts_init(&o);
+		o.domain = cli_domain(P->c);
+		o.type_name = pc->d.type_name[0] ? pc->d.type_name : NULL;
+		memcpy(o.type_hash, pc->d.type_hash, sizeof o.type_hash);
+		size_t need = pc->max_len + (pc->d.typed ? ZCAST_TYPED_HEADER_OFFSET : 0);
+		o.slot_size = need > 64 ? need : 64;
+		o.slot_count = (uint32_t)cli_long(P->c, "slots", 16, 2, 4096);
+		o.history_depth = pc->d.history_depth; /* transient local: late joiners get it */
+		if (o.history_depth > 64)
+			o.topic.history_capacity = o.history_depth;
+		if (o.slot_count <= o.history_depth)
+			o.slot_count = o.history_depth + 2;
+		int r = zcast_pub_open(pc->out, &o, &pc->pub);
+		if (r < 0) {
+			fprintf(stderr, "zcast play: cannot publish %s: %s (%s)\n", pc->out,
+				zcast_strerror(r), zcast_last_error());
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void wait_for_subscribers(struct player *P, long n)
+{
+	for (int i = 0; i < P->nch && !cli_stop; i++)
+		while (P->ch[i].pub && zcast_pub_matched(P->ch[i].pub) < n && !cli_stop)
+			cli_sleep_ns(10000000);
+}
+
+/* Sleeps until CLOCK_MONOTONIC reaches `at` (absolute), looking at cli_stop now and then. */
+static void sleep_until(int64_t at)
+{
+	while (!cli_stop) {
+		int64_t now = cli_now_ns(), left = at - now;
+		if (left <= 0)
+			return;
+		int64_t to = left > 50000000 ? now + 50000000 : at;
+		struct timespec ts = {to / 1000000000, to % 1000000000};
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+static int publish(struct play_chan *pc, const struct bag_message *m)
+{
+	size_t skip = pc->d.typed ? ZCAST_TYPED_HEADER_OFFSET : 0;
+	zcast_msg *msg;
+	int r;
+	while ((r = zcast_loan_wait(pc->pub, m->len + skip, 200000000, &msg)) == ZCAST_ETIMEDOUT &&
+	       !cli_stop)
+		;
+	if (r < 0)
+		return r;
+	uint8_t *p = zcast_msg_data(msg);
+	memset(p, 0, skip); /* the typed prefix's reserved bytes */
+	memcpy(p + skip, m->data, m->len);
+	while (((r = zcast_publish_wait(pc->pub, msg, 200000000)) == ZCAST_ETIMEDOUT ||
+		r == ZCAST_EAGAIN) &&
+	       !cli_stop)
+		;
+	if (r < 0)
+		zcast_msg_drop(msg);
+	else
+		pc->sent++;
+	return r;
+}
+
+static int play_file(struct player *P, const struct rec_piece *piece, uint64_t t0, int64_t mono0)
+{
+	struct bag_reader r;
+	if (open_file(piece, &r) != 0 || map_channels(P, &r) != 0)
+		return -1;
+	struct bag_message m;
+	int k = 0, x = 0;
+	while (!cli_stop && (k = bag_next(&r, &m)) > 0) {
+		struct play_chan *pc = &P->ch[P->map[m.channel]];
+		if (!pc->pub || m.log_time < t0)
+			continue;
+		sleep_until(mono0 + (int64_t)((double)(m.log_time - t0) / P->rate));
+		if (cli_stop)
+			break;
+		if ((x = publish(pc, &m)) < 0) {
+			fprintf(stderr, "zcast play: publish on %s failed: %s\n", pc->out,
+				zcast_strerror(x));
+			break;
+		}
+	}
+	if (!cli_stop && k < 0)
+		fprintf(stderr, "zcast play: %s\n", r.err.text);
+	bag_close(&r);
+	return x < 0 || (!cli_stop && k < 0) ? -1 : 0;
+}
+
+static int run(struct cli *c)
+{
+	struct player P;
+	memset(&P, 0, sizeof P);
+	P.c = c;
+	P.rate = cli_double(c, "rate", 1, 1e-6, 1e6);
+	double offset = cli_double(c, "start-offset", 0, 0, 1e9);
+	long subs = cli_long(c, "wait-for-subscribers", 0, 0, 1024);
+	P.npieces = rec_pieces("play", c->pos[0], &P.pieces);
+	P.map = calloc(65536, sizeof *P.map);
+	int r = CLI_EFAIL;
+	if (P.npieces > 0 && P.map && survey(&P) == 0 && open_publishers(&P) == 0) {
+		wait_for_subscribers(&P, subs);
+		r = CLI_OK;
+		do {
+			uint64_t t0 = P.first + (uint64_t)(offset * 1e9);
+			int64_t mono0 = cli_now_ns();
+			for (int f = 0; f < P.npieces && r == CLI_OK && !cli_stop; f++)
+				if (play_file(&P, &P.pieces[f], t0, mono0) != 0)
+					r = CLI_EFAIL;
+		} while (cli_flag(c, "loop") && r == CLI_OK && !cli_stop);
+	}
+	uint64_t sent = 0;
+	for (int i = 0; i < P.nch; i++) {
+		sent += P.ch[i].sent;
+		if (P.ch[i].pub)
+			zcast_pub_close(P.ch[i].pub);
+	}
+	if (!cli_flag(c, "quiet") && P.npieces > 0)
+		fprintf(stderr, "zcast play: published %" PRIu64 " messages\n", sent);
+	free(P.ch);
+	free(P.map);
+	free(P.pieces);
+	return r;
+}
+
+static const struct cli_opt opts[] = {
+    {"rate", 'r', "FACTOR", "play FACTOR times as fast (default 1)"},
+    {"loop", 'l', NULL, "start over at the end, until Ctrl-C"},
+    {"start-offset", 0, "SECONDS", "skip the first SECONDS of the recording"},
+    {"topics", 0, "LIST", "only these topics (comma-separated names or globs)"},
+    {"remap", 0, "FROM:=TO,...", "publish topic FROM as TO"},
+    {"wait-for-subscribers", 0, "N", "before playing, wait until every topic has N subscribers"},
+    {"slots", 0, "N", "slots of each publisher's pool (default 16)"},
+    {"quiet", 'q', NULL, "no summary line"},
+    {0},
+};
+
+const struct cli_cmd cmd_play = {
+    .name = "play",
+    .args = "RECORDING",
+    .summary = "publish a recording (directory or .mcap file) on its original timing",
+    .details =
+	"Messages go out in file order, each at its recorded time relative to the first\n"
+	"(CLOCK_MONOTONIC, scaled by --rate); a late message goes out at once. Typed topics\n"
+	"keep their type name and hash; topics recorded with history publish with it again.\n"
+	"A publisher waits (never drops) when a FULL subscriber's queue is full.\n",
+    .opts = opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .run = run,
+};

@@ -1,0 +1,436 @@
+/* zcast record: every topic of a domain (or those matching patterns, also topics that appear
+ * later) into MCAP files as rosbag2 writes them (docs/RECORDING.md). The take loop copies each
+ * message into the open chunk and drops it at once; a writer thread compresses and writes sealed
+ * chunks. Subscribers are DROP_OLD with a deep queue (drops counted per topic), or FULL with
+ * --lossless. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zcast/typed.h>
+#include <zcast/waitset.h>
+
+#include "rec.h"
+
+struct rec_sub {
+	struct rec_topic_desc d;
+	zcast_sub *sub;
+	int channel; /* in the open file; -1 until its first message there */
+	uint64_t messages, bytes, dropped;
+};
+
+struct recorder {
+	const struct cli *c;
+	const char *domain, *dir;
+	char base[200];
+	bool lossless, quiet;
+	uint32_t depth;
+	struct bag_writer_opts wo;
+	uint64_t max_bytes;
+	int64_t max_dur_ns, wall_offset;
+	struct bag_writer *w;
+	struct rec_piece *pieces;
+	int npieces, cap_pieces;
+	struct rec_sub **subs;
+	int nsubs, cap_subs;
+	zcast_waitset *ws;
+	int64_t file_start, last_flush, last_scan, last_progress;
+	uint64_t messages, bytes;
+	bool failed;
+};
+
+static bool wanted(const struct cli *c, const char *topic)
+{
+	if (c->npos == 0)
+		return true;
+	for (int i = 0; i < c->npos; i++)
+		if (fnmatch(c->pos[i], topic, 0) == 0)
+			return true;
+	return false;
+}
+
+static int write_index(struct recorder *R);
+
+static int open_piece(struct recorder *R)
+{
+	struct rec_piece p;
+	memset(&p, 0, sizeof p);
+	snprintf(p.name, sizeof p.name, "%s_%d.mcap", R->base, R->npieces);
+	snprintf(p.path, sizeof p.path, "%s/%s", R->dir, p.name);
+	struct bag_err e;
+	if (bag_writer_open(p.path, &R->wo, &R->w, &e) != 0) {
+		fprintf(stderr, "zcast record: %s\n", e.text);
+		return -1;
+	}
+	if (!cli_append((void **)&R->pieces, &R->npieces, &R->cap_pieces, &p, sizeof p))
+		return -1;
+	for (int i = 0; i < R->nsubs; i++)
+		R->subs[i]->channel = -1;
+	R->file_start = cli_now_ns();
+	return write_index(R);
+}
+
+static void topic_counts(struct recorder *R, struct rec_topic_count **out)
+{
+	struct rec_topic_count *t = calloc((size_t)R->nsubs + 1, sizeof *t);
+	for (int i = 0; t && i < R->nsubs; i++) {
+		const struct rec_sub *s = R->subs[i];
+		snprintf(t[i].topic, sizeof t[i].topic, "%s", s->d.topic);
+		snprintf(t[i].type, sizeof t[i].type, "%s", s->d.type_name);
+		snprintf(t[i].encoding, sizeof t[i].encoding, "%s",
+			 s->d.typed ? REC_ENC_CDR : REC_ENC_RAW);
+		t[i].messages = s->messages;
+		t[i].dropped = s->dropped;
+	}
+	*out = t;
+}
+
+static void update_drops(struct recorder *R)
+{
+	for (int i = 0; i < R->nsubs; i++) {
+		zcast_sub_stat st;
+		if (zcast_sub_stat_get(R->subs[i]->sub, &st) == 0)
+			R->subs[i]->dropped = st.dropped + st.rejected;
+	}
+}
+
+/* The drops of every topic (since the recording began) as the file's "zcast" metadata. */
+static void drops_metadata(struct recorder *R)
+{
+	update_drops(R);
+	int n = R->nsubs;
+	char **kv = calloc((size_t)(2 * n + 2), sizeof *kv);
+	char *text = calloc((size_t)n + 1, 300);
+	if (!kv || !text) {
+		free(kv);
+		free(text);
+		return;
+	}
+	kv[0] = "domain";
+	kv[1] = (char *)R->domain;
+	for (int i = 0; i < n; i++) {
+		char *k = text + 300 * (size_t)i;
+		snprintf(k, 280, "dropped:%s", R->subs[i]->d.topic);
+		snprintf(k + 280, 20, "%" PRIu64, R->subs[i]->dropped);
+		kv[2 + 2 * i] = k;
+		kv[3 + 2 * i] = k + 280;
+	}
+	bag_writer_metadata(R->w, "zcast", (const char *const *)kv, n + 1);
+	free(kv);
+	free(text);
+}
+
+/* DIR/metadata.yaml, rewritten as each file opens and closes (a killed recorder leaves one). */
+static int write_index(struct recorder *R)
+{
+	struct rec_topic_count *t;
+	topic_counts(R, &t);
+	int r = t ? rec_index_write(R->dir, R->pieces, R->npieces, t, R->nsubs) : -1;
+	free(t);
+	if (r != 0)
+		fprintf(stderr, "zcast record: cannot write %s/metadata.yaml\n", R->dir);
+	return r;
+}
+
+static int close_piece(struct recorder *R)
+{
+	if (!R->w)
+		return 0;
+	drops_metadata(R);
+	struct bag_err e;
+	int r = bag_writer_close(R->w, &e);
+	R->w = NULL;
+	if (r != 0)
+		fprintf(stderr, "zcast record: %s\n", e.text);
+	return write_index(R) != 0 ? -1 : r;
+}
+
+static int subscribe(struct recorder *R, const char *topic)
+{
+	struct rec_sub *s = calloc(1, sizeof *s);
+	if (!s || rec_topic_describe(R->domain, topic, &s->d) != 0) {
+		free(s);
+		return 0; /* gone meanwhile: the next scan sees it again if it comes back */
+	}
+	zcast_topic_stat st;
+	if (zcast_topic_stat_get(R->domain, topic, &st) != 0) {
+		free(s);
+		return 0;
+	}
+	zcast_sub_opts o;
+	zcast_sub_opts_init(&o);
+	o.domain = R->domain;
+	o.policy = R->lossless ? ZCAST_POLICY_FULL : ZCAST_POLICY_DROP_OLD;
+	o.queue_depth = st.max_queue_depth && R->depth > st.max_queue_depth ? st.max_queue_depth
+									      : R->depth;
+	/* A late joiner: the topic's history first (all of it that fits the queue). */
+	o.history = st.history_len < o.queue_depth ? st.history_len : o.queue_depth;
+	s->d.queue_depth = o.queue_depth;
+	s->channel = -1;
+	int r = zcast_sub_open(topic, &o, &s->sub);
+	int id = -1;
+	if (r == 0 && zcast_waitset_add_sub(R->ws, s->sub, s, &id) == 0 &&
+	    cli_append((void **)&R->subs, &R->nsubs, &R->cap_subs, &s, sizeof s))
+		return 1;
+	if (id >= 0)
+		zcast_waitset_remove(R->ws, id);
+	if (s->sub)
+		zcast_sub_close(s->sub);
+	fprintf(stderr, "zcast record: cannot record %s: %s\n", topic,
+		r < 0 ? zcast_last_error() : "out of memory");
+	free(s);
+	return 0;
+}
+
+struct scan {
+	struct recorder *R;
+	char (*found)[256];
+	int n, cap;
+};
+
+static int scan_one(const char *topic, void *ctx)
+{
+	struct scan *sc = ctx;
+	if (!wanted(sc->R->c, topic))
+		return 0;
+	for (int i = 0; i < sc->R->nsubs; i++)
+		if (!strcmp(sc->R->subs[i]->d.topic, topic))
+			return 0;
+	char name[256];
+	snprintf(name, sizeof name, "%s", topic);
+	return !cli_append((void **)&sc->found, &sc->n, &sc->cap, name, sizeof name);
+}
+
+/* Joins every wanted topic not yet recorded (outside the listing's callback: joining creates). */
+static void scan(struct recorder *R)
+{
+	struct scan sc = {R, NULL, 0, 0};
+	zcast_topic_list(R->domain, scan_one, &sc);
+	for (int i = 0; i < sc.n; i++)
+		if (subscribe(R, sc.found[i]) && !R->quiet)
+			fprintf(stderr, "%szcast record: recording %s\n", isatty(2) ? "\r\033[K" : "",
+				sc.found[i]);
+	free(sc.found);
+	R->last_scan = cli_now_ns();
+}
+
+static int record_msg(struct recorder *R, struct rec_sub *s, zcast_msg *m)
+{
+	if (!R->w && open_piece(R) != 0) /* the next piece opens with its first message */
+		return -1;
+	if (s->channel < 0) {
+		/* Described again now that it has published: a topic found while its first
+		 * publisher was still joining may not have shown its type yet. */
+		struct rec_topic_desc d;
+		if (rec_topic_describe(R->domain, s->d.topic, &d) == 0 && d.type_name[0]) {
+			d.queue_depth = s->d.queue_depth;
+			s->d = d;
+		}
+		bool warn;
+		s->channel = rec_channel_add(R->w, &s->d, &warn);
+		if (warn && R->npieces == 1)
+			fprintf(stderr,
+				"zcast record: %s: type %s is not one zcast ships; its schema has no "
+				".msg text\n",
+				s->d.topic, s->d.type_name);
+		if (s->channel < 0)
+			return -1;
+	}
+	const uint8_t *p = zcast_msg_data(m);
+	size_t n = zcast_msg_size(m), skip = s->d.typed ? ZCAST_TYPED_HEADER_OFFSET : 0;
+	if (!p || n < skip)
+		return 0; /* stale, or not a typed message after all: nothing to keep */
+	uint64_t t = (uint64_t)(zcast_msg_time_ns(m) + R->wall_offset);
+	if (bag_writer_message(R->w, s->channel, (uint32_t)zcast_msg_sequence(m), t, t, p + skip,
+			       n - skip) != 0)
+		return -1;
+	struct rec_piece *piece = &R->pieces[R->npieces - 1];
+	if (!piece->messages || t < piece->start)
+		piece->start = t;
+	if (!piece->messages || t > piece->end)
+		piece->end = t;
+	piece->messages++;
+	s->messages++;
+	s->bytes += n - skip;
+	R->messages++;
+	R->bytes += n - skip;
+	return 0;
+}
+
+/* Takes what is queued (at most a batch, so no topic starves the others): copied, then dropped. */
+static void drain(struct recorder *R, struct rec_sub *s, int batch)
+{
+	zcast_msg *m;
+	for (int i = 0; i < batch && zcast_take(s->sub, &m) == 0; i++) {
+		int r = record_msg(R, s, m);
+		zcast_msg_drop(m);
+		if (r < 0) {
+			R->failed = true;
+			return;
+		}
+	}
+}
+
+static void progress(struct recorder *R, bool last)
+{
+	int64_t now = cli_now_ns();
+	if (R->quiet || (!last && now - R->last_progress < 1000000000))
+		return;
+	R->last_progress = now;
+	update_drops(R);
+	char mb[32];
+	cli_fmt_bytes((double)R->bytes, mb, sizeof mb);
+	bool tty = isatty(2);
+	fprintf(stderr, "%s%" PRIu64 " messages, %s, %d topics, file %d", tty ? "\r\033[K" : "",
+		R->messages, mb, R->nsubs, R->npieces - 1);
+	int shown = 0;
+	for (int i = 0; i < R->nsubs; i++)
+		if (R->subs[i]->dropped && shown++ < 4)
+			fprintf(stderr, "%s %s %" PRIu64, shown == 1 ? "; dropped:" : ",",
+				R->subs[i]->d.topic, R->subs[i]->dropped);
+	fprintf(stderr, "%s", tty && !last ? "" : "\n");
+}
+
+static void housekeeping(struct recorder *R, int64_t now)
+{
+	if (now - R->last_scan >= 250000000)
+		scan(R);
+	if (R->w && now - R->last_flush >= 1000000000) {
+		/* At most a second of messages is lost to kill -9: every sealed chunk is whole. */
+		if (bag_writer_flush(R->w) != 0)
+			R->failed = true;
+		R->last_flush = now;
+	}
+	bool by_size = R->w && R->max_bytes && bag_writer_size(R->w) >= R->max_bytes;
+	bool by_time = R->w && R->max_dur_ns && now - R->file_start >= R->max_dur_ns;
+	/* Split: the next piece is opened by the next message, so no piece is left empty. */
+	if ((by_size || by_time) && bag_writer_messages(R->w) > 0 && close_piece(R) != 0)
+		R->failed = true;
+	progress(R, false);
+}
+
+static int loop(struct recorder *R, int64_t stop_at)
+{
+	zcast_ws_event ev[64];
+	while (!cli_stop && !R->failed && (!stop_at || cli_now_ns() < stop_at)) {
+		int n = 0;
+		if (R->nsubs) /* nothing to wait for yet: the next scan is all there is */
+			n = zcast_waitset_wait(R->ws, 100000000, ev, 64);
+		else
+			cli_sleep_ns(100000000);
+		for (int i = 0; i < n; i++)
+			if (ev[i].kind == ZCAST_WS_SUB)
+				drain(R, ev[i].user, 256);
+		housekeeping(R, cli_now_ns());
+	}
+	for (int i = 0; i < R->nsubs && !R->failed; i++) /* what was queued when we stopped */
+		drain(R, R->subs[i], zcast_sub_queued(R->subs[i]->sub));
+	progress(R, true);
+	return R->failed ? CLI_EFAIL : CLI_OK;
+}
+
+static int setup(struct recorder *R, struct cli *c)
+{
+	R->c = c;
+	R->domain = cli_domain(c);
+	static char dflt[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(dflt, sizeof dflt, "zcast_bag_%Y_%m_%d-%H_%M_%S", &tm);
+	R->dir = cli_str(c, "output", dflt);
+	const char *slash = strrchr(R->dir, '/');
+	snprintf(R->base, sizeof R->base, "%.*s", 180, slash && slash[1] ? slash + 1 : R->dir);
+	R->lossless = cli_flag(c, "lossless");
+	R->quiet = cli_flag(c, "quiet");
+	R->depth = (uint32_t)cli_long(c, "queue", 256, 1, 1 << 20);
+	const char *comp = cli_str(c, "compression", "zstd");
+	R->wo.compression = !strcmp(comp, "none") ? "" : comp;
+	if (!bag_compression_known(R->wo.compression) || !strcmp(comp, ""))
+		return cli_usage_error(c, "--compression wants zstd, lz4 or none, not '%s'", comp);
+	R->wo.chunk_size = (size_t)cli_long(c, "chunk-size", 4 << 20, 4096, 1L << 30);
+	R->wo.profile = "ros2";
+	R->wo.library = "zcast record";
+	R->wo.threaded = true;
+	R->max_bytes = (uint64_t)cli_long(c, "max-bytes", 0, 0, 1L << 50);
+	R->max_dur_ns = (int64_t)(cli_double(c, "max-duration", 0, 0, 1e7) * 1e9);
+	for (int i = 0; i < c->npos; i++)
+		if (c->pos[i][0] != '/')
+			return cli_usage_error(c, "topic pattern '%s' does not start with '/'",
+					       c->pos[i]);
+	if (mkdir(R->dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "zcast record: cannot create %s: %s\n", R->dir, strerror(errno));
+		return CLI_EFAIL;
+	}
+	struct timespec rt, mt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	R->wall_offset = ((int64_t)rt.tv_sec - mt.tv_sec) * 1000000000 + (rt.tv_nsec - mt.tv_nsec);
+	return zcast_waitset_create(&R->ws) == 0 ? CLI_OK : CLI_EFAIL;
+}
+
+static int run(struct cli *c)
+{
+	struct recorder R;
+	memset(&R, 0, sizeof R);
+	double duration = cli_double(c, "duration", 0, 0, 1e9);
+	int r = setup(&R, c);
+	if (r != CLI_OK)
+		return r;
+	if (open_piece(&R) != 0)
+		return CLI_EFAIL;
+	if (!R.quiet)
+		fprintf(stderr, "zcast record: domain %s into %s/ (%s chunks%s)\n", R.domain, R.dir,
+			R.wo.compression[0] ? R.wo.compression : "uncompressed",
+			R.lossless ? ", lossless" : "");
+	R.last_flush = cli_now_ns();
+	scan(&R);
+	r = loop(&R, duration > 0 ? cli_now_ns() + (int64_t)(duration * 1e9) : 0);
+	if (close_piece(&R) != 0)
+		r = CLI_EFAIL;
+	zcast_waitset_destroy(R.ws); /* before its subscribers: it does not own them */
+	for (int i = 0; i < R.nsubs; i++) {
+		zcast_sub_close(R.subs[i]->sub);
+		free(R.subs[i]);
+	}
+	free(R.subs);
+	free(R.pieces);
+	return r;
+}
+
+static const struct cli_opt opts[] = {
+    {"output", 'o', "DIR", "directory of the recording (default zcast_bag_<date>-<time>)"},
+    {"max-bytes", 'b', "BYTES", "start a new file when this one reaches BYTES"},
+    {"max-duration", 0, "SECONDS", "start a new file after SECONDS"},
+    {"duration", 0, "SECONDS", "stop after SECONDS (default: until Ctrl-C)"},
+    {"lossless", 0, NULL, "FULL subscribers: publishers wait for the recorder (never a drop)"},
+    {"queue", 0, "N", "queue depth of each subscriber (default 256, at most the topic's limit)"},
+    {"compression", 0, "NAME", "chunk compression: zstd (default), lz4 or none"},
+    {"chunk-size", 0, "BYTES", "uncompressed bytes per chunk (default 4194304)"},
+    {"quiet", 'q', NULL, "no progress line"},
+    {0},
+};
+
+const struct cli_cmd cmd_record = {
+    .name = "record",
+    .args = "[TOPIC_PATTERN...]",
+    .summary = "record topics into MCAP files (rosbag2's format), split by size or time",
+    .details =
+	"Records every topic of the domain, or those matching the patterns (shell globs:\n"
+	"'/camera/*'), including topics that appear while it runs. Files are DIR/DIR_N.mcap,\n"
+	"indexed by DIR/metadata.yaml (rosbag2's). Subscribers are DROP_OLD with a deep\n"
+	"queue: a publisher never waits for the recorder, and every message lost is counted\n"
+	"per topic (progress line, and the files' \"zcast\" metadata). --lossless makes them\n"
+	"FULL. Topics with history give it first. Chunks are sealed at least every second:\n"
+	"a recorder killed with kill -9 leaves them readable (zcast bag reindex).\n",
+    .opts = opts,
+    .min_pos = 0,
+    .max_pos = CLI_MAX_POS,
+    .run = run,
+};

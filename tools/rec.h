@@ -1,0 +1,49 @@
+/* What zcast record, play and bag share: how a zcast topic is described in an MCAP channel (and
+ * read back), and the pieces of a recording (a directory of numbered files with an index). */
+#ifndef ZCAST_TOOL_REC_H
+#define ZCAST_TOOL_REC_H
+
+#include "bag.h"
+#include "cli.h"
+
+/* Message encodings of channels: ROS 2 CDR (typed topics), and raw bytes (every other topic). */
+#define REC_ENC_CDR "cdr"
+#define REC_ENC_RAW "zcast.raw"
+
+/* ---- rec_channel.c: a topic as an MCAP channel ---- */
+struct rec_topic_desc {
+	char topic[256];
+	char type_name[64];
+	uint8_t type_hash[ZCAST_TYPE_HASH_SIZE];
+	bool typed;		/* a ROS 2 type (RIHS01 hash): CDR after the typed prefix */
+	uint32_t history_depth; /* largest history of its publishers: transient local */
+	uint32_t queue_depth;	/* the recorder's queue (QoS depth) */
+};
+/* Fills d from the topic's state (type, history). */
+int rec_topic_describe(const char *domain, const char *topic, struct rec_topic_desc *d);
+/* Adds schema (typed) and channel of d to w; returns the channel id or -1. `warn` is set when the
+ * type's .msg text is not known (the schema is then empty). */
+int rec_channel_add(struct bag_writer *w, const struct rec_topic_desc *d, bool *warn);
+/* Reads a channel back into d (type identity and history from its metadata). */
+void rec_channel_read(const struct bag_reader *r, const struct bag_channel *ch,
+		      struct rec_topic_desc *d);
+
+/* ---- rec_files.c: the pieces of a recording ---- */
+struct rec_piece {
+	char path[4096];
+	char name[256]; /* relative to the directory */
+	uint64_t start, end, messages;
+};
+struct rec_topic_count {
+	char topic[256], type[64], encoding[16];
+	uint64_t messages, dropped;
+};
+/* DIR/metadata.yaml (rosbag2's index of a recording: its files, topics, counts and times),
+ * written to a temporary file and renamed. */
+int rec_index_write(const char *dir, const struct rec_piece *pieces, int npieces,
+		    const struct rec_topic_count *topics, int ntopics);
+/* The files of a recording: a file as is, or a directory's *.mcap in their numbered order.
+ * Returns the count (malloc'ed *out) or -1 (message printed). */
+int rec_pieces(const char *cmd, const char *path, struct rec_piece **out);
+
+#endif
