@@ -6,3 +6,5 @@ set(ZCAST_HARD_WAITS_TESTS
   watch_by_file watcher_epoll_lost watcher_start_fds         # 16: file key, epoll failure, leaks
 )
 set_tests_properties(${ZCAST_HARD_WAITS_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)
+set(ZCAST_HARD_WAITS_TESTS_12 subfd_alloc_fail)               # 12: no abort, no dead descriptor
+set_tests_properties(${ZCAST_HARD_WAITS_TESTS_12} PROPERTIES LABELS hardening TIMEOUT 300)
