@@ -16,6 +16,7 @@
  * its word moves (a join or leave); handles also sync before a publish or a blocking wait. Nothing
  * polls: both threads sleep until a peer dies or the membership changes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core_internal.h"
@@ -273,26 +275,35 @@ static bool probe_closes(void)
 }
 
 static int make_set(void);
+static void watch_closes(struct watch *w);
 
 /* epoll_wait failed: someone closed our descriptor (a daemon's close-every-descriptor loop). Its
- * number may be another file's now: left alone, and a new set made of the pidfds and the watches.
- * Until that works the thread retries every 100 ms. Under P.mu. */
-static int remake_set(void)
+ * number may be another file's now: left alone, and a new set made of the pidfds and the watches
+ * (a kick or inotify descriptor closed too is made again). False when that failed. Under P.mu. */
+static bool remake_set(void)
 {
-	int old = P.ep;
-	if (make_set() < 0) {
-		P.ep = old;
-		return 100;
+	if (P.kick >= 0 && fcntl(P.kick, F_GETFD) < 0)
+		P.kick = -1;
+	if (P.closes >= 0 && fcntl(P.closes, F_GETFD) < 0) {
+		P.closes = -1;
+		for (uint32_t i = 0; i < P.n_w; i++)
+			P.w[i].wd = -1; /* watched again below, in the new instance */
 	}
+	if (make_set() < 0)
+		return false;
 	for (uint32_t i = 0; i < P.n_peers; i++) {
 		struct peer *pe = &P.peers[i];
 		struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint32_t)pe->pid};
 		if (pe->fd >= 0 && epoll_ctl(P.ep, EPOLL_CTL_ADD, pe->fd, &ev) != 0)
 			pe->fd = -1; /* not ours any more: a new one at the next rescan */
 	}
-	for (uint32_t i = 0; i < P.n_w; i++)
-		P.w[i].close_probes = P.w[i].id ? CLOSE_PROBES : 0; /* deaths while we were blind */
-	return 0;
+	for (uint32_t i = 0; i < P.n_w; i++) {
+		if (!P.w[i].id)
+			continue;
+		watch_closes(&P.w[i]);
+		P.w[i].close_probes = CLOSE_PROBES; /* deaths while we were blind */
+	}
+	return true;
 }
 
 static void *watcher_main(void *arg)
@@ -307,8 +318,10 @@ static void *watcher_main(void *arg)
 #endif
 		pthread_mutex_lock(&P.mu);
 		if (n < 0 && errno != EINTR) {
-			timeout = remake_set();
+			bool ok = remake_set();
 			pthread_mutex_unlock(&P.mu);
+			if (!ok) /* out of descriptors, say: try again a little later */
+				nanosleep(&(struct timespec){0, 100000000}, NULL);
 			continue;
 		}
 		handle_events(ev, n);
