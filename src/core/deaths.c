@@ -84,11 +84,6 @@ static struct {
 
 static void rescan_locked(struct watch *w);
 
-#ifdef ZCAST_FAULT_INJECTION
-/* Test builds: the watcher thread's returns from epoll_wait, for tests that show it sleeps. */
-__attribute__((visibility("default"))) _Atomic uint64_t zcast_test_watcher_wakeups;
-#endif
-
 static struct watch *find_watch(uint64_t id)
 {
 	for (uint32_t i = 0; i < P.n_w; i++)
@@ -313,9 +308,6 @@ static void *watcher_main(void *arg)
 	int timeout = -1, retries = 0; /* ms: -1 = sleep until an event */
 	for (;;) {
 		int n = epoll_wait(P.ep, ev, 16, timeout);
-#ifdef ZCAST_FAULT_INJECTION
-		atomic_fetch_add(&zcast_test_watcher_wakeups, 1);
-#endif
 		pthread_mutex_lock(&P.mu);
 		if (n < 0 && errno != EINTR) {
 			bool ok = remake_set();
