@@ -107,8 +107,11 @@ ZCAST_API int zcast_doorbell_gc(void);
  * asyncio. The first call starts a per-process helper thread; every call returns the same
  * descriptor, owned by the subscriber (closed by zcast_sub_close; do not close it yourself).
  * Contract: when it is readable, call zcast_take until it returns ZCAST_EAGAIN; that EAGAIN clears
- * the descriptor and watches the subscriber again. Cost: a publisher pays its usual topic wake
- * only while the helper sleeps on this subscriber (armed); the helper then pays one eventfd write. */
+ * the descriptor and watches the subscriber again. Poll it level-triggered (the default of epoll,
+ * poll, select, libuv and asyncio): with EPOLLET an edge can be missed. A failure (the helper
+ * could not watch the subscriber: out of memory) is an error return, never a descriptor that
+ * stays silent. Cost: a publisher pays its usual topic wake only while the helper sleeps on this
+ * subscriber (armed); the helper then pays one eventfd write. */
 ZCAST_API int zcast_sub_fd(zcast_sub *sub, int *fd);
 
 /* ---- graph: matched counts ---- */

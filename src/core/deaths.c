@@ -5,17 +5,27 @@
  * A crashed peer bumps nothing by itself, so the thread holds one pidfd per peer process (pid from
  * the member records) in an epoll set and sleeps in epoll_wait. Liveness is still decided by the
  * OFD locks during reclaim, so a wrong pid in a record can only cause a harmless extra reclaim.
+ * A pid is not always usable: a peer in another PID namespace, a record whose pid was rewritten, a
+ * pidfd_open that failed (out of descriptors; retried at each rescan). So the thread also watches
+ * each topic file with inotify for IN_CLOSE_WRITE: a member's open file description is released,
+ * and with it its OFD lock, when it closes or dies, in any namespace. A close makes the thread probe
+ * the records' locks (briefly retried: the event comes a moment before the lock is released) and
+ * reclaim when one is free while its record is in use.
  * Each handle (publisher or subscriber) registers its topic at open. A second thread, the follower,
  * sleeps on the graph words of every watched topic (futex_waitv) and syncs a topic's peer list when
  * its word moves (a join or leave); handles also sync before a publish or a blocking wait. Nothing
  * polls: both threads sleep until a peer dies or the membership changes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core_internal.h"
@@ -23,6 +33,12 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
+
+/* Epoll tags: a pid (1 .. INT32_MAX), the kick, or the inotify descriptor. */
+#define TAG_KICK 0
+#define TAG_CLOSES UINT64_MAX
+/* Lock probes after a close event: at once, then 1, 2, 4 .. 64 ms later (the retry schedule). */
+#define CLOSE_PROBES 8
 
 struct peer {
 	int32_t pid;
@@ -35,6 +51,10 @@ struct peer {
  * many subscriptions of one topic watches it once). The first handle's mapping is the one used. */
 struct watch {
 	uint64_t id; /* 0 = free */
+	dev_t dev;   /* the topic file: a topic removed and made again under its name is another */
+	ino_t ino;
+	int wd;                /* inotify watch of the file's closes, or -1 */
+	uint32_t close_probes; /* lock probes still due after a close */
 	struct zc_topic **h;
 	uint32_t n_h, cap_h;
 	bool reclaim_pending;
@@ -50,7 +70,8 @@ static struct {
 	pthread_mutex_t mu;
 	bool started;
 	pid_t owner; /* a forked child starts its own watcher */
-	int ep, kick;
+	bool watcher_up, follower_up;
+	int ep, kick, closes; /* closes: inotify, or -1 */
 	uint64_t next_id;
 	struct watch *w;
 	uint32_t n_w;
@@ -86,6 +107,21 @@ static void kick(void)
 	}
 }
 
+/* Opens pe's pidfd into the epoll set (without one, the inotify watch still sees its death).
+ * Returns true when the pid does not exist. Under P.mu. */
+static bool peer_open(struct peer *pe)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pe->pid, 0);
+	if (fd < 0)
+		return errno == ESRCH;
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint32_t)pe->pid};
+	if (epoll_ctl(P.ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+		close(fd);
+	else
+		pe->fd = fd;
+	return false;
+}
+
 /* A pidfd for pid (shared by every watch that lists it). Under P.mu. */
 static void peer_ref(int32_t pid, bool *dead)
 {
@@ -102,19 +138,9 @@ static void peer_ref(int32_t pid, bool *dead)
 		P.peers = np;
 		P.cap_peers = cap;
 	}
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (fd < 0 && errno == ESRCH)
-		*dead = true; /* gone already: reclaim now */
-	if (fd >= 0) {
-		struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint32_t)pid};
-		if (epoll_ctl(P.ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	/* Without a pidfd (ENOSYS, EMFILE) the peer is still reclaimed by the next full ring, empty
-	 * pool, record limit or gc. */
-	P.peers[P.n_peers++] = (struct peer){pid, fd, 1};
+	pe = &P.peers[P.n_peers++];
+	*pe = (struct peer){pid, -1, 1};
+	*dead = peer_open(pe); /* gone already: reclaim now */
 }
 
 static void peer_unref(int32_t pid)
@@ -122,20 +148,40 @@ static void peer_unref(int32_t pid)
 	struct peer *pe = find_peer(pid);
 	if (!pe || --pe->refs)
 		return;
-	if (pe->fd >= 0)
-		close(pe->fd); /* also leaves the epoll set */
+	/* Out of the set first: a forked child may share the pidfd, and then closing ours leaves it
+	 * in the set, readable for good once the peer is gone (the watcher would spin). */
+	if (pe->fd >= 0) {
+		epoll_ctl(P.ep, EPOLL_CTL_DEL, pe->fd, NULL);
+		close(pe->fd);
+	}
 	*pe = P.peers[--P.n_peers];
 }
 
 /* Member record i (publishers, then subscribers): its pid, read once, when the record is in use;
  * 0 when it is free. */
-static int32_t record_pid(struct zc_topic *t, uint32_t i)
+static bool record_in_use(struct zc_topic *t, uint32_t i)
 {
 	bool pub = i < t->max_pubs;
 	uint32_t st = pub ? atomic_load(&t->pubs[i].state) : atomic_load(&t->subs[i - t->max_pubs].state);
-	if (st == ZC_REC_FREE)
+	return st != ZC_REC_FREE;
+}
+
+static int32_t record_pid(struct zc_topic *t, uint32_t i)
+{
+	if (!record_in_use(t, i))
 		return 0;
-	return pub ? ZC_READ_ONCE(t->pubs[i].pid) : ZC_READ_ONCE(t->subs[i - t->max_pubs].pid);
+	return i < t->max_pubs ? ZC_READ_ONCE(t->pubs[i].pid)
+			       : ZC_READ_ONCE(t->subs[i - t->max_pubs].pid);
+}
+
+/* True when a record of t is in use while no process holds its lock: its member died (or is
+ * between its unlock and its record's release: a harmless extra reclaim). */
+static bool any_member_dead(struct zc_topic *t)
+{
+	for (uint32_t i = 0; i < t->max_pubs + t->max_subs; i++)
+		if (record_in_use(t, i) && !zc_member_alive(t, i))
+			return true;
+	return false;
 }
 
 /* True while a record of t still names pid and its owner looks alive. */
@@ -159,6 +205,102 @@ static bool prune_dying(struct watch *w)
 	return w->n_dying > 0;
 }
 
+/* A peer's pidfd fired: every watch that lists it reclaims. Under P.mu. */
+static void peer_died(int32_t pid)
+{
+	for (uint32_t j = 0; j < P.n_w; j++) {
+		struct watch *w = &P.w[j];
+		for (uint32_t k = 0; w->id && k < w->n_pids; k++)
+			if (w->pids[k] == pid) {
+				w->pids[k] = w->pids[--w->n_pids];
+				w->reclaim_pending = true;
+				if (w->n_dying < MAX_DYING)
+					w->dying[w->n_dying++] = pid;
+				peer_unref(pid);
+				break;
+			}
+	}
+}
+
+/* A topic file was closed somewhere: its watch probes the member locks. Under P.mu. */
+static void read_closes(void)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	while ((n = read(P.closes, buf, sizeof buf)) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *e = (const struct inotify_event *)(void *)p;
+			for (uint32_t j = 0; j < P.n_w; j++) /* an overflow (wd -1): every watch */
+				if (P.w[j].id && (P.w[j].wd == e->wd || e->wd < 0))
+					P.w[j].close_probes = CLOSE_PROBES;
+			p += sizeof *e + e->len;
+		}
+	}
+}
+
+static void handle_events(const struct epoll_event *ev, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (ev[i].data.u64 == TAG_KICK) {
+			uint64_t v;
+			if (read(P.kick, &v, sizeof v) < 0) {
+			}
+		} else if (ev[i].data.u64 == TAG_CLOSES) {
+			read_closes();
+		} else {
+			peer_died((int32_t)ev[i].data.u64);
+		}
+	}
+}
+
+/* Watches with lock probes due after a close: one probe each. True while more are due. */
+static bool probe_closes(void)
+{
+	bool more = false;
+	for (uint32_t i = 0; i < P.n_w; i++) {
+		struct watch *w = &P.w[i];
+		if (!w->id || !w->close_probes)
+			continue;
+		w->close_probes--;
+		if (any_member_dead(w->h[0]))
+			w->reclaim_pending = true;
+		more |= w->close_probes > 0;
+	}
+	return more;
+}
+
+static int make_set(void);
+static void watch_closes(struct watch *w);
+
+/* epoll_wait failed: someone closed our descriptor (a daemon's close-every-descriptor loop). Its
+ * number may be another file's now: left alone, and a new set made of the pidfds and the watches
+ * (a kick or inotify descriptor closed too is made again). False when that failed. Under P.mu. */
+static bool remake_set(void)
+{
+	if (P.kick >= 0 && fcntl(P.kick, F_GETFD) < 0)
+		P.kick = -1;
+	if (P.closes >= 0 && fcntl(P.closes, F_GETFD) < 0) {
+		P.closes = -1;
+		for (uint32_t i = 0; i < P.n_w; i++)
+			P.w[i].wd = -1; /* watched again below, in the new instance */
+	}
+	if (make_set() < 0)
+		return false;
+	for (uint32_t i = 0; i < P.n_peers; i++) {
+		struct peer *pe = &P.peers[i];
+		struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint32_t)pe->pid};
+		if (pe->fd >= 0 && epoll_ctl(P.ep, EPOLL_CTL_ADD, pe->fd, &ev) != 0)
+			pe->fd = -1; /* not ours any more: a new one at the next rescan */
+	}
+	for (uint32_t i = 0; i < P.n_w; i++) {
+		if (!P.w[i].id)
+			continue;
+		watch_closes(&P.w[i]);
+		P.w[i].close_probes = CLOSE_PROBES; /* deaths while we were blind */
+	}
+	return true;
+}
+
 static void *watcher_main(void *arg)
 {
 	(void)arg;
@@ -166,33 +308,18 @@ static void *watcher_main(void *arg)
 	int timeout = -1, retries = 0; /* ms: -1 = sleep until an event */
 	for (;;) {
 		int n = epoll_wait(P.ep, ev, 16, timeout);
-		if (n < 0 && errno != EINTR)
-			return NULL;
 		pthread_mutex_lock(&P.mu);
-		for (int i = 0; i < n; i++) {
-			int32_t pid = (int32_t)ev[i].data.u64;
-			if (pid == 0) {
-				uint64_t v;
-				if (read(P.kick, &v, sizeof v) < 0) {
-				}
-				continue;
-			}
-			for (uint32_t j = 0; j < P.n_w; j++) {
-				struct watch *w = &P.w[j];
-				for (uint32_t k = 0; w->id && k < w->n_pids; k++)
-					if (w->pids[k] == pid) {
-						w->pids[k] = w->pids[--w->n_pids];
-						w->reclaim_pending = true;
-						if (w->n_dying < MAX_DYING)
-							w->dying[w->n_dying++] = pid;
-						peer_unref(pid);
-						break;
-					}
-			}
+		if (n < 0 && errno != EINTR) {
+			bool ok = remake_set();
+			pthread_mutex_unlock(&P.mu);
+			if (!ok) /* out of descriptors, say: try again a little later */
+				nanosleep(&(struct timespec){0, 100000000}, NULL);
+			continue;
 		}
+		handle_events(ev, n);
+		bool retry = probe_closes();
 		/* Under P.mu: a handle cannot close (unwatch) while we use its topic. Nobody takes
 		 * P.mu while holding a topic lock. */
-		bool retry = false;
 		for (uint32_t i = 0; i < P.n_w; i++) {
 			struct watch *w = &P.w[i];
 			if (!w->id || (!w->reclaim_pending && !(n == 0 && w->n_dying)))
@@ -211,10 +338,11 @@ static void *watcher_main(void *arg)
 			timeout = -1;
 			retries = 0;
 			for (uint32_t i = 0; i < P.n_w; i++)
-				P.w[i].n_dying = 0;
+				P.w[i].n_dying = P.w[i].close_probes = 0;
 		}
 		pthread_mutex_unlock(&P.mu);
 	}
+	return NULL;
 }
 
 static void poke_follower(void)
@@ -257,36 +385,78 @@ static void *follower_main(void *arg)
 	}
 }
 
-/* Under P.mu. */
-static int start_watcher(void)
+static int add_to_set(int fd, uint64_t tag)
 {
-	if (P.started && P.owner == getpid())
-		return 0;
-	/* First use, or a forked child: the parent's thread does not exist here. */
-	P.ep = epoll_create1(EPOLL_CLOEXEC);
-	P.kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (P.ep < 0 || P.kick < 0)
-		return zc_errno(ZCAST_ESYS, "epoll/eventfd for the death watcher");
-	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 0};
-	if (epoll_ctl(P.ep, EPOLL_CTL_ADD, P.kick, &ev) != 0)
-		return zc_errno(ZCAST_ESYS, "epoll_ctl");
-	pthread_t th;
-	zc_mwait_init(&P.mw);
-	int r = zc_thread_start(watcher_main, NULL, &th, true);
-	if (r == 0)
-		r = zc_thread_start(follower_main, NULL, &th, true);
-	if (r < 0)
-		return r;
-	P.started = true;
-	P.owner = getpid();
-	return 0;
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = tag};
+	return epoll_ctl(P.ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/* A forked child has no watcher thread and none of the parent's handles: start clean. */
+/* The epoll set with the kick and the inotify descriptor (made here when missing). Without
+ * inotify (its per-user limit) deaths are seen through pidfds only. Under P.mu. */
+static int make_set(void)
+{
+	P.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (P.ep < 0)
+		return zc_errno(ZCAST_ESYS, "epoll_create1 for the death watcher");
+	if (P.kick < 0)
+		P.kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (P.closes < 0)
+		P.closes = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (P.kick >= 0 && add_to_set(P.kick, TAG_KICK) == 0 &&
+	    (P.closes < 0 || add_to_set(P.closes, TAG_CLOSES) == 0))
+		return 0;
+	int r = zc_errno(ZCAST_ESYS, "eventfd/epoll_ctl for the death watcher");
+	close(P.ep);
+	P.ep = -1;
+	return r;
+}
+
+/* The descriptors of this process's watcher (or, in a forked child, of the parent's). */
+static void close_fds(void)
+{
+	int *fds[] = {&P.ep, &P.kick, &P.closes};
+	for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	P.ep = P.kick = P.closes = -1;
+}
+
+/* Under P.mu. A failure leaves nothing behind but the threads that run; the next watch retries. */
+static int start_watcher(void)
+{
+	if (P.owner != getpid()) {
+		/* First use, or a forked child: the parent's threads do not exist here. */
+		P.ep = P.kick = P.closes = -1;
+		int r = make_set();
+		if (r < 0) {
+			close_fds();
+			return r;
+		}
+		zc_mwait_init(&P.mw);
+		P.owner = getpid();
+		P.watcher_up = P.follower_up = false;
+	}
+	pthread_t th;
+	int r = 0;
+	if (!P.watcher_up && (r = zc_thread_start(watcher_main, NULL, &th, true)) == 0)
+		P.watcher_up = true;
+	if (!r && !P.follower_up && (r = zc_thread_start(follower_main, NULL, &th, true)) == 0)
+		P.follower_up = true;
+	return r;
+}
+
+/* A forked child has no watcher thread and none of the parent's handles: start clean. Closing the
+ * inherited descriptors keeps the child from holding the parent's pidfds and set alive. */
 static void child_reset(void)
 {
 	pthread_mutex_init(&P.mu, NULL);
-	P.started = false;
+	if (P.owner) {
+		for (uint32_t i = 0; i < P.n_peers; i++)
+			if (P.peers[i].fd >= 0)
+				close(P.peers[i].fd);
+		close_fds();
+	}
+	P.owner = 0;
 	P.w = NULL;
 	P.n_w = 0;
 	P.peers = NULL;
@@ -299,6 +469,16 @@ static void install_atfork(void)
 	pthread_atfork(NULL, NULL, child_reset);
 }
 
+/* Inotify on the topic file itself (through our descriptor, not its name): IN_CLOSE_WRITE when any
+ * member's descriptor of it is released, at a close or a death. Under P.mu. */
+static void watch_closes(struct watch *w)
+{
+	char path[40];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", w->h[0]->fd);
+	if (w->wd < 0 && P.closes >= 0)
+		w->wd = inotify_add_watch(P.closes, path, IN_CLOSE_WRITE);
+}
+
 int zc_deaths_watch(struct zc_topic *t)
 {
 #ifdef ZCAST_FAULT_INJECTION
@@ -308,12 +488,15 @@ int zc_deaths_watch(struct zc_topic *t)
 		return 0;
 #endif
 	pthread_once(&atfork_once, install_atfork);
+	struct stat st;
+	if (fstat(t->fd, &st) != 0)
+		return zc_errno(ZCAST_ESYS, "fstat of the topic for the death watcher");
 	pthread_mutex_lock(&P.mu);
 	int r = start_watcher();
 	struct watch *w = NULL;
 	for (uint32_t i = 0; r == 0 && i < P.n_w && !w; i++)
-		if (P.w[i].id && strcmp(P.w[i].h[0]->shm_name, t->shm_name) == 0)
-			w = &P.w[i]; /* another handle of ours watches this topic already */
+		if (P.w[i].id && P.w[i].dev == st.st_dev && P.w[i].ino == st.st_ino)
+			w = &P.w[i]; /* another handle of ours watches this file already */
 	bool fresh = !w;
 	if (r == 0 && !w && !(w = find_watch(0))) {
 		struct watch *nw = realloc(P.w, (P.n_w + 1) * sizeof *nw);
@@ -325,6 +508,9 @@ int zc_deaths_watch(struct zc_topic *t)
 	if (w && fresh) {
 		memset(w, 0, sizeof *w);
 		w->id = ++P.next_id;
+		w->dev = st.st_dev;
+		w->ino = st.st_ino;
+		w->wd = -1;
 	}
 	if (w && w->n_h == w->cap_h) {
 		uint32_t cap = w->cap_h ? w->cap_h * 2 : 4;
@@ -338,6 +524,8 @@ int zc_deaths_watch(struct zc_topic *t)
 	}
 	if (r == 0 && w) {
 		w->h[w->n_h++] = t;
+		if (fresh)
+			watch_closes(w);
 		t->death_watch = w->id;
 		/* A fresh watch differs from the graph word: the first rescan fills the peers. */
 		atomic_store(&t->graph_seen, fresh ? atomic_load(&t->hdr->graph) - 1
@@ -369,6 +557,8 @@ void zc_deaths_unwatch(struct zc_topic *t)
 		if (!w->n_h) {
 			for (uint32_t k = 0; k < w->n_pids; k++)
 				peer_unref(w->pids[k]);
+			if (w->wd >= 0)
+				inotify_rm_watch(P.closes, w->wd);
 			free(w->pids);
 			free(w->h);
 			memset(w, 0, sizeof *w);
@@ -413,13 +603,20 @@ static void rescan_locked(struct watch *w)
 		return;
 	uint32_t n = member_pids(t, pids);
 	bool dead = false;
+	watch_closes(w); /* retried: inotify's watch limit may have refused it */
 	for (uint32_t k = 0; k < w->n_pids;) {
+		struct peer *pe = find_peer(w->pids[k]);
 		if (!has_pid(pids, n, w->pids[k])) {
 			peer_unref(w->pids[k]); /* left: no longer a peer */
 			w->pids[k] = w->pids[--w->n_pids];
-		} else {
-			k++;
+			continue;
 		}
+		if (pe && pe->fd < 0 && peer_open(pe)) { /* retried: pidfd_open failed before */
+			dead = true;
+			if (w->n_dying < MAX_DYING)
+				w->dying[w->n_dying++] = pe->pid;
+		}
+		k++;
 	}
 	int32_t *np = n > w->cap_pids ? realloc(w->pids, n * sizeof *np) : w->pids;
 	if (np) {

@@ -7,6 +7,7 @@
  * The helper's wait set is touched only by the helper; other threads queue requests under `mu` and
  * trigger the helper's guard. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -19,13 +20,16 @@ struct zc_subfd {
 	int efd;
 	int id;                /* entry in the helper's wait set */
 	_Atomic int watching;  /* 1 while the helper watches (or is asked to watch) the subscriber */
+	_Atomic int attached;  /* 0 until the helper added it; 1 added, -1 it could not */
+	int err;               /* the helper's error when it could not, and its text */
+	char why[160];
+	/* Requests to the helper, queued under R.mu: a bit per kind, the descriptor itself the list
+	 * node (nothing to allocate, so queueing cannot fail). */
+	unsigned ops;
+	struct zc_subfd *next_op;
 };
 
-enum { OP_ADD, OP_REARM, OP_DEL };
-struct op {
-	int type;
-	struct zc_subfd *f;
-};
+enum { OP_ADD = 1, OP_REARM = 2, OP_DEL = 4 };
 
 static struct {
 	pthread_mutex_t mu;
@@ -34,32 +38,37 @@ static struct {
 	pid_t owner;
 	zcast_waitset *ws;
 	zcast_guard *ctl;
-	struct op *ops;
-	uint32_t n_ops, cap_ops;
+	struct zc_subfd *queue; /* descriptors with requests */
 	uint64_t requested, applied; /* request counters: a detacher waits until applied >= its own */
 } R = {.mu = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
+/* Under R.mu. */
+static void apply(struct zc_subfd *f, unsigned ops)
+{
+	if (ops & OP_ADD) {
+		if ((f->err = zcast_waitset_add_sub(R.ws, f->sub, f, &f->id)) != 0) {
+			f->id = -1;
+			snprintf(f->why, sizeof f->why, "%s", zcast_last_error());
+		}
+		atomic_store(&f->attached, f->id >= 0 ? 1 : -1);
+	}
+	if ((ops & OP_REARM) && f->id >= 0)
+		zcast_waitset_enable(R.ws, f->id, 1);
+	if ((ops & OP_DEL) && f->id >= 0) {
+		zcast_waitset_remove(R.ws, f->id);
+		f->id = -1;
+	}
+}
+
 static void apply_ops(void)
 {
-	for (uint32_t i = 0; i < R.n_ops; i++) {
-		struct zc_subfd *f = R.ops[i].f;
-		switch (R.ops[i].type) {
-		case OP_ADD:
-			if (zcast_waitset_add_sub(R.ws, f->sub, f, &f->id) != 0)
-				f->id = -1;
-			break;
-		case OP_REARM:
-			if (f->id >= 0)
-				zcast_waitset_enable(R.ws, f->id, 1);
-			break;
-		case OP_DEL:
-			if (f->id >= 0)
-				zcast_waitset_remove(R.ws, f->id);
-			f->id = -1;
-			break;
-		}
+	while (R.queue) {
+		struct zc_subfd *f = R.queue;
+		unsigned ops = f->ops;
+		R.queue = f->next_op;
+		f->ops = 0;
+		apply(f, ops);
 	}
-	R.n_ops = 0;
 }
 
 static void *helper_main(void *arg)
@@ -95,8 +104,7 @@ static void child_reset(void)
 	pthread_mutex_init(&R.mu, NULL);
 	pthread_cond_init(&R.done, NULL);
 	R.started = false;
-	R.ops = NULL;
-	R.n_ops = R.cap_ops = 0;
+	R.queue = NULL;
 }
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void install_atfork(void)
@@ -111,7 +119,7 @@ static int start_helper(void)
 		return 0;
 	/* First use, or a forked child (the parent's thread does not exist here). */
 	int id;
-	R.n_ops = 0;
+	R.queue = NULL;
 	R.requested = R.applied = 0;
 	int r = zcast_waitset_create(&R.ws);
 	if (r == 0 && (r = zcast_guard_create(&R.ctl)) == 0)
@@ -126,36 +134,26 @@ static int start_helper(void)
 	return 0;
 }
 
-/* Under R.mu. Returns the request number. */
 static void rearm(zcast_sub *sub);
 static void detach(zcast_sub *sub);
 /* The core calls these through the subscriber's hooks: it knows nothing of descriptors. */
 static const struct zc_sub_hooks hooks = {.drained = rearm, .closing = detach};
 
-static uint64_t push(int type, struct zc_subfd *f)
+/* Under R.mu. Returns the request number. */
+static uint64_t push(unsigned op, struct zc_subfd *f)
 {
-	if (R.n_ops == R.cap_ops) {
-		uint32_t cap = R.cap_ops ? R.cap_ops * 2 : 16;
-		struct op *no = realloc(R.ops, cap * sizeof *no);
-		if (!no)
-			abort(); /* a few bytes; nothing sensible to do without them */
-		R.ops = no;
-		R.cap_ops = cap;
+	if (!f->ops) {
+		f->next_op = R.queue;
+		R.queue = f;
 	}
-	R.ops[R.n_ops++] = (struct op){type, f};
+	f->ops |= op;
 	return ++R.requested;
 }
 
-int zcast_sub_fd(zcast_sub *sub, int *fd)
+/* A descriptor for sub, not yet added (the helper adds it). Under R.mu. */
+static int make_subfd(zcast_sub *sub)
 {
-	if (!sub || !fd)
-		return zc_err(ZCAST_EINVAL, "NULL argument");
-	struct zc_subfd *f = ((struct zc_subfd *)atomic_load(&sub->hook_data));
-	if (f) {
-		*fd = f->efd;
-		return 0;
-	}
-	f = calloc(1, sizeof *f);
+	struct zc_subfd *f = calloc(1, sizeof *f);
 	if (!f)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	f->sub = sub;
@@ -166,28 +164,59 @@ int zcast_sub_fd(zcast_sub *sub, int *fd)
 		free(f);
 		return zc_errno(ZCAST_ESYS, "eventfd");
 	}
-	pthread_once(&atfork_once, install_atfork);
-	pthread_mutex_lock(&R.mu);
-	int r = start_helper();
-	void *none = NULL;
-	if (r == 0 && !atomic_compare_exchange_strong(&sub->hook_data, &none, f))
-		r = 1; /* another thread made one first */
-	if (r == 0) {
-		atomic_store(&sub->hooks, &hooks);
-		push(OP_ADD, f);
-	}
-	pthread_mutex_unlock(&R.mu);
-	if (r != 0) {
+	atomic_store(&sub->hook_data, f);
+	atomic_store(&sub->hooks, &hooks);
+	push(OP_ADD, f);
+	zcast_guard_trigger(R.ctl);
+	return 0;
+}
+
+/* Waits until the helper added sub's descriptor (made here if there is none). Its failure is ours:
+ * the descriptor is dropped, never returned. Under R.mu. */
+static int attach_locked(zcast_sub *sub, int *fd)
+{
+	for (;;) {
+		struct zc_subfd *f = atomic_load(&sub->hook_data);
+		if (!f) {
+			int r = start_helper();
+			if (r == 0)
+				r = make_subfd(sub);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		int state = atomic_load(&f->attached);
+		if (state > 0) {
+			*fd = f->efd;
+			return 0;
+		}
+		if (state == 0) {
+			pthread_cond_wait(&R.done, &R.mu); /* the helper applies every request it is sent */
+			continue;
+		}
+		atomic_store(&sub->hook_data, NULL);
+		int r = zc_err(f->err, "zcast_sub_fd: the descriptor helper could not watch the "
+				       "subscriber: %s", f->why);
 		close(f->efd);
 		free(f);
-		if (r < 0)
-			return r;
-		*fd = ((struct zc_subfd *)atomic_load(&sub->hook_data))->efd;
+		return r;
+	}
+}
+
+int zcast_sub_fd(zcast_sub *sub, int *fd)
+{
+	if (!sub || !fd)
+		return zc_err(ZCAST_EINVAL, "NULL argument");
+	struct zc_subfd *f = ((struct zc_subfd *)atomic_load(&sub->hook_data));
+	if (f && atomic_load(&f->attached) > 0) {
+		*fd = f->efd;
 		return 0;
 	}
-	zcast_guard_trigger(R.ctl);
-	*fd = f->efd;
-	return 0;
+	pthread_once(&atfork_once, install_atfork);
+	pthread_mutex_lock(&R.mu);
+	int r = attach_locked(sub, fd);
+	pthread_mutex_unlock(&R.mu);
+	return r;
 }
 
 static void rearm(zcast_sub *sub)
