@@ -25,6 +25,9 @@ function(zcast_generate_messages target)
     file(GLOB_RECURSE msgs CONFIGURE_DEPENDS ${root}/*.msg)
     list(APPEND deps ${msgs})
   endforeach()
+  get_filename_component(gen_dir ${ZCAST_MSGGEN} DIRECTORY) # its modules: a changed generator regenerates
+  file(GLOB gen_py CONFIGURE_DEPENDS ${gen_dir}/msggen/*.py ${gen_dir}/../share/zcast/msggen/*.py)
+  list(APPEND deps ${gen_py})
   set(stamp ${Z_OUTPUT_DIR}/.stamp)
   string(REPLACE ";" " " names "${Z_TYPES}")
   add_custom_command(OUTPUT ${stamp}
