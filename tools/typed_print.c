@@ -23,53 +23,20 @@ const zcast_cdr_type *zt_known_type(const char *name, const uint8_t *hash)
 
 static void print_value(FILE *out, uint8_t kind, const uint8_t *p)
 {
-	union {
-		int8_t i8;
-		uint8_t u8;
-		int16_t i16;
-		uint16_t u16;
-		int32_t i32;
-		uint32_t u32;
-		int64_t i64;
-		uint64_t u64;
-		float f32;
-		double f64;
-	} v;
-	memcpy(&v, p, zcast_cdr_kind_size(kind));
-	switch (kind) {
-	case ZCAST_CDR_BOOL:
-		fprintf(out, "%s", v.u8 ? "true" : "false");
+	zcast_cdr_value v = zcast_cdr_value_at(kind, p);
+	switch (v.type) {
+	case ZCAST_CDR_VALUE_BOOL:
+		fputs(v.u ? "true" : "false", out);
 		break;
-	case ZCAST_CDR_INT8:
-		fprintf(out, "%d", v.i8);
+	case ZCAST_CDR_VALUE_INT:
+		fprintf(out, "%" PRId64, v.i);
 		break;
-	case ZCAST_CDR_INT16:
-		fprintf(out, "%d", v.i16);
+	case ZCAST_CDR_VALUE_UINT:
+		fprintf(out, "%" PRIu64, v.u);
 		break;
-	case ZCAST_CDR_UINT16:
-		fprintf(out, "%u", v.u16);
+	case ZCAST_CDR_VALUE_FLOAT:
+		fprintf(out, "%g", v.f);
 		break;
-	case ZCAST_CDR_INT32:
-		fprintf(out, "%" PRId32, v.i32);
-		break;
-	case ZCAST_CDR_UINT32:
-		fprintf(out, "%" PRIu32, v.u32);
-		break;
-	case ZCAST_CDR_INT64:
-		fprintf(out, "%" PRId64, v.i64);
-		break;
-	case ZCAST_CDR_UINT64:
-		fprintf(out, "%" PRIu64, v.u64);
-		break;
-	case ZCAST_CDR_FLOAT32:
-		fprintf(out, "%g", (double)v.f32);
-		break;
-	case ZCAST_CDR_FLOAT64:
-		fprintf(out, "%g", v.f64);
-		break;
-	default:
-		fprintf(out, "%u", v.u8);
-		break; /* octet, char, uint8 */
 	}
 }
 

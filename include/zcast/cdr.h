@@ -243,6 +243,73 @@ static inline uint32_t zcast_cdr_kind_size(int kind)
 	return kind >= 0 && kind < (int)sizeof size ? size[kind] : 0;
 }
 
+/* One primitive value widened to what a tool prints or a binding converts: `type` says which of
+ * i, u, f holds it (bool: u is 0 or not). The one reader of a primitive's bytes for the zcast
+ * tool and the Python module. */
+enum zcast_cdr_value_type { ZCAST_CDR_VALUE_BOOL, ZCAST_CDR_VALUE_INT, ZCAST_CDR_VALUE_UINT,
+			    ZCAST_CDR_VALUE_FLOAT };
+typedef struct zcast_cdr_value {
+	enum zcast_cdr_value_type type;
+	int64_t i;
+	uint64_t u;
+	double f;
+} zcast_cdr_value;
+
+/* The value of primitive kind `kind` at p (zcast_cdr_kind_size(kind) bytes, any alignment). */
+static inline zcast_cdr_value zcast_cdr_value_at(int kind, const void *p)
+{
+	union {
+		int8_t i8;
+		uint8_t u8;
+		int16_t i16;
+		uint16_t u16;
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+		float f32;
+		double f64;
+	} v;
+	zcast_cdr_value r = {ZCAST_CDR_VALUE_UINT, 0, 0, 0.0};
+	memcpy(&v, p, zcast_cdr_kind_size(kind));
+	switch (kind) {
+	case ZCAST_CDR_BOOL:
+		r.type = ZCAST_CDR_VALUE_BOOL, r.u = v.u8 != 0;
+		break;
+	case ZCAST_CDR_INT8:
+		r.type = ZCAST_CDR_VALUE_INT, r.i = v.i8;
+		break;
+	case ZCAST_CDR_INT16:
+		r.type = ZCAST_CDR_VALUE_INT, r.i = v.i16;
+		break;
+	case ZCAST_CDR_INT32:
+		r.type = ZCAST_CDR_VALUE_INT, r.i = v.i32;
+		break;
+	case ZCAST_CDR_INT64:
+		r.type = ZCAST_CDR_VALUE_INT, r.i = v.i64;
+		break;
+	case ZCAST_CDR_UINT16:
+		r.u = v.u16;
+		break;
+	case ZCAST_CDR_UINT32:
+		r.u = v.u32;
+		break;
+	case ZCAST_CDR_UINT64:
+		r.u = v.u64;
+		break;
+	case ZCAST_CDR_FLOAT32:
+		r.type = ZCAST_CDR_VALUE_FLOAT, r.f = (double)v.f32;
+		break;
+	case ZCAST_CDR_FLOAT64:
+		r.type = ZCAST_CDR_VALUE_FLOAT, r.f = v.f64;
+		break;
+	default: /* octet, char, uint8 */
+		r.u = v.u8;
+		break;
+	}
+	return r;
+}
+
 /* Name of a kind ("uint32", "string", ...), for tools. */
 ZCAST_API const char *zcast_cdr_kind_name(int kind);
 
