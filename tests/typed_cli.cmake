@@ -10,3 +10,16 @@ zcast_generate_messages(test_typed_defaults TYPES zcast_test/Defaults geometry_m
   sensor_msgs/Image sensor_msgs/Imu sensor_msgs/PointCloud2 ROOTS ${ZT_TYPED_CLI}/msg)
 add_test(NAME typed_defaults COMMAND test_typed_defaults)
 set_tests_properties(typed_defaults PROPERTIES TIMEOUT 120)
+
+# Types at run time: a user's package as a type library, used by the tool without rebuilding it.
+zcast_add_type_library(zcast_test_types TYPES zcast_test/Fixed zcast_test/Nested zcast_test/Defaults
+  ROOTS ${ZT_TYPED_CLI}/msg NO_INSTALL)
+set_target_properties(zcast_test_types PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/typed_types_lib)
+add_executable(typed_user_pub ${ZT_TYPED_CLI}/typed_user_pub.c)
+target_link_libraries(typed_user_pub PRIVATE zcast)
+target_compile_options(typed_user_pub PRIVATE ${ZCAST_WARNINGS} -Wno-missing-prototypes)
+target_compile_definitions(typed_user_pub PRIVATE _GNU_SOURCE)
+zcast_generate_messages(typed_user_pub TYPES zcast_test/Fixed ROOTS ${ZT_TYPED_CLI}/msg)
+add_test(NAME typed_types COMMAND ${ZT_TYPED_CLI}/typed_types_test.sh $<TARGET_FILE:zcast_cli>
+  $<TARGET_FILE:typed_user_pub> $<TARGET_FILE_DIR:zcast_test_types>)
+set_tests_properties(typed_types PROPERTIES TIMEOUT 120)

@@ -69,7 +69,10 @@ static int run(struct cli *c)
 	memset(&st, 0, sizeof st);
 	zcast_topic_stat_get(w.domain, topic, &st);
 	e.printer = cli_printer_for(st.type_name);
-	e.typed = zt_known_type(st.type_name, st.type_hash);
+	char why[512];
+	if (st.type_name[0] && zt_find_type(st.type_name, st.type_hash, &e.typed, why,
+					    sizeof why) == ZCAST_ETYPE)
+		fprintf(stderr, "zcast echo: refused: %s; printing raw bytes\n", why);
 	int64_t limit = timeout > 0 ? (int64_t)(timeout * 1e9) : -1, last = w.joined_ns;
 	long seen = 0;
 	r = CLI_OK;

@@ -4,6 +4,8 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <zcast/types.h>
+
 #include "zcast_shipped_types.h" /* every type of msg/ (tools/msggen/shipped_types.py) */
 
 
@@ -12,13 +14,32 @@
 
 static const zcast_cdr_type *const known[] = {ZCAST_SHIPPED_TYPES};
 
-const zcast_cdr_type *zt_known_type(const char *name, const uint8_t *hash)
+static const zcast_cdr_type *shipped_named(const char *name)
 {
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (!strcmp(known[i]->name, name) &&
-		    !memcmp(known[i]->hash, hash, ZCAST_TYPE_HASH_SIZE))
+		if (!strcmp(known[i]->name, name))
 			return known[i];
 	return NULL;
+}
+
+int zt_find_type(const char *name, const uint8_t *hash, const zcast_cdr_type **out, char *why,
+		 size_t why_size)
+{
+	const zcast_cdr_type *shipped = shipped_named(name);
+	if (shipped && !memcmp(shipped->hash, hash, ZCAST_TYPE_HASH_SIZE)) {
+		*out = shipped; /* shipped types first: a type library cannot replace them */
+		return 0;
+	}
+	int e = zcast_types_find(name, hash, out);
+	snprintf(why, why_size, "%s", zcast_last_error());
+	if (e != ZCAST_ENOENT || !shipped)
+		return e;
+	char want[ZCAST_TYPE_HASH_STR_SIZE], have[ZCAST_TYPE_HASH_STR_SIZE];
+	zcast_type_hash_str(hash, want);
+	zcast_type_hash_str(shipped->hash, have);
+	snprintf(why, why_size, "type %s: the topic has %s, zcast ships %s (another version)", name,
+		 want, have);
+	return ZCAST_ETYPE;
 }
 
 static void print_value(FILE *out, uint8_t kind, const uint8_t *p)

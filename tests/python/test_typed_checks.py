@@ -1,6 +1,7 @@
 """Typed correctness seen from Python (issue 25): loans start at the declared defaults, a bad
 encapsulation id and bytes after a valid message are Corrupt (as docs/PYTHON.md promises), and the
 error names the member path."""
+import os
 import struct
 
 import pytest
@@ -69,3 +70,16 @@ def test_error_names_the_member_path():
         with pytest.raises(zcast.Corrupt, match=r"member orientation\.x:"):
             sub.take()
         pub.close()
+
+
+def test_type_library_found_on_the_search_path():
+    """A user's type without load_types(): found in a type library on $ZCAST_TYPE_PATH (the test
+    types library exports zcast_types like the ones zcast_add_type_library builds)."""
+    os.environ["ZCAST_TYPE_PATH"] = os.path.dirname(os.environ["ZT_PY_TYPES"])
+    with zcast.Publisher("/pfixed", type="zcast_test/Fixed") as pub, \
+            zcast.Subscriber("/pfixed", type="zcast_test/msg/Fixed") as sub:
+        m = pub.loan_typed()
+        m.a, m.b = 7, 2.5
+        pub.publish(m)
+        got = sub.take()
+        assert (got.a, got.b) == (7, 2.5)
