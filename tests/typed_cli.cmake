@@ -19,7 +19,7 @@ add_executable(typed_user_pub ${ZT_TYPED_CLI}/typed_user_pub.c)
 target_link_libraries(typed_user_pub PRIVATE zcast)
 target_compile_options(typed_user_pub PRIVATE ${ZCAST_WARNINGS} -Wno-missing-prototypes)
 target_compile_definitions(typed_user_pub PRIVATE _GNU_SOURCE)
-zcast_generate_messages(typed_user_pub TYPES zcast_test/Fixed ROOTS ${ZT_TYPED_CLI}/msg)
+zcast_generate_messages(typed_user_pub TYPES zcast_test/Fixed std_msgs/String ROOTS ${ZT_TYPED_CLI}/msg)
 add_test(NAME typed_types COMMAND ${ZT_TYPED_CLI}/typed_types_test.sh $<TARGET_FILE:zcast_cli>
   $<TARGET_FILE:typed_user_pub> $<TARGET_FILE_DIR:zcast_test_types>)
 set_tests_properties(typed_types PROPERTIES TIMEOUT 120)

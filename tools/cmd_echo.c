@@ -31,7 +31,8 @@ static void print_msg(const struct echo *e, zcast_msg *m, int64_t taken_ns)
 		       ",\"age_ns\":%" PRId64 ",\"history\":%s,",
 		       in.sequence, n, in.publisher_id, in.publish_time_ns, latency, age,
 		       history ? "true" : "false");
-		e->printer->json(stdout, p, n, &e->po);
+		if (!e->typed || e->po.hex || zt_print_typed_json(e->typed, m, stdout) != 0)
+			e->printer->json(stdout, p, n, &e->po);
 		printf("}\n");
 	} else {
 		char lat[32], ag[32];

@@ -16,4 +16,9 @@ int zt_find_type(const char *name, const uint8_t *hash, const zcast_cdr_type **o
  * error of zcast_typed_read (then nothing is printed). */
 int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out);
 
+/* The same as JSON members: "type":"pkg/msg/Name","value":{member: value, ...} (every value;
+ * strings as UTF-8, NaN and infinities as null). Returns 0 or the error of zcast_typed_read (then
+ * nothing is printed). */
+int zt_print_typed_json(const zcast_cdr_type *t, zcast_msg *m, FILE *out);
+
 #endif

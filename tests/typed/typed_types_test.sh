@@ -27,6 +27,24 @@ for want in 'zcast_test/msg/Fixed' '  a: 7' '  b: 2.5' '  c: 300' '  v.x: 1.5' '
 done
 out=$(ZCAST_TYPE_PATH= timeout 10 "$zcast" echo /typed/user --count 1)
 grep -qF '  a: 7' <<<"$out" && fail "echo knew the user's type without its library: $out"
+# --json: the values by member name, not hex
+out=$(ZCAST_TYPE_PATH=$libdir timeout 10 "$zcast" echo /typed/user --count 1 --json)
+/usr/bin/python3 -c '
+import json, sys
+m = json.loads(sys.argv[1])
+assert m["type"] == "zcast_test/msg/Fixed", m
+assert m["value"] == {"a": 7, "b": 2.5, "c": 300, "v": {"x": 1.5, "y": -1.0, "z": 0.0}}, m
+assert "data_hex" not in m, m' "$out" || fail "echo --json of a library type: $out"
+stop
+
+# JSON strings keep UTF-8 as it is and escape quotes and control characters
+start string std_msgs/msg/String
+out=$(timeout 10 "$zcast" echo /typed/user --count 1 --json)
+grep -qF '"value":{"data":"café ☕ \"q\" \u0001"}' <<<"$out" || fail "echo --json of UTF-8: $out"
+/usr/bin/python3 -c '
+import json, sys
+assert json.loads(sys.argv[1])["value"]["data"] == "caf\u00e9 \u2615 \"q\" \x01"' "$out" ||
+  fail "echo --json of UTF-8 is no JSON: $out"
 stop
 
 start wronghash zcast_test/msg/Fixed
