@@ -23,3 +23,7 @@ zcast_generate_messages(typed_user_pub TYPES zcast_test/Fixed std_msgs/String RO
 add_test(NAME typed_types COMMAND ${ZT_TYPED_CLI}/typed_types_test.sh $<TARGET_FILE:zcast_cli>
   $<TARGET_FILE:typed_user_pub> $<TARGET_FILE_DIR:zcast_test_types>)
 set_tests_properties(typed_types PROPERTIES TIMEOUT 120)
+
+add_test(NAME typed_pub COMMAND ${ZT_TYPED_CLI}/typed_pub_test.sh $<TARGET_FILE:zcast_cli>
+  $<TARGET_FILE_DIR:zcast_test_types>)
+set_tests_properties(typed_pub PROPERTIES TIMEOUT 120)

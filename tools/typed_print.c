@@ -23,6 +23,16 @@ static const zcast_cdr_type *shipped_named(const char *name)
 	return NULL;
 }
 
+int zt_type_named(const char *name, const zcast_cdr_type **out)
+{
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (zcast_type_name_is(known[i]->name, name)) {
+			*out = known[i];
+			return 0;
+		}
+	return zcast_types_find(name, NULL, out);
+}
+
 int zt_find_type(const char *name, const uint8_t *hash, const zcast_cdr_type **out, char *why,
 		 size_t why_size)
 {

@@ -7,6 +7,9 @@
 
 #include <zcast/typed.h>
 
+/* The type named `name` ("pkg/Name" or "pkg/msg/Name"): a shipped one, else one of a type library.
+ * Returns 0 or ZCAST_ENOENT (zcast_last_error names the search path). */
+int zt_type_named(const char *name, const zcast_cdr_type **out);
 /* The type with this name and RIHS01 hash: a shipped one, else one of a type library
  * (include/zcast/types.h). Returns 0, ZCAST_ENOENT (unknown) or ZCAST_ETYPE (known by name with
  * another hash: refused); why (why_size bytes) says why not 0, naming both hashes for ZCAST_ETYPE. */
