@@ -27,3 +27,7 @@ set_tests_properties(typed_types PROPERTIES TIMEOUT 120)
 add_test(NAME typed_pub COMMAND ${ZT_TYPED_CLI}/typed_pub_test.sh $<TARGET_FILE:zcast_cli>
   $<TARGET_FILE_DIR:zcast_test_types>)
 set_tests_properties(typed_pub PROPERTIES TIMEOUT 120)
+
+# make install: the packages GETTING_STARTED.md names, and no test programs built.
+add_test(NAME install_build COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install_build_test.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(install_build PROPERTIES TIMEOUT 300)
