@@ -31,3 +31,7 @@ set_tests_properties(typed_pub PROPERTIES TIMEOUT 120)
 # make install: the packages GETTING_STARTED.md names, and no test programs built.
 add_test(NAME install_build COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install_build_test.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(install_build PROPERTIES TIMEOUT 300)
+
+# The demo's per-second drop count (each drop once).
+add_test(NAME demo_drops COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/demo_drops_test.sh $<TARGET_FILE:zcast_demo>)
+set_tests_properties(demo_drops PROPERTIES TIMEOUT 120)
