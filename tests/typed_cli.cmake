@@ -35,3 +35,10 @@ set_tests_properties(install_build PROPERTIES TIMEOUT 300)
 # The demo's per-second drop count (each drop once).
 add_test(NAME demo_drops COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/demo_drops_test.sh $<TARGET_FILE:zcast_demo>)
 set_tests_properties(demo_drops PROPERTIES TIMEOUT 120)
+
+# zcast echo's (history) label; holds the open with ZCAST_PAUSE_AT (test builds only).
+if(ZCAST_TEST_BUILD)
+  add_test(NAME echo_history_label COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/echo_history_label_test.sh
+    $<TARGET_FILE:zcast_cli>)
+  set_tests_properties(echo_history_label PROPERTIES TIMEOUT 120)
+endif()
