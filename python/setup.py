@@ -33,14 +33,15 @@ class BuildExt(build_ext):
             ext.include_dirs.append(gen)
             # The library's sources, outside this directory: added here, not to setup() (whose
             # file lists must be relative to setup.py).
-            ext.sources += sorted(glob.glob(os.path.join(ROOT, "src", "*.c")))
+            ext.sources += sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.c")))
         super().run()
 
 
 extension = Extension(
     "zcast._zcast",
     sources=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "src", "*.c"))),
-    include_dirs=[os.path.join(ROOT, "include"), os.path.join(ROOT, "src")],
+    include_dirs=[os.path.join(ROOT, "include")]
+    + [os.path.join(ROOT, "src", layer) for layer in ("os", "proto", "core", "wait", "exec", "typed")],
     define_macros=[("_GNU_SOURCE", None)],
     extra_compile_args=["-std=c11", "-fvisibility=hidden", "-O2"],
     libraries=["pthread", "dl"],

@@ -2,6 +2,7 @@
 list(TRANSFORM ZCAST_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/ OUTPUT_VARIABLE ZCAST_DEBUG_SOURCES)
 add_library(zcast_debugchecks STATIC ${ZCAST_DEBUG_SOURCES})
 target_include_directories(zcast_debugchecks PUBLIC ${PROJECT_SOURCE_DIR}/include)
+target_include_directories(zcast_debugchecks PRIVATE ${ZCAST_LAYER_INCLUDES})
 target_compile_definitions(zcast_debugchecks PRIVATE _GNU_SOURCE ZCAST_DEBUG_CHECKS)
 target_link_libraries(zcast_debugchecks PUBLIC pthread)
 add_executable(debug_stale_abort debug_stale_abort.c)

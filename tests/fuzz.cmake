@@ -12,7 +12,7 @@ if(CMAKE_C_COMPILER_ID MATCHES "Clang")
   set(ZCAST_FUZZ_SECONDS 60 CACHE STRING "Budget of the fuzz target, in seconds")
   list(TRANSFORM ZCAST_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/ OUTPUT_VARIABLE ZCAST_FUZZ_LIB_SOURCES)
   add_executable(fuzz_segment EXCLUDE_FROM_ALL ${ZCAST_FUZZ_DIR}/fuzz_segment.c ${ZCAST_FUZZ_LIB_SOURCES})
-  target_include_directories(fuzz_segment PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(fuzz_segment PRIVATE ${PROJECT_SOURCE_DIR}/include ${ZCAST_LAYER_INCLUDES})
   target_compile_definitions(fuzz_segment PRIVATE _GNU_SOURCE ZCAST_POISON)
   target_compile_options(fuzz_segment PRIVATE -fsanitize=fuzzer,address,undefined
     -fno-sanitize-recover=all -fno-omit-frame-pointer -g)

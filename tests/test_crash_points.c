@@ -32,7 +32,7 @@
 
 #define ZC_CRASH_POINT(name) name,
 static const char *const points[] = {
-#include "../src/crash_points.def"
+#include "../src/os/crash_points.def"
 };
 #undef ZC_CRASH_POINT
 #define N_POINTS (sizeof points / sizeof points[0])

@@ -35,7 +35,7 @@ set_target_properties(typed_fuzz_seeds PROPERTIES EXCLUDE_FROM_ALL ON)
 if(CMAKE_C_COMPILER_ID MATCHES "Clang")
   list(TRANSFORM ZCAST_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/ OUTPUT_VARIABLE ZT_TYPED_LIB_SOURCES)
   add_executable(fuzz_typed EXCLUDE_FROM_ALL ${ZT_TYPED}/fuzz_cdr.c ${ZT_TYPED_LIB_SOURCES})
-  target_include_directories(fuzz_typed PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(fuzz_typed PRIVATE ${PROJECT_SOURCE_DIR}/include ${ZCAST_LAYER_INCLUDES})
   target_compile_definitions(fuzz_typed PRIVATE _GNU_SOURCE)
   target_compile_options(fuzz_typed PRIVATE -fsanitize=fuzzer,address,undefined
     -fno-sanitize-recover=all -fno-omit-frame-pointer -g)

@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "../src/layout.h"
+#include "../src/proto/layout.h"
 #include "harness.h"
 
 /* "/dev/shm/zcast.<domain>.<topic with '/' as '.'>" */

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/layout.h"
+#include "../../src/proto/layout.h"
 #include "zcast/zcast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

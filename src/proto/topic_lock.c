@@ -1,0 +1,103 @@
+/* The topic lock with repair: when a lock holder died, the next locker finishes or rolls back what
+ * the holder's intent record says it was doing, reclaims dead members and performs a wake the
+ * holder owed. Every intent field is read once into a local and range checked: a member that
+ * scribbles on the intent can make repair wrong for its own messages, never make it index outside
+ * the segment. */
+#include "proto_internal.h"
+
+#define LOCK_TIMEOUT_NS 2000000000ll
+
+/* A target keeps its bit only if the descriptor reached its ring: the ring's tail moved past the
+ * tail recorded before the push, by the publish with this sequence number. */
+static void rollback_targets(struct zc_topic *t, struct zc_slot_hdr *s, uint64_t seq)
+{
+	for (uint32_t k = 0; k < t->max_subs; k++) {
+		uint32_t bit = ZC_SUB_BIT(k);
+		if (!(atomic_load(&s->bits[bit / 64]) & (1ull << (bit % 64))))
+			continue;
+		struct zc_sub_rec *r = &t->subs[k];
+		uint64_t push_seq = r->push_seq, push_tail = r->push_tail;
+		struct zc_ring ring = zc_sub_ring(t, k, 1);
+		bool pushed = push_seq == seq && zc_ring_pushed_since(&ring, push_tail);
+		if (!pushed)
+			atomic_fetch_and(&s->bits[bit / 64], ~(1ull << (bit % 64)));
+	}
+}
+
+static void recover_publish(struct zc_topic *t, uint64_t d, uint64_t seq)
+{
+	struct zc_pool_map *m;
+	if (zc_pool_get(t, ZC_DESC_POOL(d), &m) != 0)
+		return;
+	uint32_t i = ZC_DESC_SLOT(d);
+	uint64_t w = i < m->slot_count ? atomic_load(&zc_slot(m, i)->state) : 0;
+	if (i < m->slot_count && (uint32_t)ZC_STATE_GEN(w) == ZC_DESC_GEN(d) &&
+	    ZC_STATE_ST(w) != ZC_SLOT_FREE) {
+		struct zc_slot_hdr *s = zc_slot(m, i);
+		rollback_targets(t, s, seq);
+		if (!zc_history_contains(t, d))
+			atomic_fetch_and(&s->bits[0], ~(1ull << ZC_HIST_BIT));
+		uint64_t gen = ZC_STATE_GEN(w);
+		if (ZC_STATE_ST(w) == ZC_SLOT_LOANED) {
+			if (zc_slot_bits_zero(m, i))
+				zc_slot_free(m, i, ZC_SLOT_LOANED, gen);
+			else
+				atomic_store(&s->state, ZC_STATE(ZC_SLOT_PUBLISHED, gen));
+		} else {
+			zc_slot_try_free(m, i, gen);
+		}
+	}
+	zc_pool_put(m);
+}
+
+/* Finishes or rolls back what a dead lock holder was doing (its intent record). */
+static void recover_intent(struct zc_topic *t)
+{
+	struct zc_intent *in = &t->hdr->intent;
+	uint32_t drop_sub = ZC_READ_ONCE(in->drop_sub), op = ZC_READ_ONCE(in->op),
+		 evict_pending = ZC_READ_ONCE(in->evict_pending);
+	uint64_t drop_head = ZC_READ_ONCE(in->drop_head), drop_desc = ZC_READ_ONCE(in->drop_desc),
+		 evict_desc = ZC_READ_ONCE(in->evict_desc);
+	uint64_t desc = ZC_READ_ONCE(in->desc), seq = ZC_READ_ONCE(in->seq);
+	if (drop_sub < t->max_subs) {
+		struct zc_ring ring = zc_sub_ring(t, drop_sub, 1);
+		if (zc_ring_dropped_since(&ring, drop_head))
+			zc_release_desc_bit(t, drop_desc, ZC_SUB_BIT(drop_sub));
+	}
+	in->drop_sub = ZC_NO_SUB;
+	if (evict_pending && !zc_history_contains(t, evict_desc))
+		zc_release_desc_bit(t, evict_desc, ZC_HIST_BIT);
+	in->evict_pending = 0;
+	if (op == ZC_OP_PUBLISH)
+		recover_publish(t, desc, seq);
+	in->op = ZC_OP_NONE;
+}
+
+void zc_repair_alone(struct zc_topic *t)
+{
+	/* Exclusive on byte 0: nobody else is attached, so nobody can hold the lock legitimately.
+	 */
+	atomic_store(&t->hdr->lock.word,
+		     ZC_LOCK_MAKE(ZC_LOCK_EPOCH(atomic_load(&t->hdr->lock.word)), 0));
+	recover_intent(t);
+	t->reclaimed_at_attach = zc_reclaim(t);
+	atomic_store(&t->hdr->wake_owed, 0); /* nobody is attached: nobody sleeps */
+}
+
+ZC_HOT int zc_topic_lock(struct zc_topic *t)
+{
+	int r = zc_lock_acquire(t, LOCK_TIMEOUT_NS);
+	if (r == ZC_LOCK_OWNER_DEAD) {
+		recover_intent(t);
+		zc_reclaim(t);
+		r = 0;
+	}
+	if (r == 0 && atomic_load_explicit(&t->hdr->wake_owed, memory_order_relaxed))
+		zc_wake_owed(t); /* a publisher died (or is slow) between its unlock and its wake */
+	return r;
+}
+
+ZC_HOT void zc_topic_unlock(struct zc_topic *t)
+{
+	zc_lock_release(t);
+}
