@@ -246,13 +246,19 @@ static inline uint32_t zcast_cdr_kind_size(int kind)
 /* One primitive value widened to what a tool prints or a binding converts: `type` says which of
  * i, u, f holds it (bool: u is 0 or not). The one reader of a primitive's bytes for the zcast
  * tool and the Python module. */
-enum zcast_cdr_value_type { ZCAST_CDR_VALUE_BOOL, ZCAST_CDR_VALUE_INT, ZCAST_CDR_VALUE_UINT,
-			    ZCAST_CDR_VALUE_FLOAT };
+/** Which member of a zcast_cdr_value holds the value. */
+enum zcast_cdr_value_type {
+	ZCAST_CDR_VALUE_BOOL,  /**< u: 0 or 1 */
+	ZCAST_CDR_VALUE_INT,   /**< i: int8 .. int64 */
+	ZCAST_CDR_VALUE_UINT,  /**< u: byte, char, uint8 .. uint64 */
+	ZCAST_CDR_VALUE_FLOAT, /**< f: float32, float64 */
+};
+/** A primitive value, widened (zcast_cdr_value_at). */
 typedef struct zcast_cdr_value {
-	enum zcast_cdr_value_type type;
-	int64_t i;
-	uint64_t u;
-	double f;
+	enum zcast_cdr_value_type type; /**< which of i, u, f holds it */
+	int64_t i;			/**< signed integers */
+	uint64_t u;			/**< unsigned integers and bools */
+	double f;			/**< floating point */
 } zcast_cdr_value;
 
 /* The value of primitive kind `kind` at p (zcast_cdr_kind_size(kind) bytes, any alignment). */
