@@ -76,7 +76,7 @@ uninstall:
 	@DESTDIR=$(DESTDIR) scripts/uninstall.sh $(BUILD)/install_manifest.txt
 
 format:
-	@clang-format -i include/zcast/*.h include/zcast/*.hpp src/*/*.c src/*/*.h tests/*.c tests/*.cpp tests/*.h examples/*.c examples/*.cpp
+	@clang-format -i include/zcast/*.h include/zcast/*.hpp src/*/*.c src/*/*.h tests/*.c tests/*/test_*.c tests/*.cpp tests/*.h examples/*.c examples/*.cpp
 
 clean:
 	@rm -rf build build-test build-asan build-tsan build-fuzz build-*.log

@@ -36,17 +36,25 @@ static inline const char *zt_domain(void)
 	return zt_dom;
 }
 
-static inline int zt_shm_count(void)
+/* The files of /dev/shm whose name starts with `prefix`. */
+static inline int zt_shm_count_prefix(const char *prefix)
 {
-	char prefix[64];
-	int n = snprintf(prefix, sizeof prefix, "zcast.%s.", zt_dom), count = 0;
+	size_t n = strlen(prefix);
+	int count = 0;
 	DIR *d = opendir("/dev/shm");
 	struct dirent *e;
 	while (d && (e = readdir(d)))
-		count += strncmp(e->d_name, prefix, (size_t)n) == 0;
+		count += strncmp(e->d_name, prefix, n) == 0;
 	if (d)
 		closedir(d);
 	return count;
+}
+
+static inline int zt_shm_count(void)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "zcast.%s.", zt_dom);
+	return zt_shm_count_prefix(prefix);
 }
 
 static inline void zt_cleanup(void)
@@ -143,6 +151,37 @@ static inline pid_t zt_fork(int (*fn)(void *), void *arg)
 	return pid;
 }
 
+/* fork() for a child that is stopped with SIGTERM: SIGTERM stays blocked until the child's handler
+ * `on_term` is in place (a SIGTERM sent at once is not lost or fatal). Returns 0 in the child (its
+ * test alarm off), the pid in the parent (not registered: the caller keeps its own list). */
+static inline pid_t zt_fork_on_term(void (*on_term)(int))
+{
+	sigset_t term, old;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		alarm(0);
+		signal(SIGALRM, SIG_DFL);
+		signal(SIGTERM, on_term);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
+}
+
+/* A child's wait status in words. */
+static inline void zt_describe_status(char *out, size_t n, int st)
+{
+	if (WIFEXITED(st))
+		snprintf(out, n, "exited with %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(out, n, "died by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(out, n, "status 0x%x", st);
+}
+
 /* Waits for a child and returns its raw status. */
 static inline int zt_wait(pid_t pid)
 {
@@ -177,6 +216,18 @@ static inline zcast_pub *zt_open_pub(const char *topic, size_t slot_size, uint32
 	return p;
 }
 
+/* A subscriber of `topic` with `policy` and `depth`. */
+static inline zcast_sub *zt_open_sub(const char *topic, int policy, uint32_t depth)
+{
+	zcast_sub_opts o;
+	zcast_sub_opts_init(&o);
+	o.policy = policy;
+	o.queue_depth = depth;
+	zcast_sub *s = NULL;
+	CHECK_EQ(zcast_sub_open(topic, &o, &s), 0);
+	return s;
+}
+
 static inline int64_t zt_now_ns(void)
 {
 	struct timespec ts;
@@ -189,6 +240,25 @@ static inline void zt_sleep_ms(int ms)
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
 	}
+}
+
+/* Waits for a child for at most `ms` milliseconds; a child still running then is a hang: FAIL. */
+static inline int zt_wait_bounded(pid_t pid, int ms, const char *what)
+{
+	for (int i = 0; i < ms; i++) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid) {
+			for (int k = 0; k < zt_n_children; k++)
+				if (zt_children[k] == pid)
+					zt_children[k] = 0;
+			return st;
+		}
+		zt_sleep_ms(1);
+	}
+	fprintf(stderr, "FAIL: %s: child %d still running after %d ms (hang)\n", what, (int)pid,
+		ms);
+	zt_fail();
 }
 
 /* True when thread `tid` of process `pid` sleeps in the kernel on a futex. */

@@ -20,3 +20,7 @@ string(REPLACE ";" "|" zt_layers "${ZCAST_LAYERS}")
 add_test(NAME layer_rule COMMAND ${CMAKE_COMMAND} -DCC=${CMAKE_C_COMPILER} -DSRC=${PROJECT_SOURCE_DIR}
   "-DLAYERS=${zt_layers}" ${zt_layer_args} -DOUT=${CMAKE_CURRENT_BINARY_DIR}/layer_rule
   -P ${CMAKE_CURRENT_SOURCE_DIR}/structure/layer_rule.cmake)
+
+# The exported symbols: src/zcast.map, the headers' ZCAST_API functions and nm -D agree.
+add_test(NAME exports COMMAND ${CMAKE_COMMAND} -DSRC=${PROJECT_SOURCE_DIR} -DLIB=$<TARGET_FILE:zcast>
+  -DNM=${CMAKE_NM} -P ${CMAKE_CURRENT_SOURCE_DIR}/structure/exports.cmake)

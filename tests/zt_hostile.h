@@ -44,25 +44,6 @@ static inline struct zc_slot_hdr *zt_slot(struct zc_pool_hdr *ph, uint32_t i)
 	return (struct zc_slot_hdr *)((char *)ph + sizeof *ph + (uint64_t)i * ph->slot_stride);
 }
 
-/* Waits for a child for at most `ms` milliseconds; a child still running then is a hang: FAIL. */
-static inline int zt_wait_bounded(pid_t pid, int ms, const char *what)
-{
-	for (int i = 0; i < ms; i++) {
-		int st;
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid) {
-			for (int k = 0; k < zt_n_children; k++)
-				if (zt_children[k] == pid)
-					zt_children[k] = 0;
-			return st;
-		}
-		zt_sleep_ms(1);
-	}
-	fprintf(stderr, "FAIL: %s: child %d still running after %d ms (hang)\n", what, (int)pid,
-		ms);
-	zt_fail();
-}
-
 /* A child must have exited with status 0 within `ms`; a signal (SIGFPE, SIGSEGV ...) is a crash. */
 static inline void zt_child_ok_within(pid_t pid, int ms, const char *what)
 {

@@ -58,14 +58,8 @@ static inline struct zc_topic_hdr *zt_map_topic(const char *topic, size_t *size)
 static inline int zt_pool_count(void)
 {
 	char prefix[64];
-	int n = snprintf(prefix, sizeof prefix, "zcast.%s.@", zt_domain()), count = 0;
-	DIR *d = opendir("/dev/shm");
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		count += strncmp(e->d_name, prefix, (size_t)n) == 0;
-	if (d)
-		closedir(d);
-	return count;
+	snprintf(prefix, sizeof prefix, "zcast.%s.@", zt_domain());
+	return zt_shm_count_prefix(prefix);
 }
 
 /* Maps the first pool segment of the domain whose name is found (path returned in out). */

@@ -615,34 +615,14 @@ static int64_t run_ns;
 static pid_t start(int i, unsigned seed)
 {
 	fflush(NULL);
-	sigset_t term, old;
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, &old); /* until the child's handler is in place */
-	pid_t pid = fork();
-	CHECK(pid >= 0);
+	pid_t pid = zt_fork_on_term(on_term);
 	if (pid == 0) {
-		alarm(0);
-		signal(SIGALRM, SIG_DFL);
-		signal(SIGTERM, on_term);
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		srand(seed);
 		me = i;
 		_exit(i == N_WORKERS ? scribbler_main(seed, run_ns) : worker_main(i));
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	zt_children[i] = pid; /* killed if the test fails */
 	return pid;
-}
-
-static void describe(char *out, size_t n, int st)
-{
-	if (WIFEXITED(st))
-		snprintf(out, n, "exited with %d", WEXITSTATUS(st));
-	else if (WIFSIGNALED(st))
-		snprintf(out, n, "died by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else
-		snprintf(out, n, "status 0x%x", st);
 }
 
 static const char *who(int i)
@@ -672,7 +652,7 @@ static void check(const pid_t *pids)
 		int st;
 		if (waitpid(pids[i], &st, WNOHANG) == pids[i]) {
 			char what[120];
-			describe(what, sizeof what, st);
+			zt_describe_status(what, sizeof what, st);
 			zt_children[i] = 0;
 			report_and_fail(i, what);
 		}
@@ -707,7 +687,7 @@ static void stop_one(pid_t *pids, int i)
 	zt_children[i] = 0;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		char what[120];
-		describe(what, sizeof what, st);
+		zt_describe_status(what, sizeof what, st);
 		report_and_fail(i, what);
 	}
 }

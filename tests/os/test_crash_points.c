@@ -32,7 +32,7 @@
 
 #define ZC_CRASH_POINT(name) name,
 static const char *const points[] = {
-#include "../src/os/crash_points.def"
+#include "../../src/os/crash_points.def"
 };
 #undef ZC_CRASH_POINT
 #define N_POINTS (sizeof points / sizeof points[0])
@@ -207,24 +207,6 @@ static int victim_main(void *a_)
 	zt_signal(v->ready_fd);
 	for (;;)
 		pause();
-}
-
-/* Waits for a child for at most `ms`: a crash point must never leave anyone blocked. */
-static int wait_bounded(pid_t pid, int ms)
-{
-	for (int i = 0; i < ms; i++) {
-		int st;
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid) {
-			for (int k = 0; k < zt_n_children; k++)
-				if (zt_children[k] == pid)
-					zt_children[k] = 0;
-			return st;
-		}
-		zt_sleep_ms(1);
-	}
-	fprintf(stderr, "child %d still running after %d ms: blocked?\n", (int)pid, ms);
-	zt_fail();
 }
 
 /* ---- sleepers: survivors asleep in zcast_wait(-1) and in a wait set during the crash ---- */
@@ -521,12 +503,12 @@ static int run_point(const char *point, int nth, int idx)
 		pid_t vp = zt_fork(victim_main, &v);
 		zt_await(pfd[0]);
 		kill(vp, SIGKILL);
-		CHECK_EQ(WTERMSIG(wait_bounded(vp, 5000)), SIGKILL);
+		CHECK_EQ(WTERMSIG(zt_wait_bounded(vp, 5000, "a crash point\'s child (blocked?)")), SIGKILL);
 		close(pfd[0]);
 		close(pfd[1]);
 		pid = zt_fork(workload_main, &w);
 	}
-	int st = wait_bounded(pid, 20000);
+	int st = zt_wait_bounded(pid, 20000, "a crash point\'s child (blocked?)");
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 		if (!w.creator_only)
 			goto check; /* not reached at this count: still check the invariants */
@@ -589,7 +571,7 @@ check:;
 	if (!w.creator_only) {
 		publish_seq(sv.p, STOP_SEQ, 64);
 		for (int k = 0; k < N_SLEEPERS; k++) {
-			int sst = wait_bounded(sv.sleepers[k], 10000);
+			int sst = zt_wait_bounded(sv.sleepers[k], 10000, "a crash point\'s child (blocked?)");
 			if (!WIFEXITED(sst) || WEXITSTATUS(sst) != 0 ||
 			    atomic_load(&sh->sleeper_errors)) {
 				fprintf(stderr, "%s: sleeper %d status 0x%x: %s\n", crash_at, k,
@@ -658,7 +640,7 @@ int main(void)
 		open_survivors(w.topic, &sv, 0);
 		publish_n(sv.p, 1, 1);
 		pid_t pid = zt_fork(workload_main, &w);
-		int st = wait_bounded(pid, 20000);
+		int st = zt_wait_bounded(pid, 20000, "a crash point\'s child (blocked?)");
 		zcast_sub_close(sv.s);
 		zcast_sub_close(sv.d);
 		zcast_sub_close(sv.d1);

@@ -17,12 +17,7 @@
 static int publisher_main(void *arg)
 {
 	(void)arg;
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 64;
-	o.slot_count = 8;
-	zcast_pub *p = NULL;
-	CHECK_EQ(zcast_pub_open(TOPIC, &o, &p), 0);
+	zcast_pub *p = zt_open_pub(TOPIC, 64, 8);
 	for (int i = 0; i < PUBLISHES; i++) {
 		zcast_msg *m;
 		int r = zcast_loan(p, 64, &m);
@@ -66,12 +61,7 @@ static void *scribbler(void *arg)
 int main(void)
 {
 	zt_setup("hdepth", 120);
-	zcast_sub_opts so;
-	zcast_sub_opts_init(&so);
-	so.policy = ZCAST_POLICY_DROP_OLD;
-	so.queue_depth = 1;
-	zcast_sub *s = NULL;
-	CHECK_EQ(zcast_sub_open(TOPIC, &so, &s), 0);
+	zcast_sub *s = zt_open_sub(TOPIC, ZCAST_POLICY_DROP_OLD, 1);
 
 	struct zc_topic_hdr *h = zt_map_topic(TOPIC, NULL);
 	victim = zt_sub_rec(h, zcast_sub_id(s));

@@ -18,12 +18,7 @@ static int publisher_main(void *arg)
 {
 	(void)arg;
 	setenv("ZCAST_CRASH_AT", "publish:after-drop-cas", 1);
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 64;
-	o.slot_count = 4;
-	zcast_pub *p = NULL;
-	CHECK_EQ(zcast_pub_open(TOPIC, &o, &p), 0);
+	zcast_pub *p = zt_open_pub(TOPIC, 64, 4);
 	zt_publish(p, 1, 64); /* fills the depth-1 ring */
 	zt_publish(p, 2, 64); /* drops the first: dies after the drop CAS */
 	return 0;

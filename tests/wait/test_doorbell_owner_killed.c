@@ -49,14 +49,8 @@ static int owner(void *arg)
 static int bells_of(pid_t pid)
 {
 	char prefix[64];
-	int n = snprintf(prefix, sizeof prefix, "zcast-bell.%d.", (int)pid), count = 0;
-	DIR *d = opendir("/dev/shm");
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		count += strncmp(e->d_name, prefix, (size_t)n) == 0;
-	if (d)
-		closedir(d);
-	return count;
+	snprintf(prefix, sizeof prefix, "zcast-bell.%d.", (int)pid);
+	return zt_shm_count_prefix(prefix);
 }
 
 static pid_t start_owner(const char *topic)

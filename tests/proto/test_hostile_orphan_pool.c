@@ -20,12 +20,7 @@ static int publisher_main(void *a_)
 	char c;
 	if (read(a->go_r, &c, 1) != 1)
 		return 1;
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 64;
-	o.slot_count = 4;
-	zcast_pub *p = NULL;
-	CHECK_EQ(zcast_pub_open(TOPIC, &o, &p), 0);
+	zcast_pub *p = zt_open_pub(TOPIC, 64, 4);
 	zt_publish(p, 1, 64);
 	zt_signal(a->ready_w);
 	for (;;)

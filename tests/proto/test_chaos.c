@@ -352,17 +352,8 @@ static pid_t start_member(int i, unsigned seed)
 	fflush(NULL);
 	/* SIGTERM stays blocked until the child's handler is in place: a stop right after a restart
 	 * must not kill it by the default action. */
-	sigset_t term, old;
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, &old);
-	pid_t pid = fork();
-	CHECK(pid >= 0);
+	pid_t pid = zt_fork_on_term(on_term);
 	if (pid == 0) {
-		alarm(0);
-		signal(SIGALRM, SIG_DFL);
-		signal(SIGTERM, on_term);
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		srand(seed);
 		me = i;
 		char topic[32];
@@ -374,7 +365,6 @@ static pid_t start_member(int i, unsigned seed)
 			run_sub(topic, members[i].policy, role);
 		_exit(0);
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	zt_children[i] = pid;
 	return pid;
 }
@@ -390,16 +380,6 @@ static void check_errors(void)
 	}
 }
 
-static void describe_status(char *out, size_t n, int st)
-{
-	if (WIFEXITED(st))
-		snprintf(out, n, "exited with %d", WEXITSTATUS(st));
-	else if (WIFSIGNALED(st))
-		snprintf(out, n, "died by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else
-		snprintf(out, n, "status 0x%x", st);
-}
-
 /* No member may end by itself: a crash or a failed CHECK inside a member fails the test here. */
 static void check_alive(const pid_t *pids)
 {
@@ -407,7 +387,7 @@ static void check_alive(const pid_t *pids)
 		int st;
 		if (waitpid(pids[i], &st, WNOHANG) == pids[i]) {
 			char what[80];
-			describe_status(what, sizeof what, st);
+			zt_describe_status(what, sizeof what, st);
 			check_errors();
 			fprintf(stderr, "member %d (topic %d, %s) %s on its own, in %s\n", i,
 				members[i].topic, role_names[members[i].role], what,
@@ -509,7 +489,7 @@ static void stop_members(pid_t *pids, int (*want)(int))
 		zt_children[i] = 0;
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			char what[80];
-			describe_status(what, sizeof what, st);
+			zt_describe_status(what, sizeof what, st);
 			check_errors();
 			fprintf(stderr, "member %d (topic %d, %s) %s after SIGTERM\n", i,
 				members[i].topic, role_names[members[i].role], what);
@@ -605,7 +585,7 @@ int main(void)
 		int st = zt_wait(pids[i]);
 		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
 			char what[80];
-			describe_status(what, sizeof what, st);
+			zt_describe_status(what, sizeof what, st);
 			fprintf(stderr, "member %d (topic %d, %s) %s before the final SIGKILL\n", i,
 				members[i].topic, role_names[members[i].role], what);
 			zt_fail();

@@ -9,6 +9,7 @@
  * ASan (see main). */
 #include "zcast/waitset.h"
 #include "zt_hostile.h"
+#include "zt_threads.h"
 
 #define TOPIC "/fork/helpers"
 #define FORKS 20
@@ -43,18 +44,7 @@ static int child_main(void *arg)
 	so.policy = ZCAST_POLICY_DROP_OLD; /* holds at most one slot: the parent keeps publishing */
 	so.queue_depth = 1;
 	CHECK_EQ(zcast_sub_open(TOPIC, &so, &s), 0);
-	int fd;
-	CHECK_EQ(zcast_sub_fd(s, &fd), 0);
-	CHECK(fd >= 0);
-
-	zcast_waitset *ws = NULL;
-	CHECK_EQ(zcast_waitset_create(&ws), 0);
-	int id;
-	CHECK_EQ(zcast_waitset_add_sub_graph(ws, s, NULL, &id), 0);
-	zcast_ws_event ev[4];
-	int wr = zcast_waitset_wait(ws, 0, ev, 4);
-	CHECK(wr >= 0 || wr == ZCAST_ETIMEDOUT);
-	zcast_waitset_destroy(ws);
+	zcast_waitset_destroy(zt_start_helpers(s));
 	CHECK_EQ(zcast_sub_close(s), 0);
 	return 0;
 }

@@ -37,12 +37,7 @@ int main(void)
 	so.queue_depth = 4;
 	zcast_sub *s = NULL;
 	CHECK_EQ(zcast_sub_open(TOPIC, &so, &s), 0);
-	zcast_pub_opts po;
-	zcast_pub_opts_init(&po);
-	po.slot_size = 256;
-	po.slot_count = SLOTS;
-	zcast_pub *p = NULL;
-	CHECK_EQ(zcast_pub_open(TOPIC, &po, &p), 0);
+	zcast_pub *p = zt_open_pub(TOPIC, 256, SLOTS);
 
 	char path[400];
 	CHECK(zt_find_pool(path, sizeof path));

@@ -8,6 +8,7 @@
 
 #include "zcast/waitset.h"
 #include "zt_hostile.h"
+#include "zt_threads.h"
 
 static int child_main(void *arg)
 {
@@ -15,15 +16,7 @@ static int child_main(void *arg)
 	alarm(5);
 	zcast_sub *s = NULL;
 	CHECK_EQ(zcast_sub_open("/sig/threads", NULL, &s), 0);
-	int fd;
-	CHECK_EQ(zcast_sub_fd(s, &fd), 0);
-	zcast_waitset *ws = NULL;
-	CHECK_EQ(zcast_waitset_create(&ws), 0);
-	int id;
-	CHECK_EQ(zcast_waitset_add_sub_graph(ws, s, NULL, &id), 0);
-	zcast_ws_event ev[4];
-	int wr = zcast_waitset_wait(ws, 0, ev, 4);
-	CHECK(wr >= 0 || wr == ZCAST_ETIMEDOUT);
+	zcast_waitset *ws = zt_start_helpers(s);
 	zt_sleep_ms(50); /* the helper threads run */
 
 	sigset_t set;

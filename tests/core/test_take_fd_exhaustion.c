@@ -89,12 +89,7 @@ int main(void)
 	pid_t child = zt_fork(subscriber_main, &a);
 	zt_await(ready[0]);
 
-	zcast_pub_opts po;
-	zcast_pub_opts_init(&po);
-	po.slot_size = 256;
-	po.slot_count = SLOTS;
-	zcast_pub *p = NULL;
-	CHECK_EQ(zcast_pub_open(TOPIC, &po, &p), 0);
+	zcast_pub *p = zt_open_pub(TOPIC, 256, SLOTS);
 	zt_publish(p, 1, 64);
 	zt_signal(go[1]);
 	zt_child_ok_within(child, 20000, "subscriber out of descriptors");
