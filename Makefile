@@ -9,8 +9,9 @@ all: build
 deps:
 	@scripts/deps.sh build
 
+# The installable build: no test programs (make install would build them and install none).
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCAST_WERROR=ON >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZCAST_WERROR=ON -DBUILD_TESTING=OFF >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
 # Only the demo is built, quietly: the build log is shown only if the build fails.

@@ -96,8 +96,11 @@ void cli_fmt_ns(double ns, char *out, size_t n);
 bool cli_append(void **v, int *n, int *cap, const void *item, size_t size);
 /* printf for table rows: the line without trailing blanks (padded columns left empty). */
 void cli_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A JSON string literal (quoted and escaped). */
+/* A JSON string literal (quoted and escaped): valid UTF-8 is kept as it is, control characters are
+ * escaped, and bytes that are not UTF-8 become U+FFFD (JSON text is Unicode). */
 void cli_json_str(FILE *f, const char *s);
+/* The same for n bytes (may hold NULs). */
+void cli_json_strn(FILE *f, const char *s, size_t n);
 
 /* ---- topic snapshots (cli_topics.c) ---- */
 struct cli_topic {

@@ -216,10 +216,13 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 		depth = st.max_queue_depth > history ? st.max_queue_depth : history;
 	o.queue_depth = (uint32_t)depth;
 	o.max_held = 1;
+	/* Before the open: what was published after this was published after the join began, and
+	 * is live (a message published while the open runs is not history). */
+	int64_t joining_ns = cli_now_ns();
 	int r = zcast_sub_open(topic, &o, &w->sub);
 	if (r < 0)
 		return cli_fail(c, r);
-	w->joined_ns = cli_now_ns();
+	w->joined_ns = joining_ns;
 	w->next_check_ns = w->joined_ns + 1000000000;
 	return CLI_OK;
 }

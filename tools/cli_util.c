@@ -183,16 +183,55 @@ void cli_row(const char *fmt, ...)
 	printf("%s\n", cli_safe(line)); /* names in a row may be member-written */
 }
 
-void cli_json_str(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at p (n bytes left), or 0: no overlong forms, no surrogates,
+ * nothing above U+10FFFF (RFC 3629). */
+static size_t utf8_len(const unsigned char *p, size_t n)
 {
+	static const struct {
+		unsigned char lead_lo, lead_hi, len, next_lo, next_hi;
+	} forms[] = {
+	    {0xc2, 0xdf, 2, 0x80, 0xbf}, {0xe0, 0xe0, 3, 0xa0, 0xbf}, {0xe1, 0xec, 3, 0x80, 0xbf},
+	    {0xed, 0xed, 3, 0x80, 0x9f}, {0xee, 0xef, 3, 0x80, 0xbf}, {0xf0, 0xf0, 4, 0x90, 0xbf},
+	    {0xf1, 0xf3, 4, 0x80, 0xbf}, {0xf4, 0xf4, 4, 0x80, 0x8f},
+	};
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		if (p[0] < forms[i].lead_lo || p[0] > forms[i].lead_hi)
+			continue;
+		if (n < forms[i].len || p[1] < forms[i].next_lo || p[1] > forms[i].next_hi)
+			return 0;
+		for (size_t k = 2; k < forms[i].len; k++)
+			if (p[k] < 0x80 || p[k] > 0xbf)
+				return 0;
+		return forms[i].len;
+	}
+	return 0;
+}
+
+void cli_json_strn(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\u%04x", *p); /* bytes as code points: names here are ASCII */
+	for (size_t i = 0; i < n;) {
+		size_t u = p[i] >= 0x80 ? utf8_len(p + i, n - i) : 0;
+		if (u) {
+			fwrite(p + i, 1, u, f);
+			i += u;
+			continue;
+		}
+		if (p[i] == '"' || p[i] == '\\')
+			fprintf(f, "\\%c", p[i]);
+		else if (p[i] < 0x20 || p[i] == 0x7f)
+			fprintf(f, "\\u%04x", p[i]);
+		else if (p[i] >= 0x80)
+			fputs("\\ufffd", f); /* not UTF-8 */
 		else
-			fputc(*p, f);
+			fputc(p[i], f);
+		i++;
 	}
 	fputc('"', f);
+}
+
+void cli_json_str(FILE *f, const char *s)
+{
+	cli_json_strn(f, s, strlen(s));
 }

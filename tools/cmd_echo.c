@@ -9,14 +9,33 @@
 
 struct echo {
 	const struct cli_printer *printer;
-	const zcast_cdr_type *typed; /* a type zcast ships: printed member by member (text output) */
+	const zcast_cdr_type *typed; /* a known type: printed member by member */
+	bool resolved;		     /* typed looked up (at the first message: by then a typed
+				      * publisher's join has set the topic's type) */
+	const char *domain, *topic;
 	struct cli_print_opts po;
 	bool json;
 	int64_t joined_ns;
 };
 
-static void print_msg(const struct echo *e, zcast_msg *m, int64_t taken_ns)
+/* The topic's type among the known ones (shipped, type libraries), once. */
+static void resolve_type(struct echo *e)
 {
+	zcast_topic_stat st;
+	memset(&st, 0, sizeof st);
+	e->resolved = true;
+	zcast_topic_stat_get(e->domain, e->topic, &st);
+	e->printer = cli_printer_for(st.type_name);
+	char why[512];
+	if (st.type_name[0] &&
+	    zt_find_type(st.type_name, st.type_hash, &e->typed, why, sizeof why) == ZCAST_ETYPE)
+		fprintf(stderr, "zcast echo: refused: %s; printing raw bytes\n", why);
+}
+
+static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns)
+{
+	if (!e->resolved)
+		resolve_type(e);
 	zcast_msg_info in;
 	memset(&in, 0, sizeof in);
 	zcast_msg_info_get(m, &in);
@@ -31,7 +50,8 @@ static void print_msg(const struct echo *e, zcast_msg *m, int64_t taken_ns)
 		       ",\"age_ns\":%" PRId64 ",\"history\":%s,",
 		       in.sequence, n, in.publisher_id, in.publish_time_ns, latency, age,
 		       history ? "true" : "false");
-		e->printer->json(stdout, p, n, &e->po);
+		if (!e->typed || e->po.hex || zt_print_typed_json(e->typed, m, stdout) != 0)
+			e->printer->json(stdout, p, n, &e->po);
 		printf("}\n");
 	} else {
 		char lat[32], ag[32];
@@ -65,11 +85,7 @@ static int run(struct cli *c)
 	if (r != CLI_OK)
 		return r;
 	e.joined_ns = w.joined_ns;
-	zcast_topic_stat st;
-	memset(&st, 0, sizeof st);
-	zcast_topic_stat_get(w.domain, topic, &st);
-	e.printer = cli_printer_for(st.type_name);
-	e.typed = zt_known_type(st.type_name, st.type_hash);
+	e.domain = w.domain, e.topic = topic;
 	int64_t limit = timeout > 0 ? (int64_t)(timeout * 1e9) : -1, last = w.joined_ns;
 	long seen = 0;
 	r = CLI_OK;

@@ -1,11 +1,16 @@
 /* zcast pub TOPIC [TEXT]: publishes a text (with its terminating NUL) or the bytes of a file or of
  * stdin, at a rate, a number of times. Refuses a typed topic unless --force: raw bytes written
- * into a topic whose subscribers expect a type would be misread by them. */
+ * into a topic whose subscribers expect a type would be misread by them.
+ * zcast pub TOPIC TYPE [VALUES]: publishes a typed message (typed_values.h) as a publisher of TYPE. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
+#include <zcast/waitset.h>
+
 #include "cli.h"
+#include "typed_print.h"
+#include "typed_values.h"
 
 /* Reads all of f into a malloc'ed buffer. */
 static int slurp(FILE *f, uint8_t **out, size_t *len)
@@ -29,6 +34,36 @@ static int slurp(FILE *f, uint8_t **out, size_t *len)
 	*out = b;
 	*len = n;
 	return 0;
+}
+
+/* The typed payload of TYPE [VALUES] (pos[1], pos[2]). */
+static int typed_payload(const struct cli *c, const zcast_cdr_type *t, uint8_t **data, size_t *len)
+{
+	char err[512];
+	if (zt_values_serialize(t, c->npos > 2 ? c->pos[2] : "", data, len, err, sizeof err) < 0)
+		return cli_usage_error(c, "VALUES: %s", err);
+	return CLI_OK;
+}
+
+/* TYPE given (pos[1] names a type, or a third argument is there): its table, else NULL. */
+static int typed_arg(const struct cli *c, const zcast_cdr_type **t)
+{
+	*t = NULL;
+	if (c->npos < 2 || !strchr(c->pos[1], '/') || cli_str(c, "file", NULL))
+		return CLI_OK;
+	if (zt_type_named(c->pos[1], t) == 0)
+		return CLI_OK;
+	if (c->npos > 2)
+		return cli_usage_error(c, "TYPE: %s is not a type zcast ships (%s)", c->pos[1],
+				       zcast_last_error());
+	return CLI_OK; /* a text that only looks like a type name */
+}
+
+/* --wait-matching N: until N subscribers are matched (or Ctrl-C). */
+static void wait_matching(zcast_pub *p, long n)
+{
+	while (!cli_stop && n > 0 && zcast_pub_matched(p) < n)
+		cli_sleep_ns(10 * 1000 * 1000);
 }
 
 static int load_payload(const struct cli *c, uint8_t **data, size_t *len)
@@ -75,6 +110,8 @@ static int run(struct cli *c)
 	const char *topic = c->pos[0];
 	double rate = cli_double(c, "rate", 1, 0, 1e7);
 	long count = cli_flag(c, "once") ? 1 : cli_long(c, "count", 0, 0, 1000000000000L);
+	count = cli_long(c, "times", count, 1, 1000000000000L);
+	long matching = cli_long(c, "wait-matching", 0, 0, 1000000);
 	double timeout = cli_double(c, "timeout", 1, 0, 1e6);
 	bool force = cli_flag(c, "force");
 	uint32_t history = (uint32_t)cli_long(c, "history", 0, 0, 4096);
@@ -82,10 +119,14 @@ static int run(struct cli *c)
 		return cli_usage_error(c, "invalid topic name '%s'", topic);
 	uint8_t *data = NULL;
 	size_t len = 0;
-	int r = load_payload(c, &data, &len);
+	const zcast_cdr_type *t;
+	int r = typed_arg(c, &t);
 	if (r != CLI_OK)
 		return r;
-	if ((r = check_untyped(c, topic, force)) != CLI_OK) {
+	r = t ? typed_payload(c, t, &data, &len) : load_payload(c, &data, &len);
+	if (r != CLI_OK)
+		return r;
+	if (!t && (r = check_untyped(c, topic, force)) != CLI_OK) {
 		free(data);
 		return r;
 	}
@@ -95,17 +136,22 @@ static int run(struct cli *c)
 	o.slot_size = len ? len : 1;
 	o.history_depth = history;
 	o.slot_count = 8 + o.history_depth; /* history holds slots */
+	if (t) { /* a publisher of the type: subscribers of another type are refused at the join */
+		o.type_name = t->name;
+		memcpy(o.type_hash, t->hash, ZCAST_TYPE_HASH_SIZE);
+	}
 	zcast_pub *p;
 	if ((r = zcast_pub_open(topic, &o, &p)) < 0) {
 		free(data);
 		return cli_fail(c, r);
 	}
 	/* The topic may have been created typed between the check and our join. */
-	if ((r = check_untyped(c, topic, force)) != CLI_OK) {
+	if (!t && (r = check_untyped(c, topic, force)) != CLI_OK) {
 		zcast_pub_close(p);
 		free(data);
 		return r;
 	}
+	wait_matching(p, matching);
 	int64_t period = rate > 0 ? (int64_t)(1e9 / rate) : 0, next = cli_now_ns();
 	int64_t wait_ns = (int64_t)(timeout * 1e9);
 	long sent = 0, refused = 0;
@@ -130,6 +176,8 @@ static int run(struct cli *c)
 		} else {
 			sent++;
 		}
+		if (count && i + 1 >= count)
+			break; /* no period to wait after the last one */
 		next += period;
 		int64_t now = cli_now_ns();
 		if (period && next > now)
@@ -150,6 +198,8 @@ static const struct cli_opt opts[] = {
     {"rate", 'r', "HZ", "messages per second (default 1; 0: as fast as possible)"},
     {"count", 'n', "N", "publish N times (default: until Ctrl-C)"},
     {"once", 0, NULL, "publish once (same as -n 1)"},
+    {"times", 0, "N", "publish N times (same as -n N, as ros2 topic pub says it)"},
+    {"wait-matching", 0, "N", "first wait until N subscribers are matched (so --once is not lost)"},
     {"file", 'f', "FILE", "publish the bytes of FILE ('-': stdin) instead of TEXT"},
     {"timeout", 't', "SECONDS", "wait this long for a free slot / room in FULL queues (default 1)"},
     {"history", 0, "N", "keep the last N messages for late joiners (echo --history)"},
@@ -159,15 +209,18 @@ static const struct cli_opt opts[] = {
 
 const struct cli_cmd cmd_pub = {
     .name = "pub",
-    .args = "TOPIC [TEXT]",
-    .summary = "publish a text or binary data (file or stdin), at a rate (default 1 Hz)",
+    .args = "TOPIC [TEXT | TYPE [VALUES]]",
+    .summary = "publish a typed message, a text or binary data (file or stdin), at a rate (default 1 Hz)",
     .details =
+	"TYPE VALUES: a message of TYPE (pkg/msg/Name, shipped or from a type library on\n"
+	"$ZCAST_TYPE_PATH) with VALUES in YAML flow style as ros2 topic pub takes them:\n"
+	"'{header: {frame_id: cam}, data: [1, 2]}'; members not given keep their defaults.\n"
 	"TEXT is sent with its terminating NUL byte. A publish that a FULL subscriber\n"
 	"refuses for --timeout is counted; any refusal makes the exit status 1. A topic with\n"
 	"a type name is refused (exit 5) unless --force.\n",
     .opts = opts,
     .min_pos = 1,
-    .max_pos = 2,
+    .max_pos = 3,
     .json = false,
     .run = run,
 };

@@ -4,6 +4,9 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <zcast/types.h>
+
+#include "cli.h"
 #include "zcast_shipped_types.h" /* every type of msg/ (tools/msggen/shipped_types.py) */
 
 
@@ -12,64 +15,60 @@
 
 static const zcast_cdr_type *const known[] = {ZCAST_SHIPPED_TYPES};
 
-const zcast_cdr_type *zt_known_type(const char *name, const uint8_t *hash)
+static const zcast_cdr_type *shipped_named(const char *name)
 {
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (!strcmp(known[i]->name, name) &&
-		    !memcmp(known[i]->hash, hash, ZCAST_TYPE_HASH_SIZE))
+		if (!strcmp(known[i]->name, name))
 			return known[i];
 	return NULL;
 }
 
+int zt_type_named(const char *name, const zcast_cdr_type **out)
+{
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (zcast_type_name_is(known[i]->name, name)) {
+			*out = known[i];
+			return 0;
+		}
+	return zcast_types_find(name, NULL, out);
+}
+
+int zt_find_type(const char *name, const uint8_t *hash, const zcast_cdr_type **out, char *why,
+		 size_t why_size)
+{
+	const zcast_cdr_type *shipped = shipped_named(name);
+	if (shipped && !memcmp(shipped->hash, hash, ZCAST_TYPE_HASH_SIZE)) {
+		*out = shipped; /* shipped types first: a type library cannot replace them */
+		return 0;
+	}
+	int e = zcast_types_find(name, hash, out);
+	snprintf(why, why_size, "%s", zcast_last_error());
+	if (e != ZCAST_ENOENT || !shipped)
+		return e;
+	char want[ZCAST_TYPE_HASH_STR_SIZE], have[ZCAST_TYPE_HASH_STR_SIZE];
+	zcast_type_hash_str(hash, want);
+	zcast_type_hash_str(shipped->hash, have);
+	snprintf(why, why_size, "type %s: the topic has %s, zcast ships %s (another version)", name,
+		 want, have);
+	return ZCAST_ETYPE;
+}
+
 static void print_value(FILE *out, uint8_t kind, const uint8_t *p)
 {
-	union {
-		int8_t i8;
-		uint8_t u8;
-		int16_t i16;
-		uint16_t u16;
-		int32_t i32;
-		uint32_t u32;
-		int64_t i64;
-		uint64_t u64;
-		float f32;
-		double f64;
-	} v;
-	memcpy(&v, p, zcast_cdr_kind_size(kind));
-	switch (kind) {
-	case ZCAST_CDR_BOOL:
-		fprintf(out, "%s", v.u8 ? "true" : "false");
+	zcast_cdr_value v = zcast_cdr_value_at(kind, p);
+	switch (v.type) {
+	case ZCAST_CDR_VALUE_BOOL:
+		fputs(v.u ? "true" : "false", out);
 		break;
-	case ZCAST_CDR_INT8:
-		fprintf(out, "%d", v.i8);
+	case ZCAST_CDR_VALUE_INT:
+		fprintf(out, "%" PRId64, v.i);
 		break;
-	case ZCAST_CDR_INT16:
-		fprintf(out, "%d", v.i16);
+	case ZCAST_CDR_VALUE_UINT:
+		fprintf(out, "%" PRIu64, v.u);
 		break;
-	case ZCAST_CDR_UINT16:
-		fprintf(out, "%u", v.u16);
+	case ZCAST_CDR_VALUE_FLOAT:
+		fprintf(out, "%g", v.f);
 		break;
-	case ZCAST_CDR_INT32:
-		fprintf(out, "%" PRId32, v.i32);
-		break;
-	case ZCAST_CDR_UINT32:
-		fprintf(out, "%" PRIu32, v.u32);
-		break;
-	case ZCAST_CDR_INT64:
-		fprintf(out, "%" PRId64, v.i64);
-		break;
-	case ZCAST_CDR_UINT64:
-		fprintf(out, "%" PRIu64, v.u64);
-		break;
-	case ZCAST_CDR_FLOAT32:
-		fprintf(out, "%g", (double)v.f32);
-		break;
-	case ZCAST_CDR_FLOAT64:
-		fprintf(out, "%g", v.f64);
-		break;
-	default:
-		fprintf(out, "%u", v.u8);
-		break; /* octet, char, uint8 */
 	}
 }
 
@@ -131,6 +130,99 @@ int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out)
 	if (e == 0) {
 		uint32_t k = 0;
 		print_struct(out, &r, t, off, len, &k, "  ");
+	}
+	free(off);
+	return e;
+}
+
+/* ---- JSON: every member by name, every value (docs/TYPED.md) ---- */
+
+static void json_value(FILE *out, uint8_t kind, const uint8_t *p)
+{
+	zcast_cdr_value v = zcast_cdr_value_at(kind, p);
+	if (v.type == ZCAST_CDR_VALUE_FLOAT && (v.f != v.f || v.f - v.f != 0))
+		fputs("null", out); /* NaN and infinities have no JSON spelling */
+	else if (v.type == ZCAST_CDR_VALUE_FLOAT)
+		fprintf(out, "%.17g", v.f);
+	else
+		print_value(out, kind, p);
+}
+
+static void json_struct(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_type *t,
+			const uint32_t *off, const uint32_t *len, uint32_t *k);
+
+/* Element j of the array or sequence of messages of f whose first element is at o (n of them). */
+static void json_element(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_field *f,
+			 uint32_t o, uint32_t n, uint32_t j)
+{
+	size_t slots = f->type->n_flat ? f->type->n_flat : 1;
+	uint32_t *eoff = malloc(2 * slots * sizeof *eoff), k = 0;
+	zcast_cdr_reader er;
+	if (eoff && zcast_cdr_element(r, f->type, o, n, j, &er, eoff, eoff + slots) == 0)
+		json_struct(out, &er, f->type, eoff, eoff + slots, &k);
+	else
+		fputs("null", out); /* out of memory: the message itself was validated */
+	free(eoff);
+}
+
+static void json_values(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_field *f, uint32_t o,
+			uint32_t n)
+{
+	fputc('[', out);
+	for (uint32_t j = 0; j < n; j++) {
+		const char *str;
+		uint32_t sl;
+		if (j)
+			fputc(',', out);
+		if (f->kind == ZCAST_CDR_STRUCT)
+			json_element(out, r, f, o, n, j);
+		else if (f->kind != ZCAST_CDR_STRING)
+			json_value(out, f->kind, r->base + o + (size_t)j * zcast_cdr_kind_size(f->kind));
+		else if (zcast_cdr_string_element(r, o, n, j, &str, &sl) == 0)
+			cli_json_strn(out, str, sl);
+		else
+			fputs("null", out);
+	}
+	fputc(']', out);
+}
+
+static void json_struct(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_type *t,
+			const uint32_t *off, const uint32_t *len, uint32_t *k)
+{
+	fputc('{', out);
+	for (uint32_t i = 0; i < t->n_fields; i++) {
+		const zcast_cdr_field *f = &t->fields[i];
+		if (i)
+			fputc(',', out);
+		cli_json_str(out, f->name);
+		fputc(':', out);
+		if (f->kind == ZCAST_CDR_STRUCT && f->shape == ZCAST_CDR_ONE) {
+			json_struct(out, r, f->type, off, len, k);
+			continue;
+		}
+		uint32_t o = off[*k], n = len[*k];
+		++*k;
+		if (f->kind == ZCAST_CDR_STRING && f->shape == ZCAST_CDR_ONE)
+			cli_json_strn(out, (const char *)r->base + o, n);
+		else if (f->shape == ZCAST_CDR_ONE)
+			json_value(out, f->kind, r->base + o);
+		else
+			json_values(out, r, f, o, n);
+	}
+	fputc('}', out);
+}
+
+int zt_print_typed_json(const zcast_cdr_type *t, zcast_msg *m, FILE *out)
+{
+	size_t slots = t->n_flat ? t->n_flat : 1;
+	uint32_t *off = malloc(2 * sizeof *off * slots), k = 0;
+	zcast_cdr_reader r;
+	int e = off ? zcast_typed_read(t, m, &r, off, off + slots) : ZCAST_ENOMEM;
+	if (e == 0) {
+		fputs("\"type\":", out);
+		cli_json_str(out, t->name);
+		fputs(",\"value\":", out);
+		json_struct(out, &r, t, off, off + slots, &k);
 	}
 	free(off);
 	return e;

@@ -1,5 +1,5 @@
-/* Typed output of the zcast tool: the message types zcast ships, found by a topic's type name and
- * hash, and printed member by member from their introspection tables. */
+/* Typed output of the zcast tool: the message types zcast ships and those of type libraries, found
+ * by a topic's type name and hash, and printed member by member from their introspection tables. */
 #ifndef ZCAST_TOOL_TYPED_PRINT_H
 #define ZCAST_TOOL_TYPED_PRINT_H
 
@@ -7,10 +7,21 @@
 
 #include <zcast/typed.h>
 
-/* The shipped type with this name and RIHS01 hash, or NULL. */
-const zcast_cdr_type *zt_known_type(const char *name, const uint8_t *hash);
+/* The type named `name` ("pkg/Name" or "pkg/msg/Name"): a shipped one, else one of a type library.
+ * Returns 0 or ZCAST_ENOENT (zcast_last_error names the search path). */
+int zt_type_named(const char *name, const zcast_cdr_type **out);
+/* The type with this name and RIHS01 hash: a shipped one, else one of a type library
+ * (include/zcast/types.h). Returns 0, ZCAST_ENOENT (unknown) or ZCAST_ETYPE (known by name with
+ * another hash: refused); why (why_size bytes) says why not 0, naming both hashes for ZCAST_ETYPE. */
+int zt_find_type(const char *name, const uint8_t *hash, const zcast_cdr_type **out, char *why,
+		 size_t why_size);
 /* Validates m as a message of t and prints its members ("path: value" lines). Returns 0 or the
  * error of zcast_typed_read (then nothing is printed). */
 int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out);
+
+/* The same as JSON members: "type":"pkg/msg/Name","value":{member: value, ...} (every value;
+ * strings as UTF-8, NaN and infinities as null). Returns 0 or the error of zcast_typed_read (then
+ * nothing is printed). */
+int zt_print_typed_json(const zcast_cdr_type *t, zcast_msg *m, FILE *out);
 
 #endif

@@ -74,6 +74,10 @@ typedef struct zcast_cdr_field {
 	uint32_t string_bound; /**< string<=N: N; 0 = unbounded */
 	const struct zcast_cdr_type *type; /**< STRUCT values: their type */
 	uint32_t c_offset;		   /**< offsetof in the generated plain C struct */
+	/** The declared default (`float64 w 1`), or NULL: n_defaults values in their C (= CDR)
+	 * representation; strings and arrays of strings as zcast_cdr_str. Messages have none. */
+	const void *defaults;
+	uint32_t n_defaults; /**< values of defaults (ONE: 1, ARRAY: N, SEQUENCE: its length) */
 } zcast_cdr_field;
 
 /** A generated type's introspection table (name, hash, members, sizes). */
@@ -113,7 +117,9 @@ typedef struct zcast_cdr_reader {
 /* Validates a whole message (data: its encapsulation header; size: header included) and fills
  * off/len (type->n_flat entries each). The CDR origin (data + 4) must be 8-byte aligned, so values
  * are naturally aligned in place (typed zcast messages always are). Returns 0, ZCAST_ECORRUPT (with
- * zcast_last_error naming the member) or ZCAST_EINVAL (not little-endian plain CDR, misaligned). */
+ * zcast_last_error naming the member path; also for an encapsulation that is not little-endian plain
+ * CDR, and for bytes after the message other than the padding the options announce) or ZCAST_EINVAL
+ * (misaligned origin). */
 ZCAST_API int zcast_cdr_read(const zcast_cdr_type *type, const void *data, size_t size,
 			     zcast_cdr_reader *r, uint32_t *off, uint32_t *len);
 /* Element `index` (< count) of an array or sequence of messages whose first element is at `first`
@@ -152,9 +158,10 @@ typedef struct zcast_cdr_writer {
 /* Worst-case CDR size (header excluded) of the type at these bounds, or ZCAST_EINVAL when a bound
  * is above a member's declared bound (zcast_last_error names it). */
 ZCAST_API int zcast_cdr_bound_size(const zcast_cdr_type *type, const void *bounds, size_t *size);
-/* Lays the type out at `bounds` over base (which has room for the bound size): every string is set
- * empty, every sequence to 0 elements and every fixed value (scalar, array) to 0 — sequence
- * contents are left as they are; fills off/cap (type->n_flat entries). */
+/* Lays the type out at `bounds` over base (which has room for the bound size): every member starts
+ * at its declared default, members without one empty (strings, sequences) or 0 (scalars, arrays);
+ * a default string or sequence longer than its bound starts empty. Sequence contents past the count
+ * are left as they are. Fills off/cap (type->n_flat entries). */
 ZCAST_API void zcast_cdr_layout(const zcast_cdr_type *type, const void *bounds, uint8_t *base,
 				uint32_t *off, uint32_t *cap);
 /* Element `index` of an array/sequence of messages of a writer (laid out at the member's element
@@ -215,6 +222,9 @@ static inline uint32_t zcast_cdr_string_slot(uint32_t first, uint32_t bound, uin
 }
 
 /* ---- copy path ---- */
+/* Sets every member of the plain C struct dst to its declared default, others to 0 / empty. A
+ * default sequence points at the type's read-only defaults (replace it, do not write into it). */
+ZCAST_API void zcast_cdr_init(const zcast_cdr_type *type, void *dst);
 /* CDR size (header excluded) of the plain C struct `src` of `type`. */
 ZCAST_API size_t zcast_cdr_serialized_size(const zcast_cdr_type *type, const void *src);
 /* Writes header + CDR of `src` into out (room for 4 + zcast_cdr_serialized_size bytes, 8-aligned
@@ -231,6 +241,79 @@ static inline uint32_t zcast_cdr_kind_size(int kind)
 {
 	static const uint8_t size[] = {1, 1, 1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8}; /* BOOL .. FLOAT64 */
 	return kind >= 0 && kind < (int)sizeof size ? size[kind] : 0;
+}
+
+/* One primitive value widened to what a tool prints or a binding converts: `type` says which of
+ * i, u, f holds it (bool: u is 0 or not). The one reader of a primitive's bytes for the zcast
+ * tool and the Python module. */
+/** Which member of a zcast_cdr_value holds the value. */
+enum zcast_cdr_value_type {
+	ZCAST_CDR_VALUE_BOOL,  /**< u: 0 or 1 */
+	ZCAST_CDR_VALUE_INT,   /**< i: int8 .. int64 */
+	ZCAST_CDR_VALUE_UINT,  /**< u: byte, char, uint8 .. uint64 */
+	ZCAST_CDR_VALUE_FLOAT, /**< f: float32, float64 */
+};
+/** A primitive value, widened (zcast_cdr_value_at). */
+typedef struct zcast_cdr_value {
+	enum zcast_cdr_value_type type; /**< which of i, u, f holds it */
+	int64_t i;			/**< signed integers */
+	uint64_t u;			/**< unsigned integers and bools */
+	double f;			/**< floating point */
+} zcast_cdr_value;
+
+/* The value of primitive kind `kind` at p (zcast_cdr_kind_size(kind) bytes, any alignment). */
+static inline zcast_cdr_value zcast_cdr_value_at(int kind, const void *p)
+{
+	union {
+		int8_t i8;
+		uint8_t u8;
+		int16_t i16;
+		uint16_t u16;
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+		float f32;
+		double f64;
+	} v;
+	zcast_cdr_value r = {ZCAST_CDR_VALUE_UINT, 0, 0, 0.0};
+	memcpy(&v, p, zcast_cdr_kind_size(kind));
+	switch (kind) {
+	case ZCAST_CDR_BOOL:
+		r.type = ZCAST_CDR_VALUE_BOOL, r.u = v.u8 != 0;
+		break;
+	case ZCAST_CDR_INT8:
+		r.type = ZCAST_CDR_VALUE_INT, r.i = v.i8;
+		break;
+	case ZCAST_CDR_INT16:
+		r.type = ZCAST_CDR_VALUE_INT, r.i = v.i16;
+		break;
+	case ZCAST_CDR_INT32:
+		r.type = ZCAST_CDR_VALUE_INT, r.i = v.i32;
+		break;
+	case ZCAST_CDR_INT64:
+		r.type = ZCAST_CDR_VALUE_INT, r.i = v.i64;
+		break;
+	case ZCAST_CDR_UINT16:
+		r.u = v.u16;
+		break;
+	case ZCAST_CDR_UINT32:
+		r.u = v.u32;
+		break;
+	case ZCAST_CDR_UINT64:
+		r.u = v.u64;
+		break;
+	case ZCAST_CDR_FLOAT32:
+		r.type = ZCAST_CDR_VALUE_FLOAT, r.f = (double)v.f32;
+		break;
+	case ZCAST_CDR_FLOAT64:
+		r.type = ZCAST_CDR_VALUE_FLOAT, r.f = v.f64;
+		break;
+	default: /* octet, char, uint8 */
+		r.u = v.u8;
+		break;
+	}
+	return r;
 }
 
 /* Name of a kind ("uint32", "string", ...), for tools. */

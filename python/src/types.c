@@ -8,6 +8,8 @@
  * short form ("sensor_msgs/Image"). */
 #include <dlfcn.h>
 
+#include <zcast/types.h>
+
 #include "pyzcast.h"
 
 #include "zcast_shipped_types.h" /* every type of msg/ (tools/msggen/shipped_types.py) */
@@ -43,19 +45,6 @@ static int reg_add(const zcast_cdr_type *t)
 	return 0;
 }
 
-/* "pkg/Name" and "pkg/msg/Name" name the same type. */
-static int name_matches(const char *full, const char *want)
-{
-	if (!strcmp(full, want))
-		return 1;
-	const char *slash = strchr(want, '/');
-	if (!slash || strchr(slash + 1, '/'))
-		return 0;
-	size_t pkg = (size_t)(slash - want);
-	return !strncmp(full, want, pkg) && !strncmp(full + pkg, "/msg/", 5) &&
-	       !strcmp(full + pkg + 5, slash + 1);
-}
-
 const zcast_cdr_type *pz_type_lookup(PyObject *spec)
 {
 	if (PyObject_TypeCheck(spec, &PzMsgType_Type))
@@ -67,12 +56,15 @@ const zcast_cdr_type *pz_type_lookup(PyObject *spec)
 		return NULL;
 	}
 	for (size_t i = 0; i < n_reg; i++)
-		if (name_matches(reg[i]->name, name))
+		if (zcast_type_name_is(reg[i]->name, name))
 			return reg[i];
+	const zcast_cdr_type *t; /* a type library on the search path (include/zcast/types.h) */
+	if (zcast_types_find(name, NULL, &t) == 0 && reg_add(t) == 0)
+		return t;
 	pz_raisef(ZCAST_EINVAL,
-		  "unknown message type %s (zcast.types() lists the known ones; "
-		  "zcast.load_types() adds a library of your own)",
-		  name);
+		  "unknown message type %s (zcast.types() lists the known ones; type libraries are "
+		  "searched on %s; zcast.load_types() adds one)",
+		  name, zcast_types_path());
 	return NULL;
 }
 

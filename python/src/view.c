@@ -80,42 +80,16 @@ static void store32(uint8_t *p, uint32_t v)
 
 static PyObject *get_prim(int kind, const uint8_t *p)
 {
-	union {
-		int8_t i8;
-		uint8_t u8;
-		int16_t i16;
-		uint16_t u16;
-		int32_t i32;
-		uint32_t u32;
-		int64_t i64;
-		uint64_t u64;
-		float f32;
-		double f64;
-	} v;
-	memcpy(&v, p, zcast_cdr_kind_size(kind));
-	switch (kind) {
-	case ZCAST_CDR_BOOL:
-		return PyBool_FromLong(v.u8 != 0);
-	case ZCAST_CDR_INT8:
-		return PyLong_FromLong(v.i8);
-	case ZCAST_CDR_INT16:
-		return PyLong_FromLong(v.i16);
-	case ZCAST_CDR_UINT16:
-		return PyLong_FromLong(v.u16);
-	case ZCAST_CDR_INT32:
-		return PyLong_FromLong(v.i32);
-	case ZCAST_CDR_UINT32:
-		return PyLong_FromUnsignedLong(v.u32);
-	case ZCAST_CDR_INT64:
-		return PyLong_FromLongLong(v.i64);
-	case ZCAST_CDR_UINT64:
-		return PyLong_FromUnsignedLongLong(v.u64);
-	case ZCAST_CDR_FLOAT32:
-		return PyFloat_FromDouble(v.f32);
-	case ZCAST_CDR_FLOAT64:
-		return PyFloat_FromDouble(v.f64);
-	default: /* octet, char, uint8 */
-		return PyLong_FromLong(v.u8);
+	zcast_cdr_value v = zcast_cdr_value_at(kind, p);
+	switch (v.type) {
+	case ZCAST_CDR_VALUE_BOOL:
+		return PyBool_FromLong(v.u != 0);
+	case ZCAST_CDR_VALUE_INT:
+		return PyLong_FromLongLong(v.i);
+	case ZCAST_CDR_VALUE_FLOAT:
+		return PyFloat_FromDouble(v.f);
+	default:
+		return PyLong_FromUnsignedLongLong(v.u);
 	}
 }
 

@@ -159,6 +159,7 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	zc_topic_graph_changed(t);
 	zc_topic_unlock(t);
 	zc_deaths_watch(t); /* a publisher that dies owing us a wake is reclaimed promptly */
+	ZC_PAUSE("sub:opened"); /* test builds: live messages arrive before the open returns */
 	*out = s;
 	return 0;
 

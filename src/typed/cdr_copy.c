@@ -73,6 +73,34 @@ size_t zcast_cdr_serialize(const zcast_cdr_type *type, const void *src, void *ou
 	return ZCAST_CDR_HEADER + (size_t)ser_struct(type, src, o + ZCAST_CDR_HEADER, 0);
 }
 
+/* ---- declared defaults ---- */
+
+static void init_struct(const zcast_cdr_type *t, uint8_t *c)
+{
+	for (uint32_t i = 0; i < t->n_fields; i++) {
+		const zcast_cdr_field *f = &t->fields[i];
+		uint8_t *v = c + f->c_offset;
+		if (f->kind == ZCAST_CDR_STRUCT && f->shape != ZCAST_CDR_SEQUENCE) {
+			for (uint32_t j = 0; j < f->count; j++)
+				init_struct(f->type, v + (size_t)j * f->type->c_size);
+		} else if (f->defaults && f->shape == ZCAST_CDR_SEQUENCE) {
+			zcast_cdr_seq *s = (zcast_cdr_seq *)v;
+			s->data = (void *)(uintptr_t)f->defaults; /* read-only: zcast_cdr_init says so */
+			s->len = f->n_defaults;
+		} else if (f->defaults) {
+			size_t es = f->kind == ZCAST_CDR_STRING ? sizeof(zcast_cdr_str)
+								: zcast_cdr_kind_size(f->kind);
+			memcpy(v, f->defaults, es * f->n_defaults);
+		}
+	}
+}
+
+void zcast_cdr_init(const zcast_cdr_type *type, void *dst)
+{
+	memset(dst, 0, type->c_size);
+	init_struct(type, dst);
+}
+
 static void free_struct(const zcast_cdr_type *t, uint8_t *c);
 
 static void free_values(const zcast_cdr_field *f, uint8_t *v, uint32_t n)

@@ -1,25 +1,60 @@
 /* CDR reader: validates a received message while finding member offsets, and the deserializing copy
  * (the same walk, copying into a plain C struct). The buffer is hostile shared memory: every length
  * and count is read once into a local and checked against the message size before it is used. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cdr_internal.h"
 #include "core_internal.h"
 
+#define RD_DEPTH 16 /* nesting levels an error message names */
+
 struct rd {
 	const uint8_t *b;
 	uint32_t size;
 	const zcast_cdr_type *top;
+	/* Where the walk is, for errors: the enclosing members (index -1: a single message) and
+	 * the index of the string element being read (-1: none). */
+	uint32_t depth;
+	const char *outer[RD_DEPTH];
+	int64_t outer_index[RD_DEPTH];
+	int64_t leaf_index;
 };
 
-static int bad(const struct rd *r, const zcast_cdr_field *f, const char *what, uint64_t pos)
+static void rd_enter(struct rd *r, const zcast_cdr_field *f, int64_t index)
 {
-	return zc_err(ZCAST_ECORRUPT, "%s: member %s: %s (offset %llu of %u)", r->top->name,
-		      f->name, what, (unsigned long long)pos, r->size);
+	if (r->depth < RD_DEPTH)
+		r->outer[r->depth] = f->name, r->outer_index[r->depth] = index;
+	r->depth++;
+}
+
+/* Appends one path element ("name" or "name[i]", then sep) to path (size n) at *at. */
+static void path_add(char *path, size_t n, size_t *at, const char *name, int64_t index,
+		     const char *sep)
+{
+	int w = index < 0 ? snprintf(path + *at, n - *at, "%s%s", name, sep)
+			  : snprintf(path + *at, n - *at, "%s[%lld]%s", name, (long long)index, sep);
+	if (w > 0)
+		*at = *at + (size_t)w < n ? *at + (size_t)w : n - 1;
+}
+
+/* A corrupt message: the error names the member's path ("orientation.x", "fields[1].name"). */
+static int bad(struct rd *r, const zcast_cdr_field *f, const char *what, uint64_t pos)
+{
+	char path[256];
+	size_t at = 0;
+	path[0] = 0;
+	for (uint32_t d = 0; d < r->depth && d < RD_DEPTH; d++)
+		path_add(path, sizeof path, &at, r->outer[d], r->outer_index[d], ".");
+	if (r->depth > RD_DEPTH)
+		path_add(path, sizeof path, &at, "...", -1, ".");
+	path_add(path, sizeof path, &at, f->name, r->leaf_index, "");
+	return zc_err(ZCAST_ECORRUPT, "%s: member %s: %s (offset %llu of %u)", r->top->name, path,
+		      what, (unsigned long long)pos, r->size);
 }
 
 /* Aligns *pos to a and checks that n more bytes are in the message. */
-static bool room(const struct rd *r, uint64_t *pos, uint32_t a, uint64_t n)
+static bool room(struct rd *r, uint64_t *pos, uint32_t a, uint64_t n)
 {
 	uint64_t p = zc_cdr_align(*pos, a);
 	if (p > r->size || n > r->size - p)
@@ -28,11 +63,21 @@ static bool room(const struct rd *r, uint64_t *pos, uint32_t a, uint64_t n)
 	return true;
 }
 
-static int rd_struct(const struct rd *r, const zcast_cdr_type *t, uint64_t *pos, uint32_t *off,
+static int rd_struct(struct rd *r, const zcast_cdr_type *t, uint64_t *pos, uint32_t *off,
 		     uint32_t *len, uint32_t *k, uint8_t *c);
 
+/* A nested message of member f (element index, or -1 for a single one). */
+static int rd_nested(struct rd *r, const zcast_cdr_field *f, int64_t index, uint64_t *pos,
+		     uint32_t *off, uint32_t *len, uint32_t *k, uint8_t *c)
+{
+	rd_enter(r, f, index);
+	int e = rd_struct(r, f->type, pos, off, len, k, c);
+	r->depth--;
+	return e;
+}
+
 /* One string at *pos: its checked length (without the NUL) and data offset. */
-static int rd_string(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos, uint32_t *data,
+static int rd_string(struct rd *r, const zcast_cdr_field *f, uint64_t *pos, uint32_t *data,
 		     uint32_t *slen, zcast_cdr_str *cdst)
 {
 	if (!room(r, pos, 4, 4))
@@ -60,7 +105,7 @@ static int rd_string(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos
 }
 
 /* count values of f's kind starting at *pos; cdst (if any) receives them (C layout). */
-static int rd_values(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos, uint32_t count,
+static int rd_values(struct rd *r, const zcast_cdr_field *f, uint64_t *pos, uint32_t count,
 		     uint32_t *first, uint8_t *cdst)
 {
 	uint32_t es = zcast_cdr_kind_size(f->kind);
@@ -87,12 +132,14 @@ static int rd_values(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos
 		int e;
 		if (f->kind == ZCAST_CDR_STRING) {
 			uint32_t d, l;
+			r->leaf_index = i;
 			e = rd_string(r, f, pos, &d, &l, cdst ? (zcast_cdr_str *)cdst + i : NULL);
+			r->leaf_index = -1;
 			if (i == 0)
 				*first = d - 4;
 		} else {
 			uint32_t k = 0;
-			e = rd_struct(r, f->type, pos, NULL, NULL, &k,
+			e = rd_nested(r, f, i, pos, NULL, NULL, &k,
 				      cdst ? cdst + (size_t)i * f->type->c_size : NULL);
 		}
 		if (e < 0)
@@ -109,12 +156,12 @@ static size_t c_elem_size(const zcast_cdr_field *f)
 	return f->kind == ZCAST_CDR_STRING ? sizeof(zcast_cdr_str) : f->type->c_size;
 }
 
-static int rd_field(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos, uint32_t *off,
+static int rd_field(struct rd *r, const zcast_cdr_field *f, uint64_t *pos, uint32_t *off,
 		    uint32_t *len, uint32_t *k, uint8_t *c)
 {
 	uint8_t *cf = c ? c + f->c_offset : NULL;
 	if (f->kind == ZCAST_CDR_STRUCT && f->shape == ZCAST_CDR_ONE)
-		return rd_struct(r, f->type, pos, off, len, k, cf);
+		return rd_nested(r, f, -1, pos, off, len, k, cf);
 	uint32_t first = 0, count = 0;
 	int e = 0;
 	if (f->kind == ZCAST_CDR_STRING && f->shape == ZCAST_CDR_ONE) {
@@ -152,7 +199,7 @@ static int rd_field(const struct rd *r, const zcast_cdr_field *f, uint64_t *pos,
 	return 0;
 }
 
-static int rd_struct(const struct rd *r, const zcast_cdr_type *t, uint64_t *pos, uint32_t *off,
+static int rd_struct(struct rd *r, const zcast_cdr_type *t, uint64_t *pos, uint32_t *off,
 		     uint32_t *len, uint32_t *k, uint8_t *c)
 {
 	for (uint32_t i = 0; i < t->n_fields; i++) {
@@ -173,14 +220,28 @@ static int rd_open(const zcast_cdr_type *type, const void *data, size_t size, st
 		return zc_err(ZCAST_EINVAL,
 			      "%s: CDR origin not 8-byte aligned (values are read in place)",
 			      type->name);
-	if (p[0] != 0 || p[1] != 1)
-		return zc_err(ZCAST_EINVAL,
+	if (p[0] != 0 || p[1] != 1) /* the message's bytes, so a corrupt message */
+		return zc_err(ZCAST_ECORRUPT,
 			      "%s: encapsulation %02x%02x is not little-endian plain CDR",
 			      type->name, p[0], p[1]);
-	r->b = p + ZCAST_CDR_HEADER;
-	r->size = (uint32_t)(size - ZCAST_CDR_HEADER);
-	r->top = type;
+	*r = (struct rd){.b = p + ZCAST_CDR_HEADER,
+			 .size = (uint32_t)(size - ZCAST_CDR_HEADER),
+			 .top = type,
+			 .leaf_index = -1};
 	return 0;
+}
+
+/* Only the padding the options announce may follow the message (DDS-XTypes 7.6.3.1.2: the low
+ * two bits of the options count it): anything else, or a missing announced padding, is corrupt. */
+static int rd_end(const struct rd *r, const uint8_t *data, uint64_t end)
+{
+	uint32_t pad = data[3] & 3u;
+	if (end + pad == r->size)
+		return 0;
+	return zc_err(ZCAST_ECORRUPT,
+		      "%s: the message ends at %llu of %u bytes; the encapsulation allows %u bytes "
+		      "of padding after it",
+		      r->top->name, (unsigned long long)end, r->size, pad);
 }
 
 /* Opens and walks a whole message; c (if any) receives a deserialized copy. */
@@ -190,7 +251,9 @@ static int rd_whole(const zcast_cdr_type *type, const void *data, size_t size, u
 	int e = rd_open(type, data, size, r);
 	uint32_t k = 0;
 	*end = 0;
-	return e < 0 ? e : rd_struct(r, type, end, off, len, &k, c);
+	if (e < 0 || (e = rd_struct(r, type, end, off, len, &k, c)) < 0)
+		return e;
+	return rd_end(r, data, *end);
 }
 
 int zcast_cdr_read(const zcast_cdr_type *type, const void *data, size_t size, zcast_cdr_reader *out,
@@ -225,7 +288,7 @@ int zcast_cdr_element(const zcast_cdr_reader *rd, const zcast_cdr_type *elem, ui
 {
 	if (index >= count)
 		return zc_err(ZCAST_EINVAL, "%s: element %u of %u", elem->name, index, count);
-	struct rd r = {rd->base, rd->size, elem};
+	struct rd r = {.b = rd->base, .size = rd->size, .top = elem, .leaf_index = -1};
 	uint64_t pos = first;
 	uint32_t k = 0;
 	int e;
@@ -245,10 +308,10 @@ int zcast_cdr_string_element(const zcast_cdr_reader *rd, uint32_t first, uint32_
 {
 	static const zcast_cdr_type strings = {"string", NULL, NULL, 0, 0, 0, 0};
 	static const zcast_cdr_field f = {"element", ZCAST_CDR_STRING, ZCAST_CDR_ONE, 0, 0, 0, NULL,
-					  0};
+					  0, NULL, 0};
 	if (index >= count)
 		return zc_err(ZCAST_EINVAL, "string element %u of %u", index, count);
-	struct rd r = {rd->base, rd->size, &strings};
+	struct rd r = {.b = rd->base, .size = rd->size, .top = &strings, .leaf_index = -1};
 	uint64_t pos = first;
 	uint32_t d = 0, l = 0;
 	for (uint32_t i = 0; i <= index; i++) {

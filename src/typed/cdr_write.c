@@ -66,6 +66,42 @@ static uint64_t lay_values(const zcast_cdr_field *f, const uint32_t *eb, uint32_
 	return pos;
 }
 
+/* The string s at prefix p if it fits bound (it stays empty otherwise). */
+static void lay_default_string(uint8_t *base, uint64_t p, uint32_t bound, const zcast_cdr_str *s)
+{
+	if (s->len > bound)
+		return;
+	zc_cdr_store32(base + p, s->len + 1);
+	memcpy(base + p + 4, s->data, s->len);
+	base[p + 4 + s->len] = 0;
+}
+
+/* f's declared default over its fresh layout; start: its values, or its length/count prefix. A
+ * sequence longer than this loan's bound stays empty. */
+static void lay_default(const zcast_cdr_field *f, const uint32_t *b, uint64_t start, uint8_t *base)
+{
+	const zcast_cdr_str *strs = f->defaults;
+	uint32_t n = f->n_defaults, es = zcast_cdr_kind_size(f->kind);
+	bool seq = f->shape == ZCAST_CDR_SEQUENCE;
+	if (f->shape == ZCAST_CDR_ONE && f->kind == ZCAST_CDR_STRING) {
+		lay_default_string(base, start, b[0], strs);
+		return;
+	}
+	if (seq && n > b[0])
+		return;
+	if (seq)
+		zc_cdr_store32(base + start, n);
+	uint64_t first = seq ? start + 4 : start;
+	if (es) {
+		memcpy(base + zc_cdr_align(first, es), f->defaults, (size_t)n * es);
+		return;
+	}
+	uint32_t bound = b[seq]; /* each string's */
+	for (uint32_t i = 0; i < n; i++)
+		lay_default_string(base, zcast_cdr_string_slot((uint32_t)first, bound, i), bound,
+				   &strs[i]);
+}
+
 static uint64_t lay_field(const zcast_cdr_field *f, const uint32_t *b, uint64_t pos, struct lay *l)
 {
 	if (f->kind == ZCAST_CDR_STRUCT && f->shape == ZCAST_CDR_ONE)
@@ -91,6 +127,8 @@ static uint64_t lay_field(const zcast_cdr_field *f, const uint32_t *b, uint64_t 
 				      message invalid) */
 			memset(l->base + start, 0, (size_t)cap * es);
 	}
+	if (l->base && f->defaults)
+		lay_default(f, b, start, l->base);
 	if (l->off) {
 		l->off[l->k] = (uint32_t)start;
 		l->cap[l->k] = cap;

@@ -1,19 +1,11 @@
 """C header of one message type: identity, plain struct, bounds, introspection table, reader and
 writer views (inline, over include/zcast/cdr.h and include/zcast/typed.h)."""
+from defaults import c_literal, constant_kind, defaults_block, init_function
 from model import SIZES
 
 
 def _hash_bytes(h):
     return ', '.join(f'0x{b:02x}' for b in h)
-
-
-def _const_value(c):
-    v = c.value
-    if isinstance(v, bool):
-        return 'true' if v else 'false'
-    if isinstance(v, str):
-        return '"' + v.replace('\\', '\\\\').replace('"', '\\"') + '"'
-    return repr(v)
 
 
 def _struct_member(f):
@@ -130,7 +122,7 @@ def header(t, type_hash, hash_str, msg_rel):
     o += ['', f'#define {I}_TYPE_NAME "{t.name}"', f'#define {I}_TYPE_HASH_STR "{hash_str}"',
           f'static const uint8_t {I}_TYPE_HASH[ZCAST_TYPE_HASH_SIZE] = {{{_hash_bytes(type_hash)}}};']
     for c in t.d.constants:
-        o.append(f'#define {I}_{c.name} {_const_value(c)}')
+        o.append(f'#define {I}_{c.name} {c_literal(constant_kind(c), c.value)}')
     o += ['', f'/* Plain C struct (copy path: zcast_cdr_serialize / zcast_cdr_deserialize). */',
           f'typedef struct {I} {{']
     o += [f'\t{_struct_member(f)}' for f in t.fields]
@@ -142,11 +134,14 @@ def header(t, type_hash, hash_str, msg_rel):
         o += [f'}} {I}_bounds;',
               f'_Static_assert(sizeof({I}_bounds) == {4 * t.n_bounds}, "bounds are uint32 entries");',
               '']
+    defaults, default_entry = defaults_block(t)
+    o += defaults
     o.append(f'static const zcast_cdr_field {I}_FIELDS_[] = {{')
     for f in t.fields:
         nested = f'&{f.nested.ident}_TYPE' if f.nested else 'NULL'
         o.append(f'\t{{"{f.name}", ZCAST_CDR_{f.kind}, ZCAST_CDR_{f.shape}, {f.bounds_index}, '
-                 f'{f.count}, {f.string_bound}, {nested}, offsetof({I}, {f.name})}},')
+                 f'{f.count}, {f.string_bound}, {nested}, offsetof({I}, {f.name}), '
+                 f'{default_entry[f.name]}}},')
     slots = _flat_slots(t)
     o += ['};', f'static const zcast_cdr_type {I}_TYPE = {{{I}_TYPE_NAME, {I}_TYPE_HASH, {I}_FIELDS_, '
           f'{len(t.fields)}, {t.n_bounds}, {len(slots)}, sizeof({I})}};', '',
@@ -156,7 +151,8 @@ def header(t, type_hash, hash_str, msg_rel):
           f'static inline int {I}_read({I}_reader *v, const void *cdr, size_t size)', '{',
           f'\treturn zcast_cdr_read(&{I}_TYPE, cdr, size, &v->r, v->off, v->len);', '}',
           f'static inline int {I}_read_msg({I}_reader *v, zcast_msg *m)', '{',
-          f'\treturn zcast_typed_read(&{I}_TYPE, m, &v->r, v->off, v->len);', '}']
+          f'\treturn zcast_typed_read(&{I}_TYPE, m, &v->r, v->off, v->len);', '}',
+          init_function(t)]
     for k, (path, f, _) in enumerate(slots):
         o.append(_reader(t, k, path, f))
     o += [f'/* Writer view: a loan laid out at its bounds. */', f'typedef struct {I}_writer {{',

@@ -8,6 +8,7 @@ from rosidl_parser.definition import (AbstractNestedType, AbstractWString, Array
                                       BoundedSequence, BoundedString, NamespacedType,
                                       UnboundedString)
 
+from defaults import declared_default
 from loader import MsgError, nested_definition
 
 KINDS = {  # IDL basic type -> (zcast_cdr_kind suffix, C type)
@@ -64,6 +65,7 @@ class Field:
             self.n_bounds = (seq + self.nested.n_bounds) if (seq or self.nested.n_bounds) else 0
         else:
             self.n_bounds = 1 if seq else 0
+        self.default = declared_default(d, m, self)
 
 
 class Type:
