@@ -18,6 +18,7 @@ ZC_HOT static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = p->cursor + k < n ? p->cursor + k : p->cursor + k - n;
 		struct zc_slot_hdr *s = zc_slot(m, i);
+		/* SYNC: slot-free; partner proto/slot_release.c zc_slot_free */
 		uint64_t w = atomic_load_explicit(&s->state, memory_order_acquire);
 		if (ZC_STATE_ST(w) != ZC_SLOT_FREE)
 			continue;
@@ -94,6 +95,7 @@ ZC_HOT static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_m
 	for (;;) {
 		/* Announce, read the word, retry, then sleep: a free after the retry wakes us.
 		 * Frees by reclaim of a dead holder (death watcher, gc) wake us the same way. */
+		/* SYNC: pool-freed; partner proto/slot_release.c zc_slot_free */
 		atomic_fetch_add_explicit(&ph->waiters, 1, memory_order_seq_cst);
 		uint32_t v = atomic_load_explicit(&ph->freed, memory_order_seq_cst);
 		r = try_loan(p, size, out);

@@ -94,6 +94,7 @@ ZC_HOT static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
 	bool fail = false;
 	for (uint32_t k = 0; k < hi; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
+		/* SYNC: rec-active: ACTIVE before the ring; partner core/sub.c zcast_sub_open */
 		if (atomic_load_explicit(&r->state, memory_order_acquire) != ZC_REC_ACTIVE)
 			continue;
 		uint32_t policy = ZC_READ_ONCE(r->policy), group = ZC_READ_ONCE(r->group);
@@ -143,17 +144,17 @@ static void drop_oldest(struct zc_topic *t, uint32_t k, const struct zc_ring *ri
 	struct zc_intent *in = &t->hdr->intent;
 	uint64_t head, old;
 	while (zc_ring_used(ring) >= ring->depth && zc_ring_peek(ring, &head, &old) == 1) {
-		in->drop_desc = old;
-		in->drop_head = head;
-		in->drop_sub = k;
+		ZC_STORE(in->drop_desc, old);
+		ZC_STORE(in->drop_head, head);
+		ZC_STORE(in->drop_sub, k);
 		if (!zc_ring_drop(ring, head)) {
-			in->drop_sub = ZC_NO_SUB; /* the consumer took it meanwhile: look again */
+			ZC_STORE(in->drop_sub, ZC_NO_SUB); /* the consumer took it meanwhile: look again */
 			continue;
 		}
 		ZC_CRASH("publish:after-drop-cas");
 		atomic_fetch_add_explicit(&t->subs[k].dropped, 1, memory_order_relaxed);
 		zc_release_desc_bit(t, old, ZC_SUB_BIT(k));
-		in->drop_sub = ZC_NO_SUB;
+		ZC_STORE(in->drop_sub, ZC_NO_SUB);
 		return;
 	}
 }
@@ -208,8 +209,9 @@ static void begin_publish(zcast_pub *p, zcast_msg *msg, struct zc_slot_hdr *s, u
 			  uint64_t seq, int64_t now)
 {
 	struct zc_topic_hdr *h = p->t.hdr;
-	h->intent.desc = desc;
-	h->intent.seq = seq;
+	ZC_STORE(h->intent.desc, desc);
+	ZC_STORE(h->intent.seq, seq);
+	/* SYNC: intent: the record before the op; partner proto/topic_lock.c recover_intent */
 	atomic_store_explicit((_Atomic uint32_t *)&h->intent.op, ZC_OP_PUBLISH,
 			      memory_order_release);
 	ZC_CRASH("publish:after-intent");
@@ -238,6 +240,7 @@ static void mark_published(zcast_pub *p, zcast_msg *msg, struct zc_slot_hdr *s, 
 	}
 	atomic_store_explicit(&s->bits[0], w0, memory_order_relaxed);
 	ZC_CRASH("publish:after-bits");
+	/* SYNC: slot-published: stamp and bits before the state; partner core/take.c zcast_take */
 	atomic_store_explicit(&s->state, ZC_STATE(ZC_SLOT_PUBLISHED, msg->gen),
 			      memory_order_release);
 	ZC_CRASH("publish:after-state");
@@ -276,9 +279,11 @@ static void wake_after_push(zcast_pub *p, uint32_t k, uint32_t d, bool *wake_top
 	/* Read once: a scribbled reference can only ring somebody's doorbell for nothing.
 	 * seq_cst: after our tail store, against try_bell's CAS and the owner's look at the
 	 * ring that follows it (one of us sees the other). */
+	/* SYNC: bell-ref: the push before this read; partner wait/ws_entries.c try_bell */
 	uint64_t bell = atomic_load_explicit(&r->bell, memory_order_seq_cst);
 	if (bell)
 		zc_bell_push(p, k, bell); /* a wait set: its bit, and its word if it sleeps */
+	/* SYNC: sub-sleep; partner core/sub.c zc_sub_arm */
 	uint64_t sleep = atomic_load_explicit(&r->sleepers, memory_order_seq_cst);
 	if (!ZC_SLEEPERS(sleep))
 		return;

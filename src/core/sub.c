@@ -155,6 +155,7 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 		atomic_store(&h->sub_hi, s->index + 1);
 	if (opts->history)
 		zc_history_deliver(t, s->index, &s->ring, opts->history);
+	/* SYNC: rec-active: ring and depth before ACTIVE; partner core/publish.c select_targets */
 	atomic_store_explicit(&rec->state, ZC_REC_ACTIVE, memory_order_release);
 	zc_topic_graph_changed(t);
 	zc_topic_unlock(t);
@@ -296,6 +297,7 @@ ZC_HOT bool zc_sub_ready(zcast_sub *s)
 ZC_HOT static uint32_t zc_sub_announce(zcast_sub *s, _Atomic uint32_t *word)
 {
 	uint32_t v = atomic_load_explicit(word, memory_order_seq_cst);
+	/* SYNC: sub-sleep; partner core/publish.c wake_after_push */
 	atomic_fetch_add_explicit(&s->rec->sleepers, ZC_ANNOUNCE, memory_order_seq_cst);
 	return v;
 }

@@ -150,6 +150,7 @@ struct zc_bell *zc_bell_get(uint64_t key, unsigned mode)
 	zc_fd_close(fd); /* the mapping is all we need: we hold no lock on a doorbell we ring */
 	if (!h)
 		return NULL;
+	/* SYNC: bell-magic: the magic before the header; partner proto/doorbell.c zc_bell_create */
 	if (atomic_load_explicit(&h->magic, memory_order_acquire) != ZC_BELL_MAGIC ||
 	    ZC_READ_ONCE(h->layout_version) != ZC_LAYOUT_VERSION || atomic_load(&h->closed)) {
 		munmap(h, ZC_BELL_SIZE);

@@ -127,6 +127,7 @@ int zc_bell_create(struct zc_bell_own *o)
 			return zc_err(ZCAST_ENOMEM, "cannot map the doorbell %s", o->name);
 		}
 		h->layout_version = ZC_LAYOUT_VERSION;
+		/* SYNC: bell-magic; partner proto/bell_table.c zc_bell_get */
 		atomic_store_explicit(&h->magic, ZC_BELL_MAGIC, memory_order_release);
 		atomic_init(&b->refs, 1);
 		b->key = key;

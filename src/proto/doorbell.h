@@ -64,6 +64,7 @@ static inline bool zc_bell_closed(const struct zc_bell *b)
  * check the ready set" (seq_cst on both sides: one of the two sees the other). */
 static inline bool zc_bell_set(struct zc_bell *b, uint32_t bit)
 {
+	/* SYNC: bell-ring: the bit before reading `sleeping`; partner wait/ws_wait.c arm_bell */
 	atomic_fetch_or_explicit(&b->hdr->bits[bit / 64], 1ull << (bit % 64), memory_order_seq_cst);
 	return atomic_load_explicit(&b->hdr->sleeping, memory_order_seq_cst) != 0;
 }
@@ -74,6 +75,7 @@ static inline bool zc_bell_set(struct zc_bell *b, uint32_t bit)
  * may have been killed before its wake, and the others must not wait for it. */
 static inline bool zc_bell_must_wake(struct zc_bell *b, uint32_t *claim)
 {
+	/* SYNC: bell-claim: one claimer per sleep epoch; partner wait/ws_wait.c arm_bell */
 	uint32_t w = atomic_load_explicit(&b->hdr->woken, memory_order_seq_cst);
 	*claim = 0;
 	if (ZC_BELL_WOKEN_STATE(w) == ZC_BELL_FREE) {

@@ -65,16 +65,28 @@ enum { ZC_POOL_UNUSED = 0, ZC_POOL_ACTIVE = 1, ZC_POOL_ORPHAN = 2 };
  * finish or roll back after a crash. Written only under the topic lock. */
 enum { ZC_OP_NONE = 0, ZC_OP_PUBLISH = 1 };
 #define ZC_NO_SUB 0xffffffffu
+/* A field that one process writes and a process that may be hostile or dead reads: a struct, so a
+ * plain read or write of it does not compile. ZC_LOAD copies it once (a relaxed atomic load: the
+ * compiler cannot read it again), ZC_STORE writes it in one store. */
+typedef struct {
+	uint32_t v;
+} zc_shared32;
+typedef struct {
+	uint64_t v;
+} zc_shared64;
+#define ZC_LOAD(f) __atomic_load_n(&(f).v, __ATOMIC_RELAXED)
+#define ZC_STORE(f, x) __atomic_store_n(&(f).v, (x), __ATOMIC_RELAXED)
+
 struct zc_intent {
-	uint32_t op;
-	uint32_t drop_sub;   /* ring being drop-advanced, or ZC_NO_SUB */
-	uint64_t desc;	     /* slot being published */
-	uint64_t drop_desc;  /* descriptor being dropped from drop_sub's ring */
-	uint64_t drop_head;  /* that ring's head word before the drop CAS */
-	uint64_t evict_desc; /* history entry being evicted, or 0 with evict_pending = 0 */
-	uint32_t evict_pending;
+	uint32_t op; /* atomic (release by the holder): see the SYNC: intent comments */
+	zc_shared32 drop_sub;	/* ring being drop-advanced, or ZC_NO_SUB */
+	zc_shared64 desc;	/* slot being published */
+	zc_shared64 drop_desc;	/* descriptor being dropped from drop_sub's ring */
+	zc_shared64 drop_head;	/* that ring's head word before the drop CAS */
+	zc_shared64 evict_desc; /* history entry being evicted, or 0 with evict_pending = 0 */
+	zc_shared32 evict_pending;
 	uint32_t pad;
-	uint64_t seq; /* sequence of the publish: a target's push_seq equal to it is this push */
+	zc_shared64 seq; /* sequence of the publish: a target's push_seq equal to it is this push */
 	uint64_t pad2;
 };
 

@@ -214,6 +214,7 @@ ZC_HOT uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t)
 		return NULL;
 	}
 	uint8_t *none = NULL;
+	/* SYNC: payload-map; partner proto/proto_internal.h zc_pool_payload_mapped */
 	if (!atomic_compare_exchange_strong(&m->payload_ro, &none, p)) {
 		munmap(p, m->size - m->payload_off); /* another taker mapped it first */
 		return none;

@@ -60,6 +60,7 @@ ZC_HIDDEN uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t);
 /* The payload area if this process has mapped it already, else NULL (never maps). */
 static inline uint8_t *zc_pool_payload_mapped(struct zc_pool_map *m)
 {
+	/* SYNC: payload-map; partner proto/pool.c zc_pool_payload */
 	return m->payload ? m->payload : atomic_load_explicit(&m->payload_ro, memory_order_acquire);
 }
 ZC_HIDDEN void zc_pool_unlink(struct zc_topic *t, uint64_t id);

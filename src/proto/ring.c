@@ -20,6 +20,7 @@ ZC_HOT void zc_ring_push_at(const struct zc_ring *r, uint64_t tail, uint64_t des
 	tail &= ZC_POS_MASK;
 	atomic_store_explicit(&r->cells[tail & r->mask], desc, memory_order_relaxed);
 	ZC_CRASH("publish:after-entry");
+	/* SYNC: ring: the cell before the tail; partner proto/ring.c zc_ring_peek_seen */
 	atomic_store_explicit(r->tail, (tail + 1) & ZC_POS_MASK, memory_order_seq_cst);
 }
 
@@ -44,6 +45,7 @@ ZC_HOT int zc_ring_peek_seen(const struct zc_ring *r, _Atomic uint64_t *seen_tai
 			used = (tail - pos) & ZC_POS_MASK;
 		}
 		if (used == 0 || used > r->depth) { /* nothing proven: the tail itself */
+			/* SYNC: ring; partner proto/ring.c zc_ring_push_at */
 			tail = atomic_load_explicit(r->tail, memory_order_acquire);
 			used = (tail - pos) & ZC_POS_MASK;
 			if (seen_tail)

@@ -23,12 +23,14 @@ ZC_HOT bool zc_slot_free(struct zc_pool_map *m, uint32_t i, uint32_t from_state,
 {
 	struct zc_slot_hdr *s = zc_slot(m, i);
 	uint64_t expect = ZC_STATE(from_state, gen);
+	/* SYNC: slot-free: the releases before FREE; partner core/loan.c try_loan (CAS) */
 	if (!atomic_compare_exchange_strong_explicit(&s->state, &expect,
 						     ZC_STATE(ZC_SLOT_FREE, gen + 1),
 						     memory_order_acq_rel, memory_order_relaxed))
 		return false;
 	ZC_CRASH("free:after-cas");
 	struct zc_pool_hdr *h = zc_pool_hdr(m);
+	/* SYNC: pool-freed: FREE before reading waiters; partner core/loan.c loan_impl */
 	if (atomic_load_explicit(&h->waiters, memory_order_seq_cst)) {
 		atomic_fetch_add_explicit(&h->freed, 1, memory_order_seq_cst);
 		zc_futex_wake(&h->freed, INT_MAX); /* a loan_wait and a room entry may both wait */

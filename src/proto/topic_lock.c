@@ -53,21 +53,22 @@ static void recover_publish(struct zc_topic *t, uint64_t d, uint64_t seq)
 /* Finishes or rolls back what a dead lock holder was doing (its intent record). */
 static void recover_intent(struct zc_topic *t)
 {
+	/* SYNC: intent; partner core/publish.c begin_publish */
 	struct zc_intent *in = &t->hdr->intent;
-	uint32_t drop_sub = ZC_READ_ONCE(in->drop_sub), op = ZC_READ_ONCE(in->op),
-		 evict_pending = ZC_READ_ONCE(in->evict_pending);
-	uint64_t drop_head = ZC_READ_ONCE(in->drop_head), drop_desc = ZC_READ_ONCE(in->drop_desc),
-		 evict_desc = ZC_READ_ONCE(in->evict_desc);
-	uint64_t desc = ZC_READ_ONCE(in->desc), seq = ZC_READ_ONCE(in->seq);
+	uint32_t drop_sub = ZC_LOAD(in->drop_sub), op = ZC_READ_ONCE(in->op),
+		 evict_pending = ZC_LOAD(in->evict_pending);
+	uint64_t drop_head = ZC_LOAD(in->drop_head), drop_desc = ZC_LOAD(in->drop_desc),
+		 evict_desc = ZC_LOAD(in->evict_desc);
+	uint64_t desc = ZC_LOAD(in->desc), seq = ZC_LOAD(in->seq);
 	if (drop_sub < t->max_subs) {
 		struct zc_ring ring = zc_sub_ring(t, drop_sub, 1);
 		if (zc_ring_dropped_since(&ring, drop_head))
 			zc_release_desc_bit(t, drop_desc, ZC_SUB_BIT(drop_sub));
 	}
-	in->drop_sub = ZC_NO_SUB;
+	ZC_STORE(in->drop_sub, ZC_NO_SUB);
 	if (evict_pending && !zc_history_contains(t, evict_desc))
 		zc_release_desc_bit(t, evict_desc, ZC_HIST_BIT);
-	in->evict_pending = 0;
+	ZC_STORE(in->evict_pending, 0);
 	if (op == ZC_OP_PUBLISH)
 		recover_publish(t, desc, seq);
 	in->op = ZC_OP_NONE;

@@ -22,6 +22,7 @@
  * after the waiter's read too: the waiter's sleep returns at once or is woken. */
 ZC_HOT void zc_wake_space(struct zc_topic_hdr *h)
 {
+	/* SYNC: space; partner proto/wake.c zc_space_arm */
 	if (!atomic_load_explicit(&h->space_waiters, memory_order_seq_cst))
 		return;
 	if (atomic_load_explicit(&h->space_woken, memory_order_relaxed) ||
@@ -50,6 +51,7 @@ uint32_t zc_space_arm(struct zc_topic *t, uint32_t pub)
 	struct zc_topic_hdr *h = t->hdr;
 	uint32_t v = atomic_load_explicit(&h->space, memory_order_seq_cst);
 	atomic_store_explicit(&h->space_woken, 0, memory_order_seq_cst); /* after reading v */
+	/* SYNC: space; partner proto/wake.c zc_wake_space */
 	atomic_fetch_add_explicit(&h->space_waiters, 1, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&t->pubs[pub].space_armed, 1, memory_order_relaxed);
 	return v;
@@ -106,6 +108,7 @@ ZC_HOT uint64_t zc_wake_owe(struct zc_topic_hdr *h)
 	if (token == 0) /* 0 means "nothing owed" */
 		token = 1;
 	atomic_store_explicit(&h->wake_token, token, memory_order_relaxed);
+	/* SYNC: wake-owed: the mark before the wake; partner proto/wake.c zc_wake_owed */
 	atomic_store_explicit(&h->wake_owed, token, memory_order_release);
 	return token;
 }
@@ -118,6 +121,7 @@ ZC_HOT void zc_wake_paid(struct zc_topic_hdr *h, uint64_t token)
 
 void zc_wake_owed(struct zc_topic *t)
 {
+	/* SYNC: wake-owed; partner proto/wake.c zc_wake_owe */
 	uint64_t token = atomic_load_explicit(&t->hdr->wake_owed, memory_order_seq_cst);
 	if (!token)
 		return;

@@ -72,6 +72,7 @@ struct zc_guard_link *zc_guard_link(zcast_guard *g, struct zc_bell *b, uint32_t 
 
 void zc_guard_unlink(zcast_guard *g, struct zc_guard_link *l)
 {
+	/* SYNC: guard-link; partner wait/guard.c ring_links */
 	struct zc_bell *b = atomic_exchange_explicit(&l->bell, NULL, memory_order_seq_cst);
 	/* A trigger pins, then reads `bell`; we clear, then read the pins: one sees the other. */
 	while (atomic_load_explicit(&l->users, memory_order_seq_cst))
@@ -92,6 +93,7 @@ static void ring_links(zcast_guard *g)
 	unsigned gen = atomic_load_explicit(&zc_fork_generation, memory_order_relaxed);
 	for (struct zc_guard_link *l = atomic_load_explicit(&g->links, memory_order_acquire); l;
 	     l = l->next) {
+		/* SYNC: guard-link; partner wait/guard.c zc_guard_unlink */
 		atomic_fetch_add_explicit(&l->users, 1, memory_order_seq_cst);
 		struct zc_bell *b = atomic_load_explicit(&l->bell, memory_order_seq_cst);
 		if (b && l->fork_gen == gen) {
@@ -119,6 +121,7 @@ int zcast_guard_trigger(zcast_guard *g)
 	ring_links(g);
 	/* pending before the bump, the bump before the waiter check: a wait set that announced itself
 	 * after our check re-checks `pending` and sees it (all seq_cst). */
+	/* SYNC: guard-wait: pending, bump, then read waiters; partner wait/ws_wait.c arm */
 	atomic_store_explicit(&g->pending, 1, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&g->word, 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&g->waiters, memory_order_seq_cst))

@@ -109,6 +109,7 @@ static void try_bell(zcast_waitset *ws, int id)
 	if ((e->sub->t.mode & 0077u) || zc_inherited(&e->sub->t) || !bell_usable(ws, id))
 		return;
 	uint64_t ref = zc_bell_ref(&ws->bell, (uint32_t)id), none = 0;
+	/* SYNC: bell-ref; partner core/publish.c wake_after_push */
 	if (!atomic_compare_exchange_strong(&e->sub->rec->bell, &none, ref))
 		return;
 	e->belled = true;

@@ -79,8 +79,10 @@ ZC_HOT static bool arm_bell(zcast_waitset *ws, uint32_t *n, int64_t *until)
 	struct zc_bell_hdr *h = ws->bell.b->hdr;
 	uint32_t v = atomic_load_explicit(&h->word, memory_order_seq_cst);
 	ws->bell_epoch++;
+	/* SYNC: bell-claim; partner proto/doorbell.h zc_bell_must_wake */
 	atomic_store_explicit(&h->woken, ZC_BELL_WOKEN(ws->bell_epoch, ZC_BELL_FREE),
 			      memory_order_seq_cst);
+	/* SYNC: bell-ring; partner proto/doorbell.h zc_bell_set */
 	atomic_store_explicit(&h->sleeping, 1, memory_order_seq_cst);
 	ws->bell_armed = true;
 	for (uint32_t w = 0; w < ws->bell_words; w++)
@@ -209,6 +211,7 @@ ZC_HOT static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 		case ZCAST_WS_GUARD:
 			w = &e->guard->word;
 			v = atomic_load_explicit(w, memory_order_seq_cst);
+			/* SYNC: guard-wait; partner wait/guard.c zcast_guard_trigger */
 			atomic_fetch_add_explicit(&e->guard->waiters, 1, memory_order_seq_cst);
 			e->armed = true;
 			if (atomic_load_explicit(&e->guard->pending, memory_order_seq_cst))

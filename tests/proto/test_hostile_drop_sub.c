@@ -32,7 +32,7 @@ static atomic_int stop;
 static void *scribbler(void *arg)
 {
 	(void)arg;
-	volatile uint32_t *ds = &h->intent.drop_sub;
+	volatile uint32_t *ds = &h->intent.drop_sub.v;
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		*ds = real_sub;
 		*ds = 0x100000;
@@ -87,7 +87,7 @@ int main(void)
 	memcpy(&saved_intent, &h->intent, sizeof saved_intent);
 	CHECK(atomic_load(&h->lock.word) != 0); /* the dead publisher holds the lock */
 	bogus_lock = h->n_members + 7;
-	real_sub = saved_intent.drop_sub;
+	real_sub = saved_intent.drop_sub.v;
 	CHECK(real_sub < h->max_subs);
 	zcast_msg *kept;
 	CHECK_EQ(zcast_take(keeper, &kept), 0); /* message 1, the one being dropped from the ring */
@@ -105,7 +105,7 @@ int main(void)
 	}
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	/* The topic works after the last recovery. */
-	h->intent.drop_sub = ZC_NO_SUB;
+	h->intent.drop_sub.v = ZC_NO_SUB;
 	CHECK(zcast_topic_gc(NULL, TOPIC) >= 0);
 	zcast_msg *m;
 	while (zcast_take(s, &m) == 0)
