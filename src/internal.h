@@ -179,9 +179,11 @@ ZC_HIDDEN int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map
 ZC_HIDDEN int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, uint32_t index,
 				 struct zc_pool_map **out);
 ZC_HIDDEN void zc_pool_put(struct zc_pool_map *m);
-/* The payload area of a mapped pool: subscribers map it read-only on first use, without prefaulting
- * (outside the topic lock). NULL with zcast_last_error set when it cannot be mapped. */
-ZC_HIDDEN uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t);
+/* The payload area of a mapped pool (*out): subscribers map it read-only on first use, without
+ * prefaulting (outside the topic lock). ZCAST_ECORRUPT when the pool's file is gone or is no longer
+ * the file whose headers m maps (it never can be mapped here); another error (no descriptors, no
+ * address space) may pass. zcast_last_error says which. */
+ZC_HIDDEN int zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t, uint8_t **out);
 /* The payload area if this process has mapped it already, else NULL (never maps). */
 static inline uint8_t *zc_pool_payload_mapped(struct zc_pool_map *m)
 {
@@ -381,6 +383,7 @@ enum { ZC_MSG_LOAN = 1, ZC_MSG_CONSUMED = 2, ZC_MSG_RECEIVED = 3 };
 
 struct zcast_msg {
 	zcast_msg_stamp stamp; /* first: the public inline accessors read it (zcast.h) */
+	uint64_t publisher_id; /* received: copied at take, as the stamp */
 	_Atomic uint32_t refs;
 	_Atomic uint32_t kind;
 	uint32_t slot;

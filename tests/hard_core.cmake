@@ -1,0 +1,6 @@
+# Hardening round three (issue 22), the core items: each test reproduces one finding and failed on
+# the library before its fix. `ctest -L hardening` runs them with the earlier rounds' tests.
+set(ZCAST_HARD_CORE_TESTS
+  take_pool_gone take_lost_race                             # 1: take errors
+)
+set_tests_properties(${ZCAST_HARD_CORE_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)
