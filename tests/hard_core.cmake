@@ -4,3 +4,7 @@ set(ZCAST_HARD_CORE_TESTS
   take_pool_gone take_lost_race                             # 1: take errors
 )
 set_tests_properties(${ZCAST_HARD_CORE_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)
+set(ZCAST_HARD_CORE_TESTS_2
+  msg_info_copy                                             # 15: info from the take's copy
+)
+set_tests_properties(${ZCAST_HARD_CORE_TESTS_2} PROPERTIES LABELS hardening TIMEOUT 300)
