@@ -216,6 +216,7 @@ struct zc_topic {
 	/* Serialises our own threads (say, the death watcher and the caller) on the topic lock: the
 	 * thread inside may then read a lock word naming our member index as a dead former owner's. */
 	_Atomic uint32_t lock_mu; /* a small futex mutex (lock.c) */
+	uint64_t lock_held; /* under lock_mu: the lock word of our acquisition, waiters bit clear */
 	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
 	unsigned mode; /* segment mode from the caller's options (never from shared memory) */
 	gid_t gid;     /* group of the control segment: pools get it too */

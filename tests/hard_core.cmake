@@ -6,5 +6,6 @@ set(ZCAST_HARD_CORE_TESTS
 set_tests_properties(${ZCAST_HARD_CORE_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)
 set(ZCAST_HARD_CORE_TESTS_2
   msg_info_copy                                             # 15: info from the take's copy
+  lock_release_owner                                        # 17: release checks the word
 )
 set_tests_properties(${ZCAST_HARD_CORE_TESTS_2} PROPERTIES LABELS hardening TIMEOUT 300)

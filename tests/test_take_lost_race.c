@@ -7,23 +7,11 @@
 #include <stdbool.h>
 
 #include "zt_hostile.h"
+#include "zt_pause.h"
 
 #define TOPIC "/take/race"
 
 static int to_parent[2], to_child[2];
-
-/* Is the main thread of `pid` in clock_nanosleep (the pause point)? */
-static bool in_pause(pid_t pid)
-{
-	char path[64], buf[64] = {0};
-	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	bool yes = fgets(buf, sizeof buf, f) && (strncmp(buf, "230 ", 4) == 0 || strncmp(buf, "35 ", 3) == 0);
-	fclose(f);
-	return yes;
-}
 
 static int subscriber(void *arg)
 {
@@ -60,7 +48,7 @@ int main(void)
 	zt_publish(a, 1, 32);
 	zcast_pub_close(a); /* orphaned: kept while its message is queued */
 	zt_signal(to_child[1]);
-	if (!ZT_POLL(in_pause(sub), 10000)) {
+	if (!ZT_POLL(zt_in_pause(sub), 10000)) {
 		fprintf(stderr, "FAIL: the subscriber never reached take:before-payload\n");
 		zt_fail();
 	}
@@ -68,7 +56,7 @@ int main(void)
 	zt_publish(b, 10, 32); /* drops A's entry: its slot goes back */
 	CHECK(zcast_topic_gc(NULL, TOPIC) >= 0); /* A's pool, orphaned and all free, is unlinked */
 	CHECK_EQ(zt_pool_count(), 1);
-	if (!in_pause(sub)) { /* the window closed before we were done: no verdict */
+	if (!zt_in_pause(sub)) { /* the window closed before we were done: no verdict */
 		printf("skip: the pause ended before the race was set up\n");
 		kill(sub, SIGKILL);
 		zt_wait(sub);
