@@ -7,5 +7,6 @@ set_tests_properties(${ZCAST_HARD_CORE_TESTS} PROPERTIES LABELS hardening TIMEOU
 set(ZCAST_HARD_CORE_TESTS_2
   msg_info_copy                                             # 15: info from the take's copy
   lock_release_owner                                        # 17: release checks the word
+  wait_max_held                                             # 19: wait at max_held
 )
 set_tests_properties(${ZCAST_HARD_CORE_TESTS_2} PROPERTIES LABELS hardening TIMEOUT 300)
