@@ -334,6 +334,15 @@ ZC_HIDDEN void zc_reclaim_sub(struct zc_topic *t, uint32_t k);
 /* Clears `bit` on the slot a descriptor names, if the slot still carries that generation. */
 ZC_HIDDEN void zc_release_desc_bit(struct zc_topic *t, uint64_t desc, uint32_t bit);
 
+/* drop_old.c (under the lock). */
+/* Drops the entry peeked under `head` from subscriber k's ring (a DROP_OLD ring), intent first;
+ * counts it and releases its bit. False when the head moved first (a take). */
+ZC_HIDDEN bool zc_drop_head(struct zc_topic *t, uint32_t k, const struct zc_ring *ring, uint64_t head,
+			    uint64_t desc);
+/* A publisher's pool is empty: every DROP_OLD ring holding one of its entries drops from its head
+ * through the oldest of them. Returns the number of rings that dropped one. */
+ZC_HIDDEN int zc_unpin_pool(struct zc_topic *t, uint32_t pool);
+
 /* history.c (under the lock). */
 ZC_HIDDEN bool zc_history_contains(struct zc_topic *t, uint64_t desc);
 /* Drops history down to `depth` entries. */

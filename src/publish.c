@@ -137,25 +137,13 @@ ZC_HOT static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
 #define IS_DROP_OLD(x) (((x)&0x80000000u) != 0)
 #define IS_RR(x) (((x)&0x40000000u) != 0)
 
-/* Makes room in a DROP_OLD ring by dropping its oldest entry, with its intent recorded first. */
+/* Makes room in a DROP_OLD ring by dropping its oldest entry (drop_old.c). */
 static void drop_oldest(struct zc_topic *t, uint32_t k, const struct zc_ring *ring)
 {
-	struct zc_intent *in = &t->hdr->intent;
 	uint64_t head, old;
-	while (zc_ring_used(ring) >= ring->depth && zc_ring_peek(ring, &head, &old) == 1) {
-		in->drop_desc = old;
-		in->drop_head = head;
-		in->drop_sub = k;
-		if (!zc_ring_drop(ring, head)) {
-			in->drop_sub = ZC_NO_SUB; /* the consumer took it meanwhile: look again */
-			continue;
-		}
-		ZC_CRASH("publish:after-drop-cas");
-		atomic_fetch_add_explicit(&t->subs[k].dropped, 1, memory_order_relaxed);
-		zc_release_desc_bit(t, old, ZC_SUB_BIT(k));
-		in->drop_sub = ZC_NO_SUB;
-		return;
-	}
+	while (zc_ring_used(ring) >= ring->depth && zc_ring_peek(ring, &head, &old) == 1)
+		if (zc_drop_head(t, k, ring, head, old))
+			return;
 }
 
 /* The lines the next publish touches that other cores wrote last: the topic lock, `notify`, and

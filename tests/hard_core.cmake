@@ -2,6 +2,7 @@
 # the library before its fix. `ctest -L hardening` runs them with the earlier rounds' tests.
 set(ZCAST_HARD_CORE_TESTS
   take_pool_gone take_lost_race                             # 1: take errors
+  dropold_pins_pool                                         # 4: DROP_OLD never stalls a loan
 )
 set_tests_properties(${ZCAST_HARD_CORE_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)
 set(ZCAST_HARD_CORE_TESTS_2
