@@ -171,13 +171,28 @@ fail:
 	return r;
 }
 
+/* Under the lock: pops what is queued and releases its bits. */
+static void drain_ring(zcast_sub *s)
+{
+	uint64_t head, d;
+	while (zc_ring_peek(&s->ring, &head, &d) == 1)
+		if (zc_ring_pop(&s->ring, head))
+			zc_release_desc_bit(&s->t, d, ZC_SUB_BIT(s->index));
+}
+
 static void sub_leave(zcast_sub *s)
 {
 	struct zc_topic *t = &s->t;
 	if (zc_topic_lock(t) == 0) {
-		zc_reclaim_sub(t,
-			       s->index); /* nothing is held any more: clear our bit everywhere */
+		/* Nothing is held any more and close emptied the queue (nothing is pushed to a DRAINING
+		 * record): our bits are gone, no pool needs a walk. A bit a release could not clear
+		 * (its pool unmappable) is a FREE record's from now on: the next reclaim's stale mask
+		 * clears it. */
+		drain_ring(s);
 		ZC_CRASH("leave:after-sweep");
+		zc_ring_reset(&s->ring);
+		atomic_store(&s->rec->sleepers, 0);
+		atomic_store(&s->rec->held, 0);
 		struct zc_sub_rec *r = s->rec;
 		uint32_t g = r->group;
 		if (g < t->max_groups && atomic_load(&t->groups[g].members) > 0)
@@ -216,10 +231,7 @@ int zcast_sub_close(zcast_sub *s)
 		zc_topic_graph_changed(
 		    t); /* no longer matched, even while it still holds messages */
 		ZC_CRASH("close:after-draining");
-		uint64_t head, d;
-		while (zc_ring_peek(&s->ring, &head, &d) == 1)
-			if (zc_ring_pop(&s->ring, head))
-				zc_release_desc_bit(t, d, ZC_SUB_BIT(s->index));
+		drain_ring(s);
 		zc_wake_space(t->hdr); /* a publisher waiting for our room waits no more */
 		zc_topic_unlock(t);
 	}
