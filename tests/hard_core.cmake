@@ -1,7 +1,7 @@
 # Hardening round three (issue 22), the core items: each test reproduces one finding and failed on
 # the library before its fix. `ctest -L hardening` runs them with the earlier rounds' tests.
 set(ZCAST_HARD_CORE_TESTS
-  take_pool_gone take_lost_race                             # 1: take errors
+  take_pool_gone take_lost_race exec_take_error             # 1: take errors
   dropold_pins_pool                                         # 4: DROP_OLD never stalls a loan
 )
 set_tests_properties(${ZCAST_HARD_CORE_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)
