@@ -33,12 +33,12 @@ void zc_history_trim(struct zc_topic *t, uint32_t depth)
 	}
 	while (end - start > depth) {
 		uint64_t d = atomic_load(&t->history[start % t->history_cap]);
-		h->intent.evict_desc = d;
-		h->intent.evict_pending = 1;
+		ZC_WRITE_ONCE(h->intent.evict_desc, d);
+		ZC_WRITE_ONCE(h->intent.evict_pending, 1);
 		atomic_store(&h->hist_start, ++start);
 		ZC_CRASH("history:after-evict-advance");
 		zc_release_desc_bit(t, d, ZC_HIST_BIT);
-		h->intent.evict_pending = 0;
+		ZC_WRITE_ONCE(h->intent.evict_pending, 0);
 	}
 }
 

@@ -217,6 +217,7 @@ struct zc_topic {
 	 * thread inside may then read a lock word naming our member index as a dead former owner's. */
 	_Atomic uint32_t lock_mu; /* a small futex mutex (lock.c) */
 	uint64_t lock_held; /* under lock_mu: the lock word of our acquisition, waiters bit clear */
+	uint64_t owed_seen; /* under the lock: the owed-wake mark found at our last acquisition */
 	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
 	unsigned mode; /* segment mode from the caller's options (never from shared memory) */
 	gid_t gid;     /* group of the control segment: pools get it too */

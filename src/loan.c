@@ -18,7 +18,9 @@ ZC_HOT static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = p->cursor + k < n ? p->cursor + k : p->cursor + k - n;
 		struct zc_slot_hdr *s = zc_slot(m, i);
-		uint64_t w = atomic_load_explicit(&s->state, memory_order_acquire);
+		/* SYNC: seq_cst, after loan_impl's announce, against zc_slot_free's CAS then its read
+		 * of `waiters` (a plain load on x86, LDAR on AArch64: what acquire gives today). */
+		uint64_t w = atomic_load_explicit(&s->state, memory_order_seq_cst);
 		if (ZC_STATE_ST(w) != ZC_SLOT_FREE)
 			continue;
 		/* The state word is the only truth: one CAS makes the slot ours. */
@@ -106,7 +108,8 @@ ZC_HOT static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_m
 	reclaim_rate_limited(p);
 	for (;;) {
 		/* Announce, read the word, retry, then sleep: a free after the retry wakes us.
-		 * Frees by reclaim of a dead holder (death watcher, gc) wake us the same way. */
+		 * Frees by reclaim of a dead holder (death watcher, gc) wake us the same way.
+		 * SYNC: the announce pairs with zc_slot_free (drop.c), all seq_cst. */
 		atomic_fetch_add_explicit(&ph->waiters, 1, memory_order_seq_cst);
 		uint32_t v = atomic_load_explicit(&ph->freed, memory_order_seq_cst);
 		r = try_loan(p, size, out);

@@ -36,7 +36,9 @@ ZC_HOT static bool ring_has_room(zcast_pub *p, uint32_t k, const struct zc_ring 
 	uint64_t id = ZC_READ_ONCE(p->t.subs[k].id), tail = zc_ring_tail(ring);
 	if (seen->id == id && ((tail - seen->head) & ZC_POS_MASK) < ring->depth)
 		return true;
-	uint64_t head = ZC_HEAD_POS(atomic_load_explicit(ring->head, memory_order_acquire));
+	/* SYNC: seq_cst, after zc_space_arm's announce, against a take's pop then its read of
+	 * space_waiters (ring.c, zc_ring_pop). A plain load on x86. */
+	uint64_t head = ZC_HEAD_POS(atomic_load_explicit(ring->head, memory_order_seq_cst));
 	seen->id = id;
 	seen->head = head;
 	return ((tail - head) & ZC_POS_MASK) < ring->depth;
@@ -200,8 +202,8 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 		hist_depth = t->history_cap;
 
 	/* Intent first: a crash from here on is finished or rolled back by the next locker. */
-	h->intent.desc = desc;
-	h->intent.seq = seq;
+	ZC_WRITE_ONCE(h->intent.desc, desc);
+	ZC_WRITE_ONCE(h->intent.seq, seq);
 	atomic_store_explicit((_Atomic uint32_t *)&h->intent.op, ZC_OP_PUBLISH,
 			      memory_order_release);
 	ZC_CRASH("publish:after-intent");
@@ -301,7 +303,8 @@ ZC_HOT static int publish_once(zcast_pub *p, zcast_msg *msg)
 			 */
 		atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);
 	zc_topic_unlock(&p->t);
-	ZC_CRASH("publish:before-wake"); /* the wake is owed: the next locker or reclaim pays it */
+	ZC_CRASH("publish:before-wake"); /* the wake is owed: a locker finding it stale, or reclaim */
+	ZC_PAUSE("publish:before-wake"); /* tests: a live publisher slow to wake (owed_wake_live) */
 	for (uint32_t i = 0; i < n_rr; i++)
 		zc_futex_wake(&p->t.subs[p->rr_wake[i]].wake, 1);
 	if (wake_topic)

@@ -223,13 +223,16 @@ static int reclaim_subs(struct zc_topic *t)
 
 int zc_reclaim(struct zc_topic *t)
 {
-	int dead = reclaim_pubs(t) + reclaim_subs(t);
+	int dead_pubs = reclaim_pubs(t), dead = dead_pubs + reclaim_subs(t);
 	sweep_pools(t);
 	recount_groups(t);
 	if (dead)
 		zc_topic_graph_changed(t);
 	/* Queue room, free slots and membership may have changed: every wait re-checks. */
 	zc_wake_space_force(t->hdr); /* also for a releaser that died owing that wake */
+	/* A dead publisher's owed wake, even if a later publisher's mark replaced its own. */
+	if (dead_pubs && !atomic_load(&t->hdr->wake_owed))
+		zc_wake_all(t);
 	zc_wake_owed(t);
 	return dead;
 }

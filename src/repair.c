@@ -64,13 +64,13 @@ static void recover_intent(struct zc_topic *t)
 		if (zc_ring_dropped_since(&ring, drop_head))
 			zc_release_desc_bit(t, drop_desc, ZC_SUB_BIT(drop_sub));
 	}
-	in->drop_sub = ZC_NO_SUB;
+	ZC_WRITE_ONCE(in->drop_sub, ZC_NO_SUB);
 	if (evict_pending && !zc_history_contains(t, evict_desc))
 		zc_release_desc_bit(t, evict_desc, ZC_HIST_BIT);
-	in->evict_pending = 0;
+	ZC_WRITE_ONCE(in->evict_pending, 0);
 	if (op == ZC_OP_PUBLISH)
 		recover_publish(t, desc, seq);
-	in->op = ZC_OP_NONE;
+	ZC_WRITE_ONCE(in->op, ZC_OP_NONE);
 }
 
 void zc_repair_alone(struct zc_topic *t)
@@ -84,6 +84,23 @@ void zc_repair_alone(struct zc_topic *t)
 	atomic_store(&t->hdr->wake_owed, 0); /* nobody is attached: nobody sleeps */
 }
 
+/* A wake marked owed is paid by its publisher right after its unlock. A locker pays it only when it
+ * is stale: the same mark it found at its previous acquisition, which its publisher had a whole
+ * critical section of ours and more to pay. Paying a live publisher's mark at first sight woke
+ * every sleeper and rang every doorbell under the lock in 4.2 % of acquisitions with two
+ * publishers. A dead publisher's mark is also paid by its reclaim (the death watcher's), which
+ * wakes everybody whatever the mark says (a later mark may have replaced its). Costs one load of
+ * the mark and a compare with a process-local copy: no syscall, no shared write. */
+ZC_HOT static void pay_if_stale(struct zc_topic *t)
+{
+	uint64_t owed = atomic_load_explicit(&t->hdr->wake_owed, memory_order_relaxed);
+	if (!owed)
+		return;
+	if (owed == t->owed_seen)
+		zc_wake_owed(t); /* a publisher died (or stalls) between its unlock and its wake */
+	t->owed_seen = owed;
+}
+
 ZC_HOT int zc_topic_lock(struct zc_topic *t)
 {
 	int r = zc_lock_acquire(t, LOCK_TIMEOUT_NS);
@@ -92,8 +109,8 @@ ZC_HOT int zc_topic_lock(struct zc_topic *t)
 		zc_reclaim(t);
 		r = 0;
 	}
-	if (r == 0 && atomic_load_explicit(&t->hdr->wake_owed, memory_order_relaxed))
-		zc_wake_owed(t); /* a publisher died (or is slow) between its unlock and its wake */
+	if (r == 0)
+		pay_if_stale(t);
 	return r;
 }
 

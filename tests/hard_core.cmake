@@ -6,6 +6,7 @@ set(ZCAST_HARD_CORE_TESTS
 )
 set_tests_properties(${ZCAST_HARD_CORE_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)
 set(ZCAST_HARD_CORE_TESTS_2
+  owed_wake_live                                            # 13: a live publisher's mark
   close_no_pool_walk                                        # 14: a close walks no pool
   msg_info_copy                                             # 15: info from the take's copy
   lock_release_owner                                        # 17: release checks the word
