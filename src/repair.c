@@ -96,9 +96,11 @@ ZC_HOT static void pay_if_stale(struct zc_topic *t)
 	uint64_t owed = atomic_load_explicit(&t->hdr->wake_owed, memory_order_relaxed);
 	if (!owed)
 		return;
-	if (owed == t->owed_seen)
+	/* The process's copy (one per mapping, shared by its handles; under the topic lock). */
+	uint64_t *seen = t->shared ? &t->shared->shape.owed_seen : &t->owed_seen;
+	if (owed == *seen)
 		zc_wake_owed(t); /* a publisher died (or stalls) between its unlock and its wake */
-	t->owed_seen = owed;
+	*seen = owed;
 }
 
 ZC_HOT int zc_topic_lock(struct zc_topic *t)
