@@ -148,7 +148,6 @@ else
 	run mutant-d-notify-after-check error 22 -- -DNPUB=2 -DMUT_D
 	run mutant-e-cleanup-no-free    error 22 -- -DNPUB=2 -DMUT_E
 	run mutant-no-owed-wake         error 22 -- -DNPUB=1 -DPUBCRASH -DMUT_NO_OWED
-	run mutant-owed-plain-store     error 22 -- -DNPUBR=2 -DNPUB=1 -DNSLOT=1 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DPUBCRASH -DMUT_STORE_CLEAR
 	run mutant-reclaim-no-wake      error 22 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DMUT_RECLAIM_NOWAKE
 	run mutant-space-reclaim-skips  error 22 -- -DWAITS -DNPUB=2 -DNSLOT=2 -DHISTD=0 -DJOINH=0 -DNSUBS=1 -DMUT_SPACE_RECLAIM
 	run mutant-bell-no-recheck      error 22 -- -DBELL -DNPUB=2 -DMUT_C

@@ -236,24 +236,24 @@ inline ring_bell(j)
 #endif
 }
 
-/* Perform an owed wake: read wake_owed; if set, bump notify, wake its sleepers, then
- * clear exactly the mark that was read. Done by the next locker right after it
- * acquires the lock (also on takeover from a dead owner) and by the death watcher.
+/* The wake owed by a publisher that died: the death watcher's reclaim of a dead publisher
+ * bumps notify, wakes its sleepers and rings every doorbell whatever wake_owed says (a
+ * later publisher's mark may have replaced the dead one's), then clears the mark it read.
+ * In C a locker also pays a mark it finds a second time (stale, repair.c); the model
+ * leaves lockers out: fewer wakes only make the check stricter.
  * Uses the caller's r0, which is 0 here. */
-inline perform_owed()
+inline wake_after_pub_death()
 {
 #ifndef MUT_NO_OWED
 	r0 = wake_owed;
-	if
-	:: r0 != 0 ->
-		notify++;
-		wake_notify();
+	notify++;
+	wake_notify();
 #if defined(BELL) && !defined(MUT_BELL_OWED)
-		ring_bell(0);
-		ring_bell(1);
+	ring_bell(0);
+	ring_bell(1);
 #endif
-		clear_owed(r0);
-		r0 = 0
+	if
+	:: r0 != 0 -> clear_owed(r0); r0 = 0
 	:: else -> skip
 	fi
 #else
@@ -476,11 +476,10 @@ inline cleanup_pub(p)
 	x = 0
 }
 
-/* After acquire(): perform an owed wake, then repair a dead owner's critical
- * section (here: its cleanup runs now). */
+/* After acquire(): repair a dead owner's critical section (here: its cleanup runs
+ * now). An owed wake is left to its publisher, or to the death watcher if it died. */
 inline repair()
 {
-	perform_owed();
 	if
 	:: prev == L_SUB0 -> cleanup_sub(0)
 	:: prev == L_SUB1 -> cleanup_sub(1)
@@ -954,7 +953,7 @@ proctype Killer()
 	:: pkill[0] = 1;
 		(pdead[0] || pend[0]);	/* it crashes, or it had already finished */
 		/* only a publisher leaves a wake owed (a subscriber sets no mark) */
-		perform_owed()
+		wake_after_pub_death()
 #endif
 	:: skip -> goto done
 	fi;

@@ -150,7 +150,9 @@ ZCAST_API int zcast_executor_remove_room(zcast_executor *ex, zcast_pub *pub);
 /** Runs callbacks until zcast_executor_stop. Returns 0 after a stop, when every running callback has
  * returned (queued messages that were not handed to a callback stay queued; a guard trigger, graph
  * change or timer expiry seen but not yet handed to its callback is handed over by the next spin),
- * or an error.
+ * or an error. A take that fails in a subscription's turn (anything but ZCAST_EAGAIN and
+ * ZCAST_ELIMIT: a corrupted queue, no descriptors, no memory) ends every spin call with that error
+ * and its zcast_last_error text, instead of polling the entry again; the entry stays registered.
  * A stop requested before spin makes spin return at once; zcast_executor_reset clears it. */
 ZCAST_API int zcast_executor_spin(zcast_executor *ex);
 /** Waits up to timeout_ns (< 0: forever, 0: just check) until something is ready, then runs what

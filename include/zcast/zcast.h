@@ -206,7 +206,8 @@ typedef struct zcast_sub_opts {
 	zcast_topic_opts topic;    /**< topic limits, used if this opener creates the topic */
 	/** Last resort only: sleep at most this long at a time, then re-check the queue. Default 0:
 	 * none — every event that can end a wait wakes it (a publish, and the owed wake of a publisher
-	 * killed between publish and wake-up, performed by the next locker or the death watcher). */
+	 * killed between publish and wake-up, performed by the death watcher, or by a locker that
+	 * finds it stale). */
 	int64_t sleep_slice_ns;
 	uint32_t reserved[6];      /**< zero */
 } zcast_sub_opts;
@@ -262,10 +263,12 @@ ZCAST_API int zcast_sub_close(zcast_sub *sub);
 /** Non-blocking. On success *out is a message the caller owns (drop it when done).
  * ZCAST_EAGAIN when nothing is queued; ZCAST_ELIMIT when max_held messages are held. */
 ZCAST_API int zcast_take(zcast_sub *sub, zcast_msg **out);
-/** Blocks until a message is queued or timeout_ns passes (<0: forever). Returns 0 when something is
- * queued, ZCAST_ETIMEDOUT otherwise. Spins `spin_ns` first if the option is set. A publisher killed
- * between publish and wake-up leaves the wake owed: the next locker of the topic, or this process's
- * death watcher when it sees the publisher die, performs it (docs/CRASH_SAFETY.md). */
+/** Blocks until a message is queued and can be taken (below max_held), or timeout_ns passes (<0:
+ * forever). Returns 0 when zcast_take would return a message, ZCAST_ETIMEDOUT otherwise: at
+ * max_held, only a release (from another thread) ends the wait early. Spins `spin_ns` first if the option is set. A publisher killed
+ * between publish and wake-up leaves the wake owed: this process's death watcher performs it when
+ * it sees the publisher die, as does a locker of the topic that finds the mark stale
+ * (docs/CRASH_SAFETY.md). */
 ZCAST_API int zcast_wait(zcast_sub *sub, int64_t timeout_ns);
 /** Messages currently queued for this subscriber. */
 ZCAST_API int zcast_sub_queued(zcast_sub *sub);

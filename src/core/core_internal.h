@@ -48,6 +48,7 @@ enum { ZC_MSG_LOAN = 1, ZC_MSG_CONSUMED = 2, ZC_MSG_RECEIVED = 3 };
 
 struct zcast_msg {
 	zcast_msg_stamp stamp; /* first: the public inline accessors read it (zcast.h) */
+	uint64_t publisher_id; /* received: copied at take, as the stamp */
 	_Atomic uint32_t refs;
 	_Atomic uint32_t kind;
 	uint32_t slot;

@@ -18,8 +18,9 @@ ZC_HOT static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = p->cursor + k < n ? p->cursor + k : p->cursor + k - n;
 		struct zc_slot_hdr *s = zc_slot(m, i);
-		/* SYNC: slot-free; partner proto/slot_release.c zc_slot_free */
-		uint64_t w = atomic_load_explicit(&s->state, memory_order_acquire);
+		/* SYNC: slot-free; partner proto/slot_release.c zc_slot_free. seq_cst: store buffering
+		 * with loan_impl's announce (a plain load on x86, LDAR on AArch64). */
+		uint64_t w = atomic_load_explicit(&s->state, memory_order_seq_cst);
 		if (ZC_STATE_ST(w) != ZC_SLOT_FREE)
 			continue;
 		/* The state word is the only truth: one CAS makes the slot ours. */
@@ -76,6 +77,17 @@ static void reclaim_rate_limited(zcast_pub *p)
 	}
 }
 
+/* An empty pool whose slots DROP_OLD queues hold: they drop their oldest entries of it, as a full
+ * DROP_OLD ring would (drop_old.c). True when one went. Costs a lock only when the pool is empty. */
+static bool unpin(zcast_pub *p)
+{
+	if (zc_topic_lock(&p->t) != 0)
+		return false;
+	int n = zc_unpin_pool(&p->t, p->pool_index);
+	zc_topic_unlock(&p->t);
+	return n > 0;
+}
+
 ZC_HOT static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_msg **out)
 {
 	if (!p || !out)
@@ -89,13 +101,15 @@ ZC_HOT static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_m
 			      size, (unsigned long long)p->pool->slot_size, p->t.name);
 	struct zc_pool_hdr *ph = zc_pool_hdr(p->pool);
 	int r = try_loan(p, size, out);
+	while (r == ZCAST_ENOSLOT && unpin(p))
+		r = try_loan(p, size, out);
 	if (r != ZCAST_ENOSLOT)
 		return r;
 	reclaim_rate_limited(p);
 	for (;;) {
 		/* Announce, read the word, retry, then sleep: a free after the retry wakes us.
 		 * Frees by reclaim of a dead holder (death watcher, gc) wake us the same way. */
-		/* SYNC: pool-freed; partner proto/slot_release.c zc_slot_free */
+		/* SYNC: pool-freed; partner proto/slot_release.c zc_slot_free (all seq_cst) */
 		atomic_fetch_add_explicit(&ph->waiters, 1, memory_order_seq_cst);
 		uint32_t v = atomic_load_explicit(&ph->freed, memory_order_seq_cst);
 		r = try_loan(p, size, out);

@@ -79,11 +79,11 @@ int zcast_msg_info_get(const zcast_msg *m, zcast_msg_info *info)
 		return ZCAST_EINVAL;
 	if (stale(m))
 		return ZCAST_ESTALE;
-	const struct zc_slot_hdr *s = zc_slot(m->map, m->slot);
+	/* The take's copies: the slot header is the publisher's to rewrite (and a scribbler's). */
 	bool received = atomic_load(&m->kind) == ZC_MSG_RECEIVED;
-	info->sequence = received ? s->seq : 0;
-	info->publish_time_ns = received ? s->time_ns : 0;
-	info->publisher_id = received ? s->publisher_id : m->pub->id;
+	info->sequence = received ? m->stamp.sequence : 0;
+	info->publish_time_ns = received ? m->stamp.publish_time_ns : 0;
+	info->publisher_id = received ? m->publisher_id : m->pub->id;
 	info->slot = m->slot;
 	info->generation = (uint32_t)m->gen;
 	info->pool_dev = m->map->dev;

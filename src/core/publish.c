@@ -36,7 +36,9 @@ ZC_HOT static bool ring_has_room(zcast_pub *p, uint32_t k, const struct zc_ring 
 	uint64_t id = ZC_READ_ONCE(p->t.subs[k].id), tail = zc_ring_tail(ring);
 	if (seen->id == id && ((tail - seen->head) & ZC_POS_MASK) < ring->depth)
 		return true;
-	uint64_t head = ZC_HEAD_POS(atomic_load_explicit(ring->head, memory_order_acquire));
+	/* SYNC: seq_cst, after zc_space_arm's announce, against a take's pop then its read of
+	 * space_waiters (ring.c, zc_ring_pop). A plain load on x86. */
+	uint64_t head = ZC_HEAD_POS(atomic_load_explicit(ring->head, memory_order_seq_cst));
 	seen->id = id;
 	seen->head = head;
 	return ((tail - head) & ZC_POS_MASK) < ring->depth;
@@ -138,25 +140,13 @@ ZC_HOT static int select_targets(zcast_pub *p, bool count, bool *probe_dead)
 #define IS_DROP_OLD(x) (((x)&0x80000000u) != 0)
 #define IS_RR(x) (((x)&0x40000000u) != 0)
 
-/* Makes room in a DROP_OLD ring by dropping its oldest entry, with its intent recorded first. */
+/* Makes room in a DROP_OLD ring by dropping its oldest entry (drop_old.c). */
 static void drop_oldest(struct zc_topic *t, uint32_t k, const struct zc_ring *ring)
 {
-	struct zc_intent *in = &t->hdr->intent;
 	uint64_t head, old;
-	while (zc_ring_used(ring) >= ring->depth && zc_ring_peek(ring, &head, &old) == 1) {
-		ZC_STORE(in->drop_desc, old);
-		ZC_STORE(in->drop_head, head);
-		ZC_STORE(in->drop_sub, k);
-		if (!zc_ring_drop(ring, head)) {
-			ZC_STORE(in->drop_sub, ZC_NO_SUB); /* the consumer took it meanwhile: look again */
-			continue;
-		}
-		ZC_CRASH("publish:after-drop-cas");
-		atomic_fetch_add_explicit(&t->subs[k].dropped, 1, memory_order_relaxed);
-		zc_release_desc_bit(t, old, ZC_SUB_BIT(k));
-		ZC_STORE(in->drop_sub, ZC_NO_SUB);
-		return;
-	}
+	while (zc_ring_used(ring) >= ring->depth && zc_ring_peek(ring, &head, &old) == 1)
+		if (zc_drop_head(t, k, ring, head, old))
+			return;
 }
 
 /* The lines the next publish touches that other cores wrote last: the topic lock, `notify`, and
@@ -352,7 +342,8 @@ ZC_HOT static int publish_once(zcast_pub *p, zcast_msg *msg)
 			 */
 		atomic_fetch_add_explicit(&h->notify, 1, memory_order_seq_cst);
 	zc_topic_unlock(&p->t);
-	ZC_CRASH("publish:before-wake"); /* the wake is owed: the next locker or reclaim pays it */
+	ZC_CRASH("publish:before-wake"); /* the wake is owed: a locker finding it stale, or reclaim */
+	ZC_PAUSE("publish:before-wake"); /* tests: a live publisher slow to wake (owed_wake_live) */
 	for (uint32_t i = 0; i < n_rr; i++)
 		zc_futex_wake(&p->t.subs[p->rr_wake[i]].wake, 1);
 	if (wake_topic)

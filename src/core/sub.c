@@ -173,13 +173,28 @@ fail:
 	return r;
 }
 
+/* Under the lock: pops what is queued and releases its bits. */
+static void drain_ring(zcast_sub *s)
+{
+	uint64_t head, d;
+	while (zc_ring_peek(&s->ring, &head, &d) == 1)
+		if (zc_ring_pop(&s->ring, head))
+			zc_release_desc_bit(&s->t, d, ZC_SUB_BIT(s->index));
+}
+
 static void sub_leave(zcast_sub *s)
 {
 	struct zc_topic *t = &s->t;
 	if (zc_topic_lock(t) == 0) {
-		zc_reclaim_sub(t,
-			       s->index); /* nothing is held any more: clear our bit everywhere */
+		/* Nothing is held any more and close emptied the queue (nothing is pushed to a DRAINING
+		 * record): our bits are gone, no pool needs a walk. A bit a release could not clear
+		 * (its pool unmappable) is a FREE record's from now on: the next reclaim's stale mask
+		 * clears it. */
+		drain_ring(s);
 		ZC_CRASH("leave:after-sweep");
+		zc_ring_reset(&s->ring);
+		atomic_store(&s->rec->sleepers, 0);
+		atomic_store(&s->rec->held, 0);
 		struct zc_sub_rec *r = s->rec;
 		uint32_t g = r->group;
 		if (g < t->max_groups && atomic_load(&t->groups[g].members) > 0)
@@ -218,10 +233,7 @@ int zcast_sub_close(zcast_sub *s)
 		zc_topic_graph_changed(
 		    t); /* no longer matched, even while it still holds messages */
 		ZC_CRASH("close:after-draining");
-		uint64_t head, d;
-		while (zc_ring_peek(&s->ring, &head, &d) == 1)
-			if (zc_ring_pop(&s->ring, head))
-				zc_release_desc_bit(t, d, ZC_SUB_BIT(s->index));
+		drain_ring(s);
 		zc_wake_space(t->hdr); /* a publisher waiting for our room waits no more */
 		zc_topic_unlock(t);
 	}
@@ -247,7 +259,8 @@ ZC_HOT void zc_sub_release(zcast_sub *s, zcast_msg *m)
 	if (!atomic_compare_exchange_strong_explicit(&s->spare, &none, m, memory_order_release,
 						     memory_order_relaxed))
 		free(m);
-	uint32_t held = atomic_fetch_sub_explicit(&s->held, 1, memory_order_relaxed);
+	/* SYNC: seq_cst against zcast_wait's announce then zc_sub_ready (one of us sees the other). */
+	uint32_t held = atomic_fetch_sub_explicit(&s->held, 1, memory_order_seq_cst);
 	atomic_fetch_sub_explicit(&s->rec->held, 1, memory_order_relaxed);
 	zc_wake_space(s->t.hdr);
 	/* Below max_held again with messages queued: a wait set that slept because we were at the
@@ -285,9 +298,10 @@ int zcast_sub_queued(zcast_sub *s)
 
 ZC_HOT bool zc_sub_ready(zcast_sub *s)
 {
+	/* SYNC: seq_cst after the caller's announce, against zc_sub_release's decrement. */
 	return zc_sub_has_queued(s) &&
 	       !(s->max_held &&
-		 atomic_load_explicit(&s->held, memory_order_relaxed) >= s->max_held);
+		 atomic_load_explicit(&s->held, memory_order_seq_cst) >= s->max_held);
 }
 
 /* Reads the word to sleep on, then announces (seq_cst, in this order): one more sleeper and a new
@@ -331,7 +345,7 @@ ZC_HOT int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		return ZCAST_EINVAL;
 	if (zc_inherited(&s->t))
 		return zc_err(ZCAST_ESTALE, "subscriber of %s was opened before fork()", s->t.name);
-	if (zc_sub_has_queued(s))
+	if (zc_sub_ready(s))
 		return 0;
 	/* The clock is read only for a deadline, a spin or a slice (about 50 ns a read here): a
 	 * wait without a timeout never reads it. */
@@ -342,7 +356,7 @@ ZC_HOT int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		if (deadline >= 0 && deadline < until)
 			until = deadline; /* the spin is part of the wait: it never outlasts the timeout */
 		while (zc_now_ns() < until) {
-			if (zc_sub_has_queued(s))
+			if (zc_sub_ready(s))
 				return 0;
 			zc_cpu_relax();
 		}
@@ -352,14 +366,14 @@ ZC_HOT int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		_Atomic uint32_t *word =
 		    s->policy == ZCAST_POLICY_BALANCE_RR ? &s->rec->wake : &s->t.hdr->notify;
 		uint32_t v = zc_sub_announce(s, word);
-		if (zc_sub_has_queued(s)) {
+		if (zc_sub_ready(s)) {
 			zc_sub_disarm(s);
 			return 0;
 		}
 		int64_t slice_from = s->slice_ns > 0 ? zc_now_ns() : 0;
 		zc_futex_wait(word, v, zc_sub_sleep_until(s, deadline, slice_from));
 		zc_sub_disarm(s);
-		if (zc_sub_has_queued(s))
+		if (zc_sub_ready(s))
 			return 0;
 		if (deadline >= 0 && zc_now_ns() >= deadline)
 			return ZCAST_ETIMEDOUT;

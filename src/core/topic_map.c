@@ -100,6 +100,7 @@ void zc_topic_map_use(struct zc_topic *t, struct zc_topic_map *m)
 {
 	const struct zc_topic *s = &m->shape;
 	t->shared = m;
+	t->owed_seen = &m->shape.owed_seen_own;
 	t->hdr = s->hdr;
 	t->map_size = m->size;
 	t->max_pubs = s->max_pubs;

@@ -60,6 +60,31 @@ ZC_HOT static void collect_due(zcast_executor *ex, int64_t now)
 	ex->owed.n = 0;
 }
 
+/* A take failed in a turn (any thread): kept for spin to return, the spinning thread woken. The
+ * entry stays ready and would fail again: re-polling it would only burn a core. */
+static void take_failed(zcast_executor *ex, int r)
+{
+	pthread_mutex_lock(&ex->mu);
+	if (!ex->take_error) {
+		ex->take_error = r;
+		snprintf(ex->take_error_text, sizeof ex->take_error_text, "%s", zcast_last_error());
+	}
+	pthread_mutex_unlock(&ex->mu);
+	zcast_guard_trigger(ex->wake);
+}
+
+/* The take error of a turn, if any (cleared), with zcast_last_error set in this thread; else 0. */
+static int take_error(zcast_executor *ex)
+{
+	pthread_mutex_lock(&ex->mu);
+	int r = ex->take_error;
+	char text[sizeof ex->take_error_text];
+	memcpy(text, ex->take_error_text, sizeof text);
+	ex->take_error = 0;
+	pthread_mutex_unlock(&ex->mu);
+	return r ? zc_err(r, "%s", text) : 0;
+}
+
 /* One turn of an entry: up to `batch` messages, or one call. */
 ZC_HOT static void run_entry(zcast_executor *ex, struct ex_entry *en)
 {
@@ -96,9 +121,13 @@ ZC_HOT static void run_entry(zcast_executor *ex, struct ex_entry *en)
 		for (uint32_t k = 0;
 		     k < ex->batch && !atomic_load(&ex->stop) && !atomic_load(&en->removed); k++) {
 			zcast_msg *m;
-			if (zcast_take(en->sub, &m) != 0)
-				break; /* EAGAIN, or max_held reached: the entry comes back when
-					  ready */
+			int r = zcast_take(en->sub, &m);
+			if (r == ZCAST_EAGAIN || r == ZCAST_ELIMIT)
+				break; /* the entry comes back when ready */
+			if (r != 0) {
+				take_failed(ex, r);
+				break;
+			}
 			en->cb.sub(en->sub, m, en->ctx);
 			zcast_msg_drop(m);
 		}
@@ -315,7 +344,9 @@ ZC_HOT static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
 	/* The deadline is checked after a turn: a turn with a deadline that passed waits no more but
 	 * still runs what is ready, so spin_once(0) checks once instead of never. */
 	while (r == 0 && !atomic_load(&ex->stop)) {
-		int k = turn(ex, deadline, pool);
+		int k = turn(ex, deadline, pool), e = take_error(ex);
+		if (e < 0)
+			k = e;
 		if (k < 0 && k != ZCAST_ETIMEDOUT)
 			r = k;
 		else if (k > 0)
@@ -330,6 +361,9 @@ ZC_HOT static int spin_impl(zcast_executor *ex, int64_t deadline, bool once)
 	ex_service(ex);
 	ex->spinning = false;
 	pthread_mutex_unlock(&ex->mu);
+	int e = r == 0 || r == ZCAST_ETIMEDOUT ? take_error(ex) : 0; /* a worker's, after its turn */
+	if (e < 0)
+		return e;
 	if (once)
 		return r == 0 || ran > 0 ? ran : r;
 	return r;

@@ -124,6 +124,10 @@ struct zcast_executor {
 	bool quit;
 	pthread_t *th;
 	uint32_t n_th;
+	/* Under mu: the first take that failed in a turn (not EAGAIN or ELIMIT), and its text, until
+	 * the spinning thread returns it. */
+	int take_error;
+	char take_error_text[256];
 };
 
 /* The entry whose callback this thread runs (a remove from inside it must not wait for itself). */

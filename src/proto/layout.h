@@ -139,9 +139,9 @@ struct zc_topic_hdr {
 	_Atomic uint32_t pool_hi; /* 1 + highest pool record index ever used */
 
 	/* A wake that the lock holder owes (nonzero token, set under the lock): cleared by CAS from
-	 * that token after the wake. Any later locker, reclaim or the death watcher that finds it
-	 * set performs the wake itself, so a publisher killed between unlock and wake strands
-	 * nobody. */
+	 * that token after the wake. A locker that finds the same token at two acquisitions
+	 * (stale), any reclaim, and the reclaim of a dead publisher (which wakes everybody) perform
+	 * the wake, so a publisher killed between unlock and wake strands nobody. */
 	_Atomic uint64_t wake_owed;
 	_Atomic uint64_t wake_token; /* source of tokens (under the lock) */
 

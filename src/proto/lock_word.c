@@ -18,11 +18,20 @@ _Atomic uint32_t *zc_lock_futex(struct zc_topic_hdr *h)
 	return (_Atomic uint32_t *)((char *)&h->lock.word + (little ? 0 : 4));
 }
 
+/* The lock word without its waiters bit: who holds it, and since which acquisition. */
+static uint64_t holder(uint64_t w)
+{
+	return w & ~(uint64_t)ZC_LOCK_WAITERS;
+}
+
 static bool take(struct zc_topic *t, uint64_t *seen, uint32_t low)
 {
 	uint64_t want = ZC_LOCK_MAKE(ZC_LOCK_EPOCH(*seen) + 1u, low);
-	return atomic_compare_exchange_strong_explicit(&t->hdr->lock.word, seen, want,
-						       memory_order_acquire, memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(&t->hdr->lock.word, seen, want,
+						     memory_order_acquire, memory_order_relaxed))
+		return false;
+	t->lock_held = holder(want); /* under lock_mu: release checks the word still says so */
+	return true;
 }
 
 static int acquire(struct zc_topic *t, int64_t timeout_ns);
@@ -56,6 +65,8 @@ ZC_HOT int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
 	int r = acquire(t, timeout_ns);
 	if (r < 0)
 		local_unlock(&t->lock_mu);
+	else
+		ZC_PAUSE("lock:held"); /* tests: the word changes under a holder (test_lock_release_owner) */
 	return r;
 }
 
@@ -122,11 +133,15 @@ ZC_HOT void zc_lock_release(struct zc_topic *t)
 {
 	_Atomic uint64_t *w = &t->hdr->lock.word;
 	uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
-	/* Keep the epoch, clear owner and waiters. */
-	while (!atomic_compare_exchange_weak_explicit(w, &v, ZC_LOCK_MAKE(ZC_LOCK_EPOCH(v), 0),
+	/* Keep the epoch, clear owner and waiters: only while the word still names our acquisition.
+	 * If a locker took it over (it judged us dead) or a member scribbled on it, clearing it would
+	 * free a lock somebody else holds; leaving it alone at worst makes lockers probe and repair. */
+	bool ours;
+	while ((ours = holder(v) == t->lock_held) &&
+	       !atomic_compare_exchange_weak_explicit(w, &v, ZC_LOCK_MAKE(ZC_LOCK_EPOCH(v), 0),
 						      memory_order_release, memory_order_relaxed)) {
 	}
-	if (ZC_LOCK_LOW(v) & ZC_LOCK_WAITERS)
+	if (ours && (ZC_LOCK_LOW(v) & ZC_LOCK_WAITERS))
 		zc_futex_wake(zc_lock_futex(t->hdr), 1);
 	local_unlock(&t->lock_mu);
 }

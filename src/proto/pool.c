@@ -188,38 +188,34 @@ static int map_existing(struct zc_topic *t, uint32_t index, const struct zc_pool
 	return 0;
 }
 
-ZC_HOT uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t)
+ZC_HOT int zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t, uint8_t **out)
 {
-	uint8_t *p = zc_pool_payload_mapped(m);
-	if (p)
-		return p;
+	if ((*out = zc_pool_payload_mapped(m)))
+		return 0;
 	int fd = zc_fd_open(m->shm_name, O_RDONLY, 0);
-	if (fd < 0) {
-		if (fd == ZCAST_ENOENT)
-			zc_err(ZCAST_ECORRUPT, "pool %s of %s is gone", m->shm_name, t->name);
-		return NULL;
-	}
+	if (fd == ZCAST_ENOENT)
+		return zc_err(ZCAST_ECORRUPT, "pool %s of %s is gone", m->shm_name, t->name);
+	if (fd < 0)
+		return fd;
 	struct stat st;
 	/* The same file as the headers we mapped, not one put in its place since. */
 	if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != m->dev || (uint64_t)st.st_ino != m->ino ||
 	    (uint64_t)st.st_size != m->size) {
 		zc_fd_close(fd);
-		zc_err(ZCAST_ECORRUPT, "pool %s of %s was replaced", m->shm_name, t->name);
-		return NULL;
+		return zc_err(ZCAST_ECORRUPT, "pool %s of %s was replaced", m->shm_name, t->name);
 	}
-	p = zc_map(fd, m->size - m->payload_off, (off_t)m->payload_off, false, false);
+	uint8_t *p = zc_map(fd, m->size - m->payload_off, (off_t)m->payload_off, false, false);
 	zc_fd_close(fd);
-	if (!p) {
-		zc_errno(ZCAST_ENOMEM, "mmap pool payload");
-		return NULL;
-	}
+	if (!p)
+		return zc_errno(ZCAST_ENOMEM, "mmap pool payload");
 	uint8_t *none = NULL;
 	/* SYNC: payload-map; partner proto/proto_internal.h zc_pool_payload_mapped */
 	if (!atomic_compare_exchange_strong(&m->payload_ro, &none, p)) {
 		munmap(p, m->size - m->payload_off); /* another taker mapped it first */
-		return none;
+		p = none;
 	}
-	return p;
+	*out = p;
+	return 0;
 }
 
 /* Whether map m is the pool a record names now. Ids are not enough: a member can rewind next_id, and

@@ -54,9 +54,11 @@ ZC_HIDDEN int zc_pool_get(struct zc_topic *t, uint32_t index, struct zc_pool_map
 ZC_HIDDEN int zc_pool_get_hinted(struct zc_topic *t, struct zc_pool_map *_Atomic *hint, uint32_t index,
 				 struct zc_pool_map **out);
 ZC_HIDDEN void zc_pool_put(struct zc_pool_map *m);
-/* The payload area of a mapped pool: subscribers map it read-only on first use, without prefaulting
- * (outside the topic lock). NULL with zcast_last_error set when it cannot be mapped. */
-ZC_HIDDEN uint8_t *zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t);
+/* The payload area of a mapped pool (*out): subscribers map it read-only on first use, without
+ * prefaulting (outside the topic lock). ZCAST_ECORRUPT when the pool's file is gone or is no longer
+ * the file whose headers m maps (it never can be mapped here); another error (no descriptors, no
+ * address space) may pass. zcast_last_error says which. */
+ZC_HIDDEN int zc_pool_payload(struct zc_pool_map *m, struct zc_topic *t, uint8_t **out);
 /* The payload area if this process has mapped it already, else NULL (never maps). */
 static inline uint8_t *zc_pool_payload_mapped(struct zc_pool_map *m)
 {
@@ -90,6 +92,11 @@ struct zc_topic {
 	/* Serialises our own threads (say, the death watcher and the caller) on the topic lock: the
 	 * thread inside may then read a lock word naming our member index as a dead former owner's. */
 	_Atomic uint32_t lock_mu; /* a small futex mutex (lock.c) */
+	uint64_t lock_held; /* under lock_mu: the lock word of our acquisition, waiters bit clear */
+	/* Under the lock: the owed-wake mark found at the process's last acquisition. One copy per
+	 * process and topic: *owed_seen is the shared mapping's (set by the layer above), else ours. */
+	uint64_t owed_seen_own;
+	uint64_t *owed_seen;
 	int reclaimed_at_attach; /* dead members cleaned up because we found the topic abandoned */
 	unsigned mode; /* segment mode from the caller's options (never from shared memory) */
 	gid_t gid;     /* group of the control segment: pools get it too */
@@ -197,6 +204,15 @@ ZC_HIDDEN void zc_reclaim_pool(struct zc_topic *t, uint32_t p, const uint64_t *s
 ZC_HIDDEN void zc_reclaim_sub(struct zc_topic *t, uint32_t k);
 /* Clears `bit` on the slot a descriptor names, if the slot still carries that generation. */
 ZC_HIDDEN void zc_release_desc_bit(struct zc_topic *t, uint64_t desc, uint32_t bit);
+
+/* drop_old.c (under the lock). */
+/* Drops the entry peeked under `head` from subscriber k's ring (a DROP_OLD ring), intent first;
+ * counts it and releases its bit. False when the head moved first (a take). */
+ZC_HIDDEN bool zc_drop_head(struct zc_topic *t, uint32_t k, const struct zc_ring *ring, uint64_t head,
+			    uint64_t desc);
+/* A publisher's pool is empty: every DROP_OLD ring holding one of its entries drops from its head
+ * through the oldest of them. Returns the number of rings that dropped one. */
+ZC_HIDDEN int zc_unpin_pool(struct zc_topic *t, uint32_t pool);
 
 /* history.c (under the lock). */
 ZC_HIDDEN bool zc_history_contains(struct zc_topic *t, uint64_t desc);

@@ -141,19 +141,23 @@ static void sweep_pools(struct zc_topic *t)
 }
 
 /* Group member counts from the records: a crash between joining a group and becoming ACTIVE can
- * no longer leave a count behind. */
+ * no longer leave a count behind. One pass over the records, then one over the groups. */
 static void recount_groups(struct zc_topic *t)
 {
-	for (uint32_t g = 0; g < t->max_groups; g++) {
-		uint32_t n = 0;
-		for (uint32_t k = 0; k < t->max_subs; k++) {
-			uint32_t st = atomic_load(&t->subs[k].state);
-			n += (st == ZC_REC_ACTIVE || st == ZC_REC_DRAINING) &&
-			     t->subs[k].group == g && t->subs[k].policy == ZCAST_POLICY_BALANCE_RR;
-		}
-		if (atomic_load(&t->groups[g].members) != n)
-			atomic_store(&t->groups[g].members, n);
+	uint32_t *n = calloc(t->max_groups, sizeof *n);
+	if (!n)
+		return; /* counts stay as they are until the next reclaim */
+	for (uint32_t k = 0; k < t->max_subs; k++) {
+		struct zc_sub_rec *r = &t->subs[k];
+		uint32_t st = atomic_load(&r->state), g = ZC_READ_ONCE(r->group);
+		if ((st == ZC_REC_ACTIVE || st == ZC_REC_DRAINING) && g < t->max_groups &&
+		    ZC_READ_ONCE(r->policy) == ZCAST_POLICY_BALANCE_RR)
+			n[g]++;
 	}
+	for (uint32_t g = 0; g < t->max_groups; g++)
+		if (atomic_load(&t->groups[g].members) != n[g])
+			atomic_store(&t->groups[g].members, n[g]);
+	free(n);
 }
 
 static int reclaim_pubs(struct zc_topic *t)
@@ -219,13 +223,16 @@ static int reclaim_subs(struct zc_topic *t)
 
 int zc_reclaim(struct zc_topic *t)
 {
-	int dead = reclaim_pubs(t) + reclaim_subs(t);
+	int dead_pubs = reclaim_pubs(t), dead = dead_pubs + reclaim_subs(t);
 	sweep_pools(t);
 	recount_groups(t);
 	if (dead)
 		zc_topic_graph_changed(t);
 	/* Queue room, free slots and membership may have changed: every wait re-checks. */
 	zc_wake_space_force(t->hdr); /* also for a releaser that died owing that wake */
+	/* A dead publisher's owed wake, even if a later publisher's mark replaced its own. */
+	if (dead_pubs && !atomic_load(&t->hdr->wake_owed))
+		zc_wake_all(t);
 	zc_wake_owed(t);
 	return dead;
 }

@@ -68,9 +68,11 @@ ZC_HOT int zc_ring_peek_seen(const struct zc_ring *r, _Atomic uint64_t *seen_tai
 ZC_HOT bool zc_ring_pop(const struct zc_ring *r, uint64_t head)
 {
 	uint64_t pos = ZC_HEAD_POS(head);
+	/* SYNC: seq_cst, then zc_wake_space reads space_waiters: store buffering with a publisher's
+	 * zc_space_arm then its read of this head (publish.c, ring_has_room), seq_cst too. */
 	return atomic_compare_exchange_strong_explicit(
 	    r->head, &head, ZC_HEAD_MAKE((pos + 1) & ZC_POS_MASK, ZC_HEAD_DROPS(head)),
-	    memory_order_acq_rel, memory_order_relaxed);
+	    memory_order_seq_cst, memory_order_relaxed);
 }
 
 bool zc_ring_drop(const struct zc_ring *r, uint64_t head)

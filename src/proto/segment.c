@@ -459,6 +459,7 @@ void zc_topic_detach(struct zc_topic *t)
 	if (t->cache)
 		t->cache->put(t);
 	t->shared = NULL;
+	t->owed_seen = NULL;
 	t->maps = NULL;
 	t->maps_mu = NULL;
 	t->hdr = NULL;

@@ -23,10 +23,11 @@ ZC_HOT bool zc_slot_free(struct zc_pool_map *m, uint32_t i, uint32_t from_state,
 {
 	struct zc_slot_hdr *s = zc_slot(m, i);
 	uint64_t expect = ZC_STATE(from_state, gen);
-	/* SYNC: slot-free: the releases before FREE; partner core/loan.c try_loan (CAS) */
+	/* SYNC: slot-free: the releases before FREE; partner core/loan.c try_loan (CAS). Store
+	 * buffering with loan_impl's announce: both sides seq_cst, so one of us sees the other. */
 	if (!atomic_compare_exchange_strong_explicit(&s->state, &expect,
 						     ZC_STATE(ZC_SLOT_FREE, gen + 1),
-						     memory_order_acq_rel, memory_order_relaxed))
+						     memory_order_seq_cst, memory_order_relaxed))
 		return false;
 	ZC_CRASH("free:after-cas");
 	struct zc_pool_hdr *h = zc_pool_hdr(m);

@@ -71,7 +71,7 @@ static void recover_intent(struct zc_topic *t)
 	ZC_STORE(in->evict_pending, 0);
 	if (op == ZC_OP_PUBLISH)
 		recover_publish(t, desc, seq);
-	in->op = ZC_OP_NONE;
+	ZC_WRITE_ONCE(in->op, ZC_OP_NONE);
 }
 
 void zc_repair_alone(struct zc_topic *t)
@@ -85,6 +85,25 @@ void zc_repair_alone(struct zc_topic *t)
 	atomic_store(&t->hdr->wake_owed, 0); /* nobody is attached: nobody sleeps */
 }
 
+/* A wake marked owed is paid by its publisher right after its unlock. A locker pays it only when it
+ * is stale: the same mark it found at its previous acquisition, which its publisher had a whole
+ * critical section of ours and more to pay. Paying a live publisher's mark at first sight woke
+ * every sleeper and rang every doorbell under the lock in 4.2 % of acquisitions with two
+ * publishers. A dead publisher's mark is also paid by its reclaim (the death watcher's), which
+ * wakes everybody whatever the mark says (a later mark may have replaced its). Costs one load of
+ * the mark and a compare with a process-local copy: no syscall, no shared write. */
+ZC_HOT static void pay_if_stale(struct zc_topic *t)
+{
+	uint64_t owed = atomic_load_explicit(&t->hdr->wake_owed, memory_order_relaxed);
+	if (!owed)
+		return;
+	/* The process's copy (one per mapping, shared by its handles; under the topic lock). */
+	uint64_t *seen = t->owed_seen ? t->owed_seen : &t->owed_seen_own;
+	if (owed == *seen)
+		zc_wake_owed(t); /* a publisher died (or stalls) between its unlock and its wake */
+	*seen = owed;
+}
+
 ZC_HOT int zc_topic_lock(struct zc_topic *t)
 {
 	int r = zc_lock_acquire(t, LOCK_TIMEOUT_NS);
@@ -93,8 +112,8 @@ ZC_HOT int zc_topic_lock(struct zc_topic *t)
 		zc_reclaim(t);
 		r = 0;
 	}
-	if (r == 0 && atomic_load_explicit(&t->hdr->wake_owed, memory_order_relaxed))
-		zc_wake_owed(t); /* a publisher died (or is slow) between its unlock and its wake */
+	if (r == 0)
+		pay_if_stale(t);
 	return r;
 }
 

@@ -7,8 +7,9 @@
  *
  * A publisher wakes after it unlocked (the wake must not lengthen the lock). Under the lock it
  * marks the wake as owed with a token; after waking it clears the mark by CAS from that token.
- * Whoever finds a mark set later — the next locker, reclaim, the death watcher — performs the wake
- * itself: a publisher killed between unlock and wake leaves nobody asleep beside a queued message.
+ * A locker that finds the same mark at two acquisitions (stale, repair.c), reclaim, and the death
+ * watcher's reclaim of a dead publisher (a wake of everybody) perform the wake: a publisher killed
+ * between unlock and wake leaves nobody asleep beside a queued message.
  * A spurious wake is harmless; a lost one is not. */
 #include <limits.h>
 
@@ -51,7 +52,8 @@ uint32_t zc_space_arm(struct zc_topic *t, uint32_t pub)
 	struct zc_topic_hdr *h = t->hdr;
 	uint32_t v = atomic_load_explicit(&h->space, memory_order_seq_cst);
 	atomic_store_explicit(&h->space_woken, 0, memory_order_seq_cst); /* after reading v */
-	/* SYNC: space; partner proto/wake.c zc_wake_space */
+	/* SYNC: space; partner proto/wake.c zc_wake_space. The publish that follows reads ring heads
+	 * seq_cst (ring_has_room), against a take's seq_cst pop then zc_wake_space's read. */
 	atomic_fetch_add_explicit(&h->space_waiters, 1, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&t->pubs[pub].space_armed, 1, memory_order_relaxed);
 	return v;
