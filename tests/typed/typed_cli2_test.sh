@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The typed command line, part 2 (issue 25): `zcast interface list | show TYPE` (shipped types and
+# those of a type library on $ZCAST_TYPE_PATH: .msg text, constants, RIHS01 hash) and
+# `zcast list --type T`; bad values exit 2 naming the argument.
+set -euo pipefail
+zcast=$1 libdir=$2
+export ZCAST_DOMAIN="tcli2-$$"
+cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.*; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# expect_rc CODE command...: runs it, keeps its stdout+stderr in $out, checks the exit status.
+expect_rc() {
+  local want=$1 rc=0; shift
+  out=$("$@" 2>&1) || rc=$?
+  [ "$rc" = "$want" ] || fail "$* exited $rc, not $want: $out"
+}
+
+# ---- interface list: shipped types always, library types only with their library on the path
+expect_rc 0 env ZCAST_TYPE_PATH= "$zcast" interface list
+grep -qE '^std_msgs/msg/String +\(shipped\)$' <<<"$out" || fail "interface list: no String: $out"
+grep -q 'zcast_test/msg/Fixed' <<<"$out" && fail "interface list without the library: $out"
+expect_rc 0 env ZCAST_TYPE_PATH=$libdir "$zcast" interface list
+grep -qE '^sensor_msgs/msg/Imu +\(shipped\)$' <<<"$out" || fail "interface list: no Imu: $out"
+grep -qE "^zcast_test/msg/Fixed +$libdir/.*zcast_test_types.so$" <<<"$out" ||
+  fail "interface list: no library type: $out"
+[ "$(grep -c '^std_msgs/msg/String ' <<<"$out")" = 1 ] || fail "interface list: String twice: $out"
+expect_rc 0 env ZCAST_TYPE_PATH=$libdir "$zcast" interface list --json
+/usr/bin/python3 -c '
+import json, sys
+v = {t["type"]: t for t in json.loads(sys.argv[1])}
+assert v["std_msgs/msg/String"]["library"] is None, v
+assert v["zcast_test/msg/Nested"]["library"].endswith("zcast_test_types.so"), v
+assert v["zcast_test/msg/Nested"]["hash"].startswith("RIHS01_"), v' "$out" ||
+  fail "interface list --json: $out"
+
+# ---- interface show: hash, constants and the .msg text, of a shipped and of a library type
+expect_rc 0 "$zcast" interface show std_msgs/String
+grep -qx 'type: std_msgs/msg/String' <<<"$out" || fail "show String: $out"
+grep -qE '^hash: RIHS01_[0-9a-f]{64}$' <<<"$out" || fail "show String: no hash: $out"
+grep -qx 'string data' <<<"$out" || fail "show String: no .msg text: $out"
+grep -qx '  (none)' <<<"$out" || fail "show String: constants: $out"
+expect_rc 0 env ZCAST_TYPE_PATH=$libdir "$zcast" interface show zcast_test/msg/Defaults
+for want in '  int64 I64_MAX = 9223372036854775807' '  uint64 U64_MAX = 18446744073709551615' \
+  '  string TEXT = "café"' 'int8 a -5' 'string[] more ['"'"'a,b'"'"', '"'"'c'"'"']'; do
+  grep -qxF -- "$want" <<<"$out" || fail "show Defaults: no '$want' in: $out"
+done
+grep -qE "^from: $libdir/.*zcast_test_types.so$" <<<"$out" || fail "show Defaults: from: $out"
+expect_rc 0 env ZCAST_TYPE_PATH=$libdir "$zcast" interface show zcast_test/Nested --json
+/usr/bin/python3 -c '
+import json, sys
+m = json.loads(sys.argv[1])
+assert m["type"] == "zcast_test/msg/Nested" and m["hash"].startswith("RIHS01_"), m
+assert m["constants"] == [] and "MSG: " in m["text"], m' "$out" || fail "show --json: $out"
+# the hash is the one the generator computes
+here=$(dirname "$0")
+want=$(/usr/bin/python3 "$here/../../tools/zcast-msggen" -I "$here/../../msg" -I "$here/msg" --hash \
+  zcast_test/Fixed | cut -f2)
+expect_rc 0 env ZCAST_TYPE_PATH=$libdir "$zcast" interface show zcast_test/Fixed
+grep -qx "hash: $want" <<<"$out" || fail "show Fixed: hash is not '$want': $out"
+
+# ---- bad values: exit 2, `argument: what`
+expect_rc 2 "$zcast" interface show no_pkg/msg/Nothing
+grep -q '^zcast interface: type: .*no_pkg/msg/Nothing' <<<"$out" || fail "show unknown: $out"
+expect_rc 2 "$zcast" interface show
+grep -q '^zcast interface: show: needs TYPE' <<<"$out" || fail "show without type: $out"
+expect_rc 2 "$zcast" interface frobnicate
+grep -q "^zcast interface: verb: 'frobnicate'" <<<"$out" || fail "bad verb: $out"
+expect_rc 2 "$zcast" interface list extra
+expect_rc 2 "$zcast" list --type String
+grep -q "^zcast list: --type: 'String' is not pkg/msg/Name" <<<"$out" || fail "list --type: $out"
+
+# ---- list --type: only the topics of that type
+"$zcast" pub /tcli2/str std_msgs/msg/String '{data: hi}' --rate 20 >/dev/null &
+"$zcast" pub /tcli2/int std_msgs/msg/Int32 '{data: 3}' --rate 20 >/dev/null &
+for t in /tcli2/str:std_msgs/msg/String /tcli2/int:std_msgs/msg/Int32; do
+  for i in $(seq 200); do
+    "$zcast" info "${t%%:*}" 2>/dev/null | grep -q "^type: *${t#*:}" && break
+    [ "$i" = 200 ] && fail "no publisher on $t"
+    sleep 0.05
+  done
+done
+for type in std_msgs/msg/String std_msgs/String; do
+  expect_rc 0 "$zcast" list --type $type -w 0
+  grep -q '^/tcli2/str ' <<<"$out" && ! grep -q '/tcli2/int' <<<"$out" ||
+    fail "list --type $type: $out"
+done
+expect_rc 0 "$zcast" list -t std_msgs/msg/Int32 -w 0 --json
+/usr/bin/python3 -c '
+import json, sys
+assert [t["topic"] for t in json.loads(sys.argv[1])] == ["/tcli2/int"], sys.argv[1]' "$out" ||
+  fail "list --type --json: $out"
+expect_rc 0 "$zcast" list --type sensor_msgs/msg/Image -w 0
+[ "$(wc -l <<<"$out")" = 1 ] || fail "list --type with no such topic: $out"
+echo "typed cli2: ok"
