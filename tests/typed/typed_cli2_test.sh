@@ -91,4 +91,38 @@ assert [t["topic"] for t in json.loads(sys.argv[1])] == ["/tcli2/int"], sys.argv
   fail "list --type --json: $out"
 expect_rc 0 "$zcast" list --type sensor_msgs/msg/Image -w 0
 [ "$(wc -l <<<"$out")" = 1 ] || fail "list --type with no such topic: $out"
+
+# ---- echo --field (member paths as the typed layer's errors name them) and --no-arr
+"$zcast" pub /tcli2/pc sensor_msgs/msg/PointCloud2 \
+  '{fields: [{name: x}, {name: y, offset: 4}], data: [1, 2, 3, 4, 5], height: 2}' --rate 20 >/dev/null &
+"$zcast" pub /tcli2/imu sensor_msgs/msg/Imu '{orientation: {x: 0.5}}' --rate 20 >/dev/null &
+for t in /tcli2/pc /tcli2/imu; do
+  for i in $(seq 200); do
+    "$zcast" info "$t" 2>/dev/null | grep -q "^type: *sensor_msgs" && break
+    [ "$i" = 200 ] && fail "no publisher on $t"
+    sleep 0.05
+  done
+done
+members() { grep '^  ' <<<"$out" || true; }
+expect_rc 0 timeout 10 "$zcast" echo /tcli2/imu --once --field orientation.x
+[ "$(members)" = '  orientation.x: 0.5' ] || fail "echo --field orientation.x: $out"
+expect_rc 0 timeout 10 "$zcast" echo /tcli2/imu --once --field orientation
+[ "$(members | tr '\n' ' ')" = '  orientation.x: 0.5   orientation.y: 0   orientation.z: 0   orientation.w: 1 ' ] ||
+  fail "echo --field orientation: $out"
+expect_rc 0 timeout 10 "$zcast" echo /tcli2/pc --once --field 'fields[1].name'
+[ "$(members)" = '  fields[1].name: "y"' ] || fail "echo --field fields[1].name: $out"
+expect_rc 0 timeout 10 "$zcast" echo /tcli2/pc --once --field fields
+members | grep -qx '  fields\[1\].offset: 4' && members | grep -qx '  fields\[0\].name: "x"' ||
+  fail "echo --field fields: $out"
+expect_rc 0 timeout 10 "$zcast" echo /tcli2/pc --once --no-arr
+members | grep -qx '  data: <sequence, length: 5>' && members | grep -qx '  height: 2' ||
+  fail "echo --no-arr: $out"
+expect_rc 0 timeout 10 "$zcast" echo /tcli2/pc --once
+members | grep -qx '  data: \[1, 2, 3, 4, 5\]' || fail "echo without --no-arr: $out"
+for bad in orientation.q 'orientation[0]' 'angular_velocity_covariance.x' 'x..y' ''; do
+  expect_rc 2 timeout 10 "$zcast" echo /tcli2/imu --once --field "$bad"
+  grep -q "^zcast echo: --field: " <<<"$out" || fail "echo --field '$bad': $out"
+done
+expect_rc 2 timeout 10 "$zcast" echo /tcli2/imu --once --field orientation.x --json
+grep -q "^zcast echo: --field: " <<<"$out" || fail "echo --field --json: $out"
 echo "typed cli2: ok"
