@@ -72,13 +72,16 @@ grep -q "^zcast list: --type: 'String' is not pkg/msg/Name" <<<"$out" || fail "l
 # ---- list --type: only the topics of that type
 "$zcast" pub /tcli2/str std_msgs/msg/String '{data: hi}' --rate 20 >/dev/null &
 "$zcast" pub /tcli2/int std_msgs/msg/Int32 '{data: 3}' --rate 20 >/dev/null &
-for t in /tcli2/str:std_msgs/msg/String /tcli2/int:std_msgs/msg/Int32; do
-  for i in $(seq 200); do
-    "$zcast" info "${t%%:*}" 2>/dev/null | grep -q "^type: *${t#*:}" && break
-    [ "$i" = 200 ] && fail "no publisher on $t"
+# wait_typed TOPIC TYPE: the type is set by the publisher's join a moment after the segment exists.
+wait_typed() {
+  for _ in $(seq 200); do
+    "$zcast" info "$1" 2>/dev/null | grep -q "^type: *$2" && return 0
     sleep 0.05
   done
-done
+  fail "no $2 publisher on $1"
+}
+wait_typed /tcli2/str std_msgs/msg/String
+wait_typed /tcli2/int std_msgs/msg/Int32
 for type in std_msgs/msg/String std_msgs/String; do
   expect_rc 0 "$zcast" list --type $type -w 0
   grep -q '^/tcli2/str ' <<<"$out" && ! grep -q '/tcli2/int' <<<"$out" ||
@@ -96,13 +99,8 @@ expect_rc 0 "$zcast" list --type sensor_msgs/msg/Image -w 0
 "$zcast" pub /tcli2/pc sensor_msgs/msg/PointCloud2 \
   '{fields: [{name: x}, {name: y, offset: 4}], data: [1, 2, 3, 4, 5], height: 2}' --rate 20 >/dev/null &
 "$zcast" pub /tcli2/imu sensor_msgs/msg/Imu '{orientation: {x: 0.5}}' --rate 20 >/dev/null &
-for t in /tcli2/pc /tcli2/imu; do
-  for i in $(seq 200); do
-    "$zcast" info "$t" 2>/dev/null | grep -q "^type: *sensor_msgs" && break
-    [ "$i" = 200 ] && fail "no publisher on $t"
-    sleep 0.05
-  done
-done
+wait_typed /tcli2/pc sensor_msgs/msg/PointCloud2
+wait_typed /tcli2/imu sensor_msgs/msg/Imu
 members() { grep '^  ' <<<"$out" || true; }
 expect_rc 0 timeout 10 "$zcast" echo /tcli2/imu --once --field orientation.x
 [ "$(members)" = '  orientation.x: 0.5' ] || fail "echo --field orientation.x: $out"
