@@ -46,7 +46,7 @@ info_field() {
 has_subscribers() { [ "$(info_field "$1" subscribers)" -ge "$2" ]; }
 seq_at_least() { [ "$(info_field "$1" last_sequence)" -ge "$2" ]; }
 
-commands="list info echo hz bw delay pub top gc rm doctor"
+commands="list info echo hz bw delay pub top gc rm doctor interface"
 
 # ---- help, version, usage errors (exit 2) ----
 expect_rc 0 "$zcast" --version; grep -q '^zcast [0-9]' <<<"$out" || fail "--version: $out"

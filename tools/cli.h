@@ -160,6 +160,6 @@ const struct cli_printer *cli_printer_for(const char *type_name);
 
 /* ---- commands ---- */
 extern const struct cli_cmd cmd_list, cmd_info, cmd_echo, cmd_hz, cmd_bw, cmd_delay, cmd_pub,
-    cmd_top, cmd_gc, cmd_rm, cmd_doctor, cmd_record, cmd_play, cmd_bag;
+    cmd_top, cmd_gc, cmd_rm, cmd_doctor, cmd_record, cmd_play, cmd_bag, cmd_interface;
 
 #endif

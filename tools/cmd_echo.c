@@ -15,6 +15,8 @@ struct echo {
 	const char *domain, *topic;
 	struct cli_print_opts po;
 	bool json;
+	struct zt_print_opts zo; /* --field, --no-arr */
+	int bad;		 /* CLI_EUSAGE when --field names no member of the topic's type */
 	int64_t joined_ns;
 };
 
@@ -30,12 +32,20 @@ static void resolve_type(struct echo *e)
 	if (st.type_name[0] &&
 	    zt_find_type(st.type_name, st.type_hash, &e->typed, why, sizeof why) == ZCAST_ETYPE)
 		fprintf(stderr, "zcast echo: refused: %s; printing raw bytes\n", why);
+	const char *field = e->zo.field;
+	if (field && (!e->typed || !zt_field_valid(e->typed, field))) {
+		fprintf(stderr, "zcast echo: --field: '%s' is no member of %s\n", field,
+			e->typed ? e->typed->name : "an untyped topic (or a type the tool does not know)");
+		e->bad = CLI_EUSAGE;
+	}
 }
 
 static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns)
 {
 	if (!e->resolved)
 		resolve_type(e);
+	if (e->bad)
+		return;
 	zcast_msg_info in;
 	memset(&in, 0, sizeof in);
 	zcast_msg_info_get(m, &in);
@@ -62,7 +72,7 @@ static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns)
 		if (e->typed && !e->po.hex) {
 			printf("%s\n", e->typed->name);
 			fflush(stdout);
-			if (zt_print_typed(e->typed, m, stdout) == 0)
+			if (zt_print_typed(e->typed, m, stdout, &e->zo) == 0)
 				return;
 			printf("  (not a valid %s: %s)\n ", e->typed->name, cli_error_text());
 		}
@@ -80,6 +90,12 @@ static int run(struct cli *c)
 	struct echo e = {.json = c->json};
 	e.po.hex = cli_flag(c, "hex");
 	e.po.max_bytes = (size_t)cli_long(c, "bytes", e.po.hex ? 256 : 64, 0, 1L << 40);
+	e.zo.field = cli_str(c, "field", NULL);
+	e.zo.no_arr = cli_flag(c, "no-arr");
+	if (e.zo.field && (c->json || e.po.hex))
+		return cli_usage_error(c, "--field: prints text only (not with --json or --hex)");
+	if (e.zo.field && !e.zo.field[0])
+		return cli_usage_error(c, "--field: empty member path");
 	struct cli_watch w;
 	int r = cli_watch_open(&w, c, topic, (uint32_t)history);
 	if (r != CLI_OK)
@@ -89,7 +105,7 @@ static int run(struct cli *c)
 	int64_t limit = timeout > 0 ? (int64_t)(timeout * 1e9) : -1, last = w.joined_ns;
 	long seen = 0;
 	r = CLI_OK;
-	while (!cli_stop && (count == 0 || seen < count)) {
+	while (!cli_stop && !e.bad && (count == 0 || seen < count)) {
 		if (limit >= 0 && cli_now_ns() - last >= limit) {
 			fprintf(stderr, "zcast echo: nothing received on %s for %g s\n", topic,
 				timeout);
@@ -107,7 +123,7 @@ static int run(struct cli *c)
 		}
 	}
 	cli_watch_close(&w);
-	return r;
+	return e.bad ? e.bad : r;
 }
 
 static const struct cli_opt opts[] = {
@@ -117,6 +133,8 @@ static const struct cli_opt opts[] = {
     {"hex", 'x', NULL, "hex dump of the payload"},
     {"bytes", 0, "N", "print at most N payload bytes (default 64, with --hex 256; 0: all)"},
     {"timeout", 't', "SECONDS", "give up (exit 4) when no message arrived for SECONDS"},
+    {"field", 0, "PATH", "print only this member (orientation.x, fields[1].name)"},
+    {"no-arr", 0, NULL, "arrays of more than 3 values as <sequence, length: N>"},
     {0},
 };
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zcast/types.h>
 
 #include "cli.h"
 
@@ -98,10 +99,23 @@ static void print_text(const struct cli_topic *t, const struct cli_topic *later,
 		later->dead ? "DEAD MEMBERS " : "", later->st.retain ? "retained" : "");
 }
 
+/* Keeps the topics whose type is `type` ("pkg/msg/Name" or "pkg/Name"), in order; returns how many. */
+static int keep_type(struct cli_topic *a, int n, const char *type)
+{
+	int kept = 0;
+	for (int i = 0; i < n; i++)
+		if (!a[i].err && zcast_type_name_is(a[i].st.type_name, type))
+			a[kept++] = a[i];
+	return kept;
+}
+
 static int run(struct cli *c)
 {
 	if (cli_flag(c, "domains"))
 		return list_domains(c);
+	const char *type = cli_str(c, "type", NULL);
+	if (type && !strchr(type, '/'))
+		return cli_usage_error(c, "--type: '%s' is not pkg/msg/Name or pkg/Name", type);
 	double window = cli_double(c, "window", 0.5, 0, 60);
 	const char *domain = cli_domain(c);
 	struct cli_topic *a = NULL, *b = NULL;
@@ -116,6 +130,8 @@ static int run(struct cli *c)
 	}
 	if (window > 0 && n > 0)
 		cli_sleep_ns((int64_t)(window * 1e9));
+	if (type)
+		n = keep_type(a, n, type);
 	for (int i = 0; i < n; i++)
 		if (window > 0 && !a[i].err)
 			cli_topic_read(domain, a[i].name, &b[i]);
@@ -152,6 +168,7 @@ static int run(struct cli *c)
 
 static const struct cli_opt opts[] = {
     {"domains", 0, NULL, "list the domains in use (with their topic counts) instead"},
+    {"type", 't', "TYPE", "only the topics of this type (pkg/msg/Name or pkg/Name)"},
     {"window", 'w', "SECONDS", "measure rates over this long (default 0.5; 0: no rates)"},
     {0},
 };

@@ -80,56 +80,142 @@ static void print_string(FILE *out, const char *s, uint32_t n)
 	fprintf(out, n > SHOW_CHARS ? "...\" (%u bytes)" : "\"", n);
 }
 
+/* Whether member `path` is printed: every one without --field, else the field itself, what it
+ * contains (path under it) and the members on the way to it (path above it). */
+static bool selected(const char *path, const char *field, bool *above)
+{
+	*above = false;
+	if (!field)
+		return true;
+	size_t pl = strlen(path), fl = strlen(field);
+	if (pl <= fl && !strncmp(path, field, pl) && (pl == fl || strchr(".[", field[pl]))) {
+		*above = pl < fl;
+		return true;
+	}
+	return pl > fl && !strncmp(path, field, fl) && strchr(".[", path[fl]);
+}
+
+static void print_struct(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_type *t,
+			 const uint32_t *off, const uint32_t *len, uint32_t *k, const char *prefix,
+			 struct zt_print_opts *o);
+
+/* Elements of an array or sequence of messages, each as "path[j].member" (only for --field). */
+static void print_elements(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_field *f,
+			   uint32_t off, uint32_t n, const char *path, struct zt_print_opts *o)
+{
+	size_t slots = f->type->n_flat ? f->type->n_flat : 1;
+	uint32_t *eoff = malloc(2 * slots * sizeof *eoff);
+	for (uint32_t j = 0; eoff && j < n; j++) {
+		char sub[280];
+		bool above;
+		snprintf(sub, sizeof sub, "%.255s[%u]", path, j);
+		zcast_cdr_reader er;
+		uint32_t ek = 0;
+		if (selected(sub, o->field, &above) &&
+		    zcast_cdr_element(r, f->type, off, n, j, &er, eoff, eoff + slots) == 0) {
+			strncat(sub, ".", sizeof sub - strlen(sub) - 1);
+			print_struct(out, &er, f->type, eoff, eoff + slots, &ek, sub, o);
+		}
+	}
+	free(eoff);
+}
+
+static void print_array(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_field *f, uint32_t o,
+			uint32_t n, bool no_arr)
+{
+	if (no_arr && n > ZT_NO_ARR_MAX) {
+		fprintf(out, "<%s, length: %u>", f->shape == ZCAST_CDR_ARRAY ? "array" : "sequence",
+			n);
+		return;
+	}
+	if (f->kind == ZCAST_CDR_STRUCT) {
+		fprintf(out, "[%u %s]", n, f->type->name);
+		return;
+	}
+	fputc('[', out);
+	for (uint32_t j = 0; j < n && j < SHOW_VALUES; j++) {
+		const char *s;
+		uint32_t sl;
+		fprintf(out, j ? ", " : "");
+		if (f->kind != ZCAST_CDR_STRING)
+			print_value(out, f->kind, r->base + o + (size_t)j * zcast_cdr_kind_size(f->kind));
+		else if (zcast_cdr_string_element(r, o, n, j, &s, &sl) == 0)
+			print_string(out, s, sl);
+	}
+	fprintf(out, n > SHOW_VALUES ? ", ...] (%u values)" : "]", n);
+}
+
 /* Members of t, numbered as the reader's flat slots (single nested messages expanded). */
 static void print_struct(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_type *t,
-			 const uint32_t *off, const uint32_t *len, uint32_t *k, const char *prefix)
+			 const uint32_t *off, const uint32_t *len, uint32_t *k, const char *prefix,
+			 struct zt_print_opts *o)
 {
 	for (uint32_t i = 0; i < t->n_fields; i++) {
 		const zcast_cdr_field *f = &t->fields[i];
 		char path[256];
+		bool above;
 		snprintf(path, sizeof path, "%s%s", prefix, f->name);
 		if (f->kind == ZCAST_CDR_STRUCT && f->shape == ZCAST_CDR_ONE) {
 			strncat(path, ".", sizeof path - strlen(path) - 1);
-			print_struct(out, r, f->type, off, len, k, path);
+			print_struct(out, r, f->type, off, len, k, path, o);
 			continue;
 		}
-		uint32_t o = off[*k], n = len[*k];
+		uint32_t v = off[*k], n = len[*k];
 		++*k;
-		fprintf(out, "%s: ", path);
-		if (f->kind == ZCAST_CDR_STRING && f->shape == ZCAST_CDR_ONE) {
-			print_string(out, (const char *)r->base + o, n);
-		} else if (f->kind == ZCAST_CDR_STRUCT) {
-			fprintf(out, "[%u %s]", n, f->type->name);
-		} else if (f->shape == ZCAST_CDR_ONE) {
-			print_value(out, f->kind, r->base + o);
-		} else {
-			fputc('[', out);
-			for (uint32_t j = 0; j < n && j < SHOW_VALUES; j++) {
-				const char *s;
-				uint32_t sl;
-				fprintf(out, j ? ", " : "");
-				if (f->kind != ZCAST_CDR_STRING)
-					print_value(out, f->kind,
-						    r->base + o +
-							(size_t)j * zcast_cdr_kind_size(f->kind));
-				else if (zcast_cdr_string_element(r, o, n, j, &s, &sl) == 0)
-					print_string(out, s, sl);
-			}
-			fprintf(out, n > SHOW_VALUES ? ", ...] (%u values)" : "]", n);
+		if (!selected(path, o->field, &above))
+			continue;
+		if (o->field && f->kind == ZCAST_CDR_STRUCT) { /* "fields", "fields[1]..." */
+			print_elements(out, r, f, v, n, path, o);
+			continue;
 		}
+		if (above)
+			continue; /* "data[2]" of a plain array: not a member path */
+		fprintf(out, "  %s: ", path);
+		o->printed++;
+		if (f->kind == ZCAST_CDR_STRING && f->shape == ZCAST_CDR_ONE)
+			print_string(out, (const char *)r->base + v, n);
+		else if (f->shape == ZCAST_CDR_ONE)
+			print_value(out, f->kind, r->base + v);
+		else
+			print_array(out, r, f, v, n, o->no_arr);
 		fputc('\n', out);
 	}
 }
 
-int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out)
+bool zt_field_valid(const zcast_cdr_type *t, const char *path)
 {
+	size_t n = strcspn(path, ".[");
+	const zcast_cdr_field *f = NULL;
+	for (uint32_t i = 0; i < t->n_fields && !f; i++)
+		if (strlen(t->fields[i].name) == n && !strncmp(t->fields[i].name, path, n))
+			f = &t->fields[i];
+	if (!f || !n)
+		return false;
+	path += n;
+	if (*path == '[') {
+		size_t digits = strspn(path + 1, "0123456789");
+		if (f->shape == ZCAST_CDR_ONE || !digits || path[1 + digits] != ']')
+			return false;
+		path += digits + 2;
+	}
+	if (!*path)
+		return true;
+	return *path == '.' && f->kind == ZCAST_CDR_STRUCT &&
+	       (f->shape == ZCAST_CDR_ONE || path[-1] == ']') && zt_field_valid(f->type, path + 1);
+}
+
+int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out, struct zt_print_opts *o)
+{
+	struct zt_print_opts all = {0};
+	o = o ? o : &all;
+	o->printed = 0;
 	uint32_t *off = malloc(2 * sizeof *off * (t->n_flat ? t->n_flat : 1)),
 		 *len = off + t->n_flat;
 	zcast_cdr_reader r;
 	int e = off ? zcast_typed_read(t, m, &r, off, len) : ZCAST_ENOMEM;
 	if (e == 0) {
 		uint32_t k = 0;
-		print_struct(out, &r, t, off, len, &k, "  ");
+		print_struct(out, &r, t, off, len, &k, "", o);
 	}
 	free(off);
 	return e;

@@ -1,6 +1,7 @@
 """C source of a type library (include/zcast/types.h): the generated headers of the given types and
-everything they use, and `zcast_types`, the NULL-terminated array of their tables that zcast's
-tools, bridge and Python find at run time."""
+everything they use, `zcast_types`, the NULL-terminated array of their tables that zcast's
+tools, bridge and Python find at run time, and `zcast_type_texts`, each table's .msg text at the
+same index (for `zcast interface show`)."""
 
 
 def library_source(types):
@@ -9,5 +10,8 @@ def library_source(types):
     o += [f'#include "{t.name}.h"' for t in types]
     o += ['', '__attribute__((visibility("default"))) const zcast_cdr_type *const zcast_types[] = {']
     o += [f'\t&{t.ident}_TYPE,' for t in types]
+    o += ['\tNULL,', '};', '']
+    o += ['__attribute__((visibility("default"))) const char *const zcast_type_texts[] = {']
+    o += [f'\t{t.ident}_MSG_TEXT,' for t in types]
     o += ['\tNULL,', '};', '']
     return '\n'.join(o)
