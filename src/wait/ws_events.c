@@ -70,7 +70,8 @@ ZC_HOT static int collect_hot(zcast_waitset *ws, zcast_ws_event *ev, int k, int 
 			e->hot = false;
 		}
 	}
-	memcpy(ws->hot + keep, ws->tmp, (size_t)done * sizeof *ws->tmp);
+	if (done) /* an empty wait set has no arrays yet: memcpy with NULL is undefined, even of 0 */
+		memcpy(ws->hot + keep, ws->tmp, (size_t)done * sizeof *ws->tmp);
 	ws->n_hot = keep + done;
 	return k;
 }
