@@ -22,7 +22,9 @@ static atomic_int sig_in_handler;
 static void on_signal(int sig)
 {
 	(void)sig;
-	atomic_fetch_add(&sig_in_handler, 1); /* before the loads: see signals_forget */
+	/* SYNC: sig-handler: counted in (seq_cst) before loading a slot; partner ex_signals_forget's
+	 * clear of the slot then its read of sig_in_handler. */
+	atomic_fetch_add(&sig_in_handler, 1);
 	for (int i = 0; i < SIG_SLOTS; i++) {
 		zcast_executor *ex = atomic_load(&sig_ex[i]);
 		if (ex) {
@@ -91,6 +93,7 @@ void ex_signals_forget(zcast_executor *ex)
 	/* The slot is cleared (seq_cst), so a handler that comes in now loads NULL; one that came in
 	 * before may hold `ex` until it leaves. A handler never blocks, so this wait is short; in this
 	 * thread no handler can be in the middle of its run. */
+	/* SYNC: sig-handler; partner on_signal's count-in before its slot loads (both seq_cst). */
 	while (had_slot && atomic_load(&sig_in_handler) > 0)
 		sched_yield();
 }

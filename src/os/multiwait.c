@@ -118,6 +118,8 @@ static void *helper_main(void *arg)
 	struct futex_waitv v[ZC_WAITV_MAX];
 	for (;;) {
 		pthread_mutex_lock(&mw->mu);
+		/* SYNC: mw-round: the round and its words read under mu; partner zc_mwait_wait's words then
+		 * round bump under mu (the futex compare on `round` catches a bump after we unlock). */
 		uint32_t r = atomic_load(&mw->round), n = 0;
 		if (atomic_load(&mw->quit)) {
 			pthread_mutex_unlock(&mw->mu);
@@ -137,6 +139,7 @@ static void *helper_main(void *arg)
 		sys_waitv(v, n, -1);
 		if (atomic_load(&mw->round) == r) {
 			/* One of our words changed (or a signal): the caller re-checks everything. */
+			/* SYNC: mw-fired; partner zc_mwait_wait's read of `fired` before the round starts. */
 			atomic_fetch_add(&mw->fired, 1);
 			zc_futex_wake_private(&mw->fired, 1);
 			zc_futex_wait_private(&mw->round, r, -1); /* until this round ends */
@@ -225,6 +228,8 @@ ZC_HOT int zc_mwait_wait(struct zc_mwait *mw, const struct zc_wword *w, uint32_t
 	}
 	memcpy(mw->words, w, n * sizeof *w);
 	mw->n_words = n;
+	/* SYNC: mw-fired: `fired` read before the round starts, so a helper's bump in it changes the
+	 * word; partner the helper's fetch_add on `fired`. SYNC: mw-round; partner the helper's read. */
 	uint32_t f0 = atomic_load(&mw->fired);
 	atomic_fetch_add(&mw->round, 1); /* odd: a round is on */
 	pthread_mutex_unlock(&mw->mu);
