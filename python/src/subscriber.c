@@ -182,6 +182,21 @@ static PyObject *sub_receive(PzSubscriber *self, PyObject *args, PyObject *kw)
 	return receive(self, timeout);
 }
 
+/* For `with sub.next_message(timeout) as m:`: a timeout is an exception (zcast.Timeout, also a
+ * TimeoutError), since `with` cannot take receive()'s None. */
+static PyObject *sub_next_message(PzSubscriber *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = {"timeout", NULL};
+	PyObject *timeout = Py_None;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &timeout))
+		return NULL;
+	PyObject *msg = receive(self, timeout);
+	if (msg != Py_None)
+		return msg;
+	Py_DECREF(msg);
+	return pz_raisef(ZCAST_ETIMEDOUT, "no message within the timeout");
+}
+
 static PyObject *sub_iternext(PzSubscriber *self)
 {
 	return receive(self, Py_None);
@@ -291,6 +306,9 @@ static PyMethodDef sub_methods[] = {
      "wait(timeout=None): True when something is queued, False after timeout seconds."},
     {"receive", (PyCFunction)(void (*)(void))sub_receive, METH_VARARGS | METH_KEYWORDS,
      "receive(timeout=None): the next Message, waiting for it; None after timeout seconds."},
+    {"next_message", (PyCFunction)(void (*)(void))sub_next_message, METH_VARARGS | METH_KEYWORDS,
+     "next_message(timeout=None): the next Message, waiting for it; raises zcast.Timeout after "
+     "timeout seconds (for `with sub.next_message(1.0) as m:`)."},
     {"fileno", (PyCFunction)sub_fileno, METH_NOARGS,
      "A descriptor readable while messages are queued (take until None re-arms it)."},
     {"stat", (PyCFunction)sub_stat, METH_NOARGS, "The subscriber's counters, as a dict."},
