@@ -2,6 +2,7 @@
  * payload goes through the printer registered for the topic's type (printers.c). */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -15,6 +16,8 @@ struct echo {
 	const char *domain, *topic;
 	struct cli_print_opts po;
 	bool json;
+	bool csv;     /* --csv: a header row, then one row per message (typed topics only) */
+	bool csv_head; /* the header row is out */
 	struct zt_print_opts zo; /* --field, --no-arr */
 	int bad;		 /* CLI_EUSAGE when --field names no member of the topic's type */
 	int64_t joined_ns;
@@ -38,6 +41,35 @@ static void resolve_type(struct echo *e)
 			e->typed ? e->typed->name : "an untyped topic (or a type the tool does not know)");
 		e->bad = CLI_EUSAGE;
 	}
+	if (e->csv && !e->typed) {
+		fprintf(stderr, "zcast echo: --csv: %s is untyped (or of a type the tool does not "
+				"know): use --json or --hex\n", e->topic);
+		e->bad = CLI_EUSAGE;
+	}
+}
+
+/* A CSV row: echo's columns, then the members (typed_csv.c); a message that is not a valid one of
+ * the type is reported on stderr and skipped, so every row has the header's columns. */
+static void print_csv(struct echo *e, zcast_msg *m, const zcast_msg_info *in, int64_t latency)
+{
+	if (!e->csv_head) {
+		zt_csv_header(e->typed, stdout);
+		e->csv_head = true;
+	}
+	char *row = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&row, &n);
+	int err = f ? zt_print_typed_csv(e->typed, m, f, e->zo.no_arr) : ZCAST_ENOMEM;
+	if (f)
+		fclose(f);
+	if (err == 0)
+		printf("%" PRIu64 ",%" PRId64 ",%" PRId64 "%s\n", in->sequence, in->publish_time_ns,
+		       latency, row);
+	else
+		fprintf(stderr, "zcast echo: #%" PRIu64 " is not a valid %s: %s\n", in->sequence,
+			e->typed->name, cli_error_text());
+	free(row);
+	fflush(stdout);
 }
 
 static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns)
@@ -54,6 +86,10 @@ static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns)
 	int64_t latency = taken_ns - in.publish_time_ns, age = cli_now_ns() - in.publish_time_ns;
 	/* Sent before we joined: it came from the topic's history, and its latency is its age. */
 	bool history = in.publish_time_ns < e->joined_ns;
+	if (e->csv) {
+		print_csv(e, m, &in, latency);
+		return;
+	}
 	if (e->json) {
 		printf("{\"sequence\":%" PRIu64 ",\"size\":%zu,\"publisher_id\":%" PRIu64
 		       ",\"publish_time_ns\":%" PRId64 ",\"latency_ns\":%" PRId64
@@ -92,6 +128,9 @@ static int run(struct cli *c)
 	e.po.max_bytes = (size_t)cli_long(c, "bytes", e.po.hex ? 256 : 64, 0, 1L << 40);
 	e.zo.field = cli_str(c, "field", NULL);
 	e.zo.no_arr = cli_flag(c, "no-arr");
+	e.csv = cli_flag(c, "csv");
+	if (e.csv && (c->json || e.po.hex || e.zo.field))
+		return cli_usage_error(c, "--csv: not with --json, --hex or --field");
 	if (e.zo.field && (c->json || e.po.hex))
 		return cli_usage_error(c, "--field: prints text only (not with --json or --hex)");
 	if (e.zo.field && !e.zo.field[0])
@@ -135,6 +174,7 @@ static const struct cli_opt opts[] = {
     {"timeout", 't', "SECONDS", "give up (exit 4) when no message arrived for SECONDS"},
     {"field", 0, "PATH", "print only this member (orientation.x, fields[1].name)"},
     {"no-arr", 0, NULL, "arrays of more than 3 values as <sequence, length: N>"},
+    {"csv", 0, NULL, "typed topics as CSV: a header of member paths, then a row per message"},
     {0},
 };
 

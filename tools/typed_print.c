@@ -251,8 +251,8 @@ static void json_element(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_f
 	free(eoff);
 }
 
-static void json_values(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_field *f, uint32_t o,
-			uint32_t n)
+void zt_json_values(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_field *f, uint32_t o,
+		    uint32_t n)
 {
 	fputc('[', out);
 	for (uint32_t j = 0; j < n; j++) {
@@ -293,7 +293,7 @@ static void json_struct(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_ty
 		else if (f->shape == ZCAST_CDR_ONE)
 			json_value(out, f->kind, r->base + o);
 		else
-			json_values(out, r, f, o, n);
+			zt_json_values(out, r, f, o, n);
 	}
 	fputc('}', out);
 }

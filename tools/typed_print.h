@@ -35,4 +35,17 @@ int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out, struct zt_p
  * nothing is printed). */
 int zt_print_typed_json(const zcast_cdr_type *t, zcast_msg *m, FILE *out);
 
+/* The values of an array or sequence member f (n of them, the first at offset o of r) as a JSON
+ * array. */
+void zt_json_values(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_field *f, uint32_t o,
+		    uint32_t n);
+
+/* CSV (zcast echo --csv, RFC 4180): one column per member path ("header.stamp.sec"; a single nested
+ * message is expanded, an array or sequence is one cell holding its values as a JSON array, or
+ * "<sequence, length: N>" with no_arr when longer than ZT_NO_ARR_MAX). */
+void zt_csv_header(const zcast_cdr_type *t, FILE *out);
+/* One row of m's members, in zt_csv_header's order; returns 0 or the error of zcast_typed_read
+ * (then nothing is printed). */
+int zt_print_typed_csv(const zcast_cdr_type *t, zcast_msg *m, FILE *out, bool no_arr);
+
 #endif

@@ -1,0 +1,4 @@
+# The typed command line, part 3 (issue 25): zcast echo --csv (tests/typed/typed_csv_test.sh).
+add_test(NAME typed_csv COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/typed/typed_csv_test.sh
+  $<TARGET_FILE:zcast_cli> $<TARGET_FILE_DIR:zcast_test_types>)
+set_tests_properties(typed_csv PROPERTIES TIMEOUT 120)
