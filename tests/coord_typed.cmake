@@ -2,3 +2,8 @@
 add_test(NAME typed_csv COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/typed/typed_csv_test.sh
   $<TARGET_FILE:zcast_cli> $<TARGET_FILE_DIR:zcast_test_types>)
 set_tests_properties(typed_csv PROPERTIES TIMEOUT 120)
+# Bash completion (tools/completion/zcast.bash).
+add_test(NAME zcast_completion COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/typed/completion_test.sh
+  $<TARGET_FILE:zcast_cli> $<TARGET_FILE_DIR:zcast_test_types>
+  ${PROJECT_SOURCE_DIR}/tools/completion/zcast.bash)
+set_tests_properties(zcast_completion PROPERTIES TIMEOUT 120)

@@ -21,7 +21,7 @@ libdir=${libdir#./}
 for f in include/zcast/zcast.h include/zcast/waitset.h include/zcast/executor.h include/zcast/zcast.hpp \
   "$libdir/libzcast.so" "$libdir/libzcast.a" "$libdir/pkgconfig/zcast.pc" \
   "$libdir/cmake/zcast/zcastConfig.cmake" "$libdir/cmake/zcast/zcastConfigVersion.cmake" \
-  bin/zcast share/man/man7/zcast.7 share/doc/zcast/LICENSE share/doc/zcast/README.md \
+  bin/zcast share/bash-completion/completions/zcast share/man/man7/zcast.7 share/doc/zcast/LICENSE share/doc/zcast/README.md \
   share/doc/zcast/GETTING_STARTED.md share/doc/zcast/ARCHITECTURE.md share/doc/zcast/examples/publisher.c \
   libexec/zcast/example_publisher libexec/zcast/example_subscriber libexec/zcast/zcast_demo; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
