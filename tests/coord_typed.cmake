@@ -7,3 +7,7 @@ add_test(NAME zcast_completion COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/typed/complet
   $<TARGET_FILE:zcast_cli> $<TARGET_FILE_DIR:zcast_test_types>
   ${PROJECT_SOURCE_DIR}/tools/completion/zcast.bash)
 set_tests_properties(zcast_completion PROPERTIES TIMEOUT 120)
+# zcast delay from a std_msgs/Header stamp (tests/typed/typed_delay_test.sh).
+add_test(NAME typed_delay COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/typed/typed_delay_test.sh
+  $<TARGET_FILE:zcast_cli>)
+set_tests_properties(typed_delay PROPERTIES TIMEOUT 120)

@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
+#include "typed_print.h"
 
 struct sample {
 	uint64_t seq, size;
@@ -17,6 +19,11 @@ struct window {
 	struct sample *v;
 	size_t cap, n, next; /* ring of the last cap samples */
 	uint64_t total;	     /* messages seen since the start */
+	/* zcast delay of a type with a std_msgs/Header: the stamp's slot (else -1), the type, and the
+	 * messages left out (stamp 0: never set; or not a valid message of the type) */
+	long stamp_slot;
+	const zcast_cdr_type *type;
+	uint64_t unstamped;
 };
 
 static void add(struct window *w, const struct sample *s)
@@ -138,22 +145,56 @@ static void report_delay(const struct cli *c, const struct window *w, double *tm
 	for (size_t i = 0; i < w->n; i++)
 		tmp[i] = (double)(at(w, i)->recv_ns - at(w, i)->pub_ns);
 	qsort(tmp, w->n, sizeof *tmp, cmp_double);
+	const char *from = w->stamp_slot >= 0 ? "header.stamp" : "publish_time";
 	struct stats s = stats_of(tmp, w->n);
 	double p50 = percentile(tmp, w->n, 0.5), p90 = percentile(tmp, w->n, 0.9),
 	       p99 = percentile(tmp, w->n, 0.99);
 	if (c->json) {
 		printf("{\"p50_ns\":%.0f,\"p90_ns\":%.0f,\"p99_ns\":%.0f,\"min_ns\":%.0f,\"max_"
 		       "ns\":%.0f,"
-		       "\"mean_ns\":%.0f,\"window\":%zu,\"messages\":%" PRIu64 "}\n",
-		       p50, p90, p99, s.min, s.max, s.mean, w->n, w->total);
+		       "\"mean_ns\":%.0f,\"window\":%zu,\"messages\":%" PRIu64
+		       ",\"from\":\"%s\",\"unstamped\":%" PRIu64 "}\n",
+		       p50, p90, p99, s.min, s.max, s.mean, w->n, w->total, from, w->unstamped);
 		return;
 	}
 	double v[] = {p50, p90, p99, s.min, s.max};
 	char t[5][32];
 	for (int i = 0; i < 5; i++)
 		cli_fmt_ns(v[i], t[i], sizeof t[i]);
-	printf("delay p50 %s  p90 %s  p99 %s  min %s  max %s  window %zu\n", t[0], t[1], t[2], t[3],
+	printf("delay p50 %s  p90 %s  p99 %s  min %s  max %s  window %zu", t[0], t[1], t[2], t[3],
 	       t[4], w->n);
+	if (w->stamp_slot >= 0)
+		printf("  (from header.stamp, CLOCK_REALTIME; %" PRIu64 " unstamped skipped)",
+		       w->unstamped);
+	printf("\n");
+}
+
+/* zcast delay: the topic's type and its Header stamp's slot, when it has one. */
+static bool find_stamp(struct window *w, const char *domain, const char *topic)
+{
+	zcast_topic_stat st;
+	memset(&st, 0, sizeof st);
+	char why[512];
+	if (zcast_topic_stat_get(domain, topic, &st) == 0 && st.type_name[0] &&
+	    zt_find_type(st.type_name, st.type_hash, &w->type, why, sizeof why) == 0)
+		w->stamp_slot = zt_stamp_slot(w->type);
+	return true;
+}
+
+/* The sample as `ros2 topic delay` measures it: receive time on CLOCK_REALTIME (the clock ROS
+ * stamps with) minus the Header's stamp. False: the message has no usable stamp. */
+static bool stamp_sample(struct window *w, zcast_msg *m, struct sample *s)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t stamp;
+	if (zt_read_stamp(w->type, w->stamp_slot, m, &stamp) != 0 || stamp == 0) {
+		w->unstamped++;
+		return false;
+	}
+	s->pub_ns = stamp;
+	s->recv_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	return true;
 }
 
 static int measure(struct cli *c,
@@ -164,7 +205,9 @@ static int measure(struct cli *c,
 	long reports = cli_long(c, "count", 0, 0, 1000000000);
 	double interval = cli_double(c, "interval", 1, 0.01, 3600);
 	double timeout = cli_double(c, "timeout", 0, 0, 1e6);
-	struct window w = {calloc((size_t)cap, sizeof(struct sample)), (size_t)cap, 0, 0, 0};
+	struct window w = {calloc((size_t)cap, sizeof(struct sample)), (size_t)cap, 0, 0, 0, -1, NULL, 0};
+	bool by_stamp = report == report_delay && !cli_flag(c, "publish-time");
+	bool resolved = false; /* the topic's type looked up (at the first message) */
 	double *tmp = calloc((size_t)cap, sizeof(double));
 	if (!w.v || !tmp) {
 		free(w.v);
@@ -185,10 +228,14 @@ static int measure(struct cli *c,
 				zcast_msg_info in;
 				zcast_msg_info_get(m, &in);
 				last = cli_now_ns();
+				if (by_stamp && !resolved)
+					resolved = find_stamp(&w, wt.domain, topic);
 				struct sample s = {in.sequence, zcast_msg_size(m),
 						   in.publish_time_ns, last};
+				bool keep = w.stamp_slot < 0 || stamp_sample(&w, m, &s);
 				zcast_msg_drop(m);
-				add(&w, &s);
+				if (keep)
+					add(&w, &s);
 			}
 		}
 		int64_t now = cli_now_ns();
@@ -236,6 +283,15 @@ static const struct cli_opt opts[] = {
     {0},
 };
 
+static const struct cli_opt delay_opts[] = {
+    {"window", 'w', "N", "statistics over the last N messages (default 1000)"},
+    {"interval", 'i', "SECONDS", "report every SECONDS (default 1)"},
+    {"count", 'n', "N", "stop after N reports (default: until Ctrl-C)"},
+    {"timeout", 't', "SECONDS", "give up (exit 4) when no message arrived for SECONDS"},
+    {"publish-time", 0, NULL, "measure from zcast's publish time even when the type has a Header"},
+    {0},
+};
+
 #define MEASURE_DETAILS                                                                            \
 	"Reports start with the first message. The tool joins as a DROP_OLD subscriber with a\n"   \
 	"short queue, so it never slows a publisher; messages it dropped still count in the\n"     \
@@ -271,9 +327,13 @@ const struct cli_cmd cmd_delay = {
     .args = "TOPIC",
     .summary = "publish-to-receive delay percentiles (p50/p90/p99/min/max)",
     .details =
-	"Delay is the receive time minus the message's publish time (both CLOCK_MONOTONIC).\n"
-	"It includes this tool's wake-up: a busy machine shows here first.\n" MEASURE_DETAILS,
-    .opts = opts,
+	"A typed topic whose type has a std_msgs/Header (the member named header, else the\n"
+	"first Header) is measured as ros2 topic delay does: receive time on CLOCK_REALTIME\n"
+	"(ROS stamps with the system clock) minus header.stamp; messages with a zero stamp\n"
+	"are skipped and counted (unstamped). Other topics, and --publish-time: receive time\n"
+	"minus zcast's publish time (both CLOCK_MONOTONIC). Either includes this tool's\n"
+	"wake-up: a busy machine shows here first.\n" MEASURE_DETAILS,
+    .opts = delay_opts,
     .min_pos = 1,
     .max_pos = 1,
     .json = true,

@@ -40,6 +40,12 @@ int zt_print_typed_json(const zcast_cdr_type *t, zcast_msg *m, FILE *out);
 void zt_json_values(FILE *out, const zcast_cdr_reader *r, const zcast_cdr_field *f, uint32_t o,
 		    uint32_t n);
 
+/* The reader slot of stamp.sec of t's std_msgs/Header member (one named "header" first, else the
+ * first Header at the top), or -1 when t has none (zcast delay). */
+long zt_stamp_slot(const zcast_cdr_type *t);
+/* That stamp of m (a message of t) in nanoseconds; 0 or the error of zcast_typed_read. */
+int zt_read_stamp(const zcast_cdr_type *t, long slot, zcast_msg *m, int64_t *ns);
+
 /* CSV (zcast echo --csv, RFC 4180): one column per member path ("header.stamp.sec"; a single nested
  * message is expanded, an array or sequence is one cell holding its values as a JSON array, or
  * "<sequence, length: N>" with no_arr when longer than ZT_NO_ARR_MAX). */
