@@ -29,6 +29,8 @@ struct zt_server {
 	int ready_w;  /* a byte: the server is open */
 	int took_w;   /* a byte per HOLD request taken (-1: none) */
 	int start_r;  /* the server takes nothing until a byte arrives here (-1: at once) */
+	int hold_all; /* answer nothing: every request taken is kept (and reported on took_w) */
+	int take_limit; /* > 0: after taking that many, take no more (the rest stays queued) */
 };
 
 static inline void zt_put_byte(int fd)
@@ -81,13 +83,20 @@ static inline int zt_server_main(void *arg)
 	zt_put_byte(s->ready_w);
 	if (s->start_r >= 0)
 		zt_get_byte(s->start_r);
-	for (;;) {
+	for (int taken = 0;;) {
+		if (s->take_limit && taken == s->take_limit)
+			pause(); /* until killed */
 		CHECK_EQ(zcast_server_wait(srv, -1), 0);
 		zcast_msg *req;
 		int r = zcast_request_take(srv, &req);
 		if (r == ZCAST_EAGAIN)
 			continue;
 		CHECK_EQ(r, 0);
+		taken++;
+		if (s->hold_all) {
+			zt_put_byte(s->took_w);
+			continue;
+		}
 		if (!zt_serve_one(srv, req, s->took_w))
 			break;
 	}
