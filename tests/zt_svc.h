@@ -58,7 +58,12 @@ static inline int zt_serve_one(zcast_server *srv, zcast_msg *req, int took_w)
 		return 1; /* kept, never answered */
 	}
 	zcast_msg *resp;
-	CHECK_EQ(zcast_response_loan(srv, req, sizeof(struct add_resp), &resp), 0);
+	int lr = zcast_response_loan(srv, req, sizeof(struct add_resp), &resp);
+	if (lr == ZCAST_ENOENT) { /* its client is gone: nobody to answer */
+		zcast_msg_drop(req);
+		return 1;
+	}
+	CHECK_EQ(lr, 0);
 	struct add_resp *r = zcast_service_data(resp);
 	zcast_msg_info ri;
 	CHECK_EQ(zcast_msg_info_get(resp, &ri), 0);
