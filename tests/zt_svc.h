@@ -8,7 +8,9 @@
 #include "harness.h"
 #include "zcast/service.h"
 
-enum { OP_STOP = 0, OP_ADD = 1, OP_HOLD = 2 }; /* HOLD: take it, tell the test, never answer */
+/* HOLD: take it, tell the test, never answer. WAIT: answer it after a byte on start_r. */
+enum { OP_STOP = 0, OP_ADD = 1, OP_HOLD = 2, OP_WAIT = 3 };
+static int zt_wait_fd = -1; /* the server's start_r */
 
 struct add_req {
 	uint32_t op;
@@ -57,6 +59,8 @@ static inline int zt_serve_one(zcast_server *srv, zcast_msg *req, int took_w)
 			zt_put_byte(took_w);
 		return 1; /* kept, never answered */
 	}
+	if (in.op == OP_WAIT)
+		zt_get_byte(zt_wait_fd);
 	zcast_msg *resp;
 	int lr = zcast_response_loan(srv, req, sizeof(struct add_resp), &resp);
 	if (lr == ZCAST_ENOENT) { /* its client is gone: nobody to answer */
@@ -86,6 +90,7 @@ static inline int zt_server_main(void *arg)
 	zcast_server *srv;
 	CHECK_EQ(zcast_server_open(s->service, &o, &srv), 0);
 	zt_put_byte(s->ready_w);
+	zt_wait_fd = s->start_r;
 	if (s->start_r >= 0)
 		zt_get_byte(s->start_r);
 	for (int taken = 0;;) {
