@@ -26,7 +26,18 @@ static int client_main(void *arg)
 		failed++;
 	}
 	CHECK_EQ(zcast_client_pending(cli), 0);
-	zt_call_add(cli, 2, 3); /* the next server */
+	/* The next call may still meet the closing server (it is a target until its subscriber
+	 * closes, after it answered the failures): that call fails too, the next server answers. */
+	for (;;) {
+		zcast_msg *resp;
+		int r = zcast_client_call(cli, zt_request(cli, OP_ADD, 2, 3), -1, &resp);
+		if (r == ZCAST_ESRVGONE)
+			continue;
+		CHECK_EQ(r, 0);
+		CHECK_EQ(((const struct add_resp *)zcast_service_data(resp))->sum, 5);
+		zcast_msg_drop(resp);
+		break;
+	}
 	CHECK_EQ(zcast_client_close(cli), 0);
 	return 0;
 }
