@@ -147,8 +147,8 @@ ZCAST_API size_t zcast_service_capacity(const zcast_msg *msg);
 
 /* ---- waiting: wait sets, descriptors, executor ---- */
 
-/** Adds the server to a wait set: it is reported when a request is queued (zcast_ws_event::sub is
- * the server's internal subscriber; match by `user` or id). */
+/** Adds the server to a wait set: it is reported (as a subscriber entry; match it by `user` or id)
+ * when a request is queued. Remove it with zcast_waitset_remove. */
 ZCAST_API int zcast_waitset_add_server(zcast_waitset *ws, zcast_server *srv, void *user, int *id);
 /** Adds the client to a wait set: it is reported when an outcome is ready (take until EAGAIN). */
 ZCAST_API int zcast_waitset_add_client(zcast_waitset *ws, zcast_client *cli, void *user, int *id);
@@ -167,10 +167,12 @@ typedef void (*zcast_response_callback)(zcast_client *cli, uint64_t seq, zcast_m
 /** Runs cb for each request the server takes. The server must stay open until removed. */
 ZCAST_API int zcast_executor_add_server(zcast_executor *ex, zcast_server *srv,
 				       zcast_request_callback cb, void *ctx);
+/** Unregisters the server (the executor's removal rule). ZCAST_ENOENT if it is not registered. */
 ZCAST_API int zcast_executor_remove_server(zcast_executor *ex, zcast_server *srv);
 /** Runs cb for each outcome of the client's calls. The client must stay open until removed. */
 ZCAST_API int zcast_executor_add_client(zcast_executor *ex, zcast_client *cli,
 				       zcast_response_callback cb, void *ctx);
+/** Unregisters the client (the executor's removal rule). ZCAST_ENOENT if it is not registered. */
 ZCAST_API int zcast_executor_remove_client(zcast_executor *ex, zcast_client *cli);
 
 #ifdef __cplusplus
