@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <zcast/typed.h>
+#include <zcast/types.h>
 #include <zcast/waitset.h>
 
 #include "rec.h"
@@ -236,9 +237,9 @@ static int record_msg(struct recorder *R, struct rec_sub *s, zcast_msg *m)
 		s->channel = rec_channel_add(R->w, &s->d, &warn);
 		if (warn && R->npieces == 1)
 			fprintf(stderr,
-				"zcast record: %s: type %s is not one zcast ships; its schema has no "
-				".msg text\n",
-				s->d.topic, s->d.type_name);
+				"zcast record: %s: type %s is neither shipped nor in a type library "
+				"with its .msg text (on %s); its schema has no text\n",
+				s->d.topic, s->d.type_name, zcast_types_path());
 		if (s->channel < 0)
 			return -1;
 	}

@@ -22,7 +22,7 @@ struct rec_topic_desc {
 /* Fills d from the topic's state (type, history). */
 int rec_topic_describe(const char *domain, const char *topic, struct rec_topic_desc *d);
 /* Adds schema (typed) and channel of d to w; returns the channel id or -1. `warn` is set when the
- * type's .msg text is not known (the schema is then empty). */
+ * type's .msg text is known neither shipped nor from a type library (the schema is then empty). */
 int rec_channel_add(struct bag_writer *w, const struct rec_topic_desc *d, bool *warn);
 /* Reads a channel back into d (type identity and history from its metadata). */
 void rec_channel_read(const struct bag_reader *r, const struct bag_channel *ch,
