@@ -7,3 +7,12 @@ add_test(NAME record_user_types COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/record/recor
   ${CMAKE_CURRENT_BINARY_DIR}/record-types-out ${CMAKE_CURRENT_BINARY_DIR}/mcap-js)
 set_tests_properties(record_user_types PROPERTIES TIMEOUT 400 SKIP_RETURN_CODE 77
   RESOURCE_LOCK record_out)
+
+# zcast.Bag, the Python reader of recordings (tests/python/bag_read.py): it runs the CLI, so it is
+# registered here with the CLI's path rather than by tests/python.cmake's glob of test_*.py.
+if(TARGET zcast_python)
+  add_test(NAME python_bag_read COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider
+    ${CMAKE_CURRENT_SOURCE_DIR}/python/bag_read.py)
+  set_tests_properties(python_bag_read PROPERTIES TIMEOUT 600 LABELS python
+    ENVIRONMENT "${ZT_PY_ENV};ZT_ZCAST=$<TARGET_FILE:zcast_cli>" REQUIRED_FILES $<TARGET_FILE:zcast_python>)
+endif()
