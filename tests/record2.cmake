@@ -16,3 +16,12 @@ if(TARGET zcast_python)
   set_tests_properties(python_bag_read PROPERTIES TIMEOUT 600 LABELS python
     ENVIRONMENT "${ZT_PY_ENV};ZT_ZCAST=$<TARGET_FILE:zcast_cli>" REQUIRED_FILES $<TARGET_FILE:zcast_python>)
 endif()
+
+# New topics found by inotify, not by polling (tests/record/record_discovery_test.sh).
+add_executable(late_pub ${CMAKE_CURRENT_SOURCE_DIR}/record/late_pub.c)
+target_link_libraries(late_pub PRIVATE zcast)
+target_compile_options(late_pub PRIVATE ${ZCAST_WARNINGS} -Wno-missing-prototypes)
+add_test(NAME record_discovery COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/record/record_discovery_test.sh
+  $<TARGET_FILE:zcast_cli> $<TARGET_FILE:late_pub> $<TARGET_FILE:bag_dump>
+  ${CMAKE_CURRENT_BINARY_DIR}/record-discovery-out)
+set_tests_properties(record_discovery PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -3,6 +3,8 @@
 #ifndef ZCAST_TOOL_REC_H
 #define ZCAST_TOOL_REC_H
 
+#include <zcast/waitset.h>
+
 #include "bag.h"
 #include "cli.h"
 
@@ -27,6 +29,14 @@ int rec_channel_add(struct bag_writer *w, const struct rec_topic_desc *d, bool *
 /* Reads a channel back into d (type identity and history from its metadata). */
 void rec_channel_read(const struct bag_reader *r, const struct bag_channel *ch,
 		      struct rec_topic_desc *d);
+
+/* ---- rec_watch.c: new topic files of a domain, without polling ---- */
+struct rec_watch;
+/* Watches /dev/shm (inotify) on a thread of its own and triggers `guard` whenever a topic file of
+ * `domain` appears (or events were lost). -1 when inotify is not available (errno set). */
+int rec_watch_start(const char *domain, zcast_guard *guard, struct rec_watch **out);
+/* Stops and joins the thread (NULL: nothing). The guard is the caller's. */
+void rec_watch_stop(struct rec_watch *w);
 
 /* ---- rec_files.c: the pieces of a recording ---- */
 struct rec_piece {
