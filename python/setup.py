@@ -47,7 +47,7 @@ extension = Extension(
     + [os.path.join(ROOT, "tools", "bag")],
     define_macros=[("_GNU_SOURCE", None)],
     extra_compile_args=["-std=c11", "-fvisibility=hidden", "-O2"],
-    libraries=["pthread", "dl", "zstd", "lz4"],  # Debian's libzstd-dev, liblz4-dev
+    libraries=["pthread", "dl", "zstd", "lz4", "z"],  # libzstd-dev, liblz4-dev, zlib1g-dev
 )
 
 setup(ext_modules=[extension], cmdclass={"build_ext": BuildExt})
