@@ -296,7 +296,8 @@ if [ -x "$BUILD/bench/zcast-bench-bridge" ] && [ -x "$BUILD/bridge/zcast-bridge"
 		{ echo "bridge benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
 	cat "$OUT/bridge.txt"
 fi
-# Record and replay (docs/RECORDING.md): recorder rate against the filesystem, replay timing at 1 kHz.
+# Record and replay (docs/RECORDING.md, docs/BENCHMARKS.md): recorder rate against the filesystem,
+# replay timing at 1 kHz and with 4 MiB at 30 Hz, the recorder during the container case.
 if [ -x "$BUILD/tools/zcast" ] && [ -z "$ONLY" ]; then
 	"$HERE/record.sh" "$BUILD" $([ "$QUICK" = 1 ] && echo --quick) > "$OUT/record.txt" 2>> "$LOG" ||
 		{ echo "record benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }

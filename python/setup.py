@@ -34,6 +34,8 @@ class BuildExt(build_ext):
             # The library's sources, outside this directory: added here, not to setup() (whose
             # file lists must be relative to setup.py).
             ext.sources += sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.c")))
+            # zcast.Bag reads recordings with the tool's MCAP reader (tools/bag).
+            ext.sources += sorted(glob.glob(os.path.join(ROOT, "tools", "bag", "*.c")))
         super().run()
 
 
@@ -41,10 +43,11 @@ extension = Extension(
     "zcast._zcast",
     sources=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "src", "*.c"))),
     include_dirs=[os.path.join(ROOT, "include")]
-    + [os.path.join(ROOT, "src", layer) for layer in ("os", "proto", "core", "wait", "exec", "typed")],
+    + [os.path.join(ROOT, "src", layer) for layer in ("os", "proto", "core", "wait", "exec", "typed")]
+    + [os.path.join(ROOT, "tools", "bag")],
     define_macros=[("_GNU_SOURCE", None)],
     extra_compile_args=["-std=c11", "-fvisibility=hidden", "-O2"],
-    libraries=["pthread", "dl"],
+    libraries=["pthread", "dl", "zstd", "lz4", "z"],  # libzstd-dev, liblz4-dev, zlib1g-dev
 )
 
 setup(ext_modules=[extension], cmdclass={"build_ext": BuildExt})

@@ -3,11 +3,11 @@
  * constants and RIHS01 hash. */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <dlfcn.h>
 #include <string.h>
 #include <zcast/types.h>
 
 #include "cli.h"
+#include "type_text.h"
 #include "typed_print.h"
 #include "zcast_shipped_types.h" /* every type of msg/ with its .msg text */
 
@@ -17,23 +17,6 @@ struct shipped_text {
 };
 static const struct shipped_text shipped[] = {ZCAST_SHIPPED_MSG_TEXTS};
 #define N_SHIPPED (sizeof shipped / sizeof shipped[0])
-
-/* The .msg text of a library type: `zcast_type_texts` is indexed as `zcast_types` (emit_lib.py);
- * libraries made before it existed have none (NULL). */
-static const char *library_text(const zcast_cdr_type *t, const char *library)
-{
-	void *h = dlopen(library, RTLD_NOW | RTLD_NOLOAD); /* loaded by zcast_types_* already */
-	if (!h)
-		return NULL;
-	const zcast_cdr_type *const *types = dlsym(h, "zcast_types");
-	const char *const *texts = dlsym(h, "zcast_type_texts");
-	const char *found = NULL;
-	for (size_t i = 0; types && texts && types[i] && texts[i] && !found; i++)
-		if (types[i] == t)
-			found = texts[i];
-	dlclose(h);
-	return found;
-}
 
 static void json_entry(const zcast_cdr_type *t, const char *library, bool first)
 {
@@ -156,15 +139,8 @@ static int show(const struct cli *c, const char *name)
 	struct found f = {NULL, NULL};
 	if (zt_type_named(name, &f.t) != 0)
 		return cli_usage_error(c, "type: %s", cli_error_text());
-	const char *text = NULL;
-	for (size_t i = 0; i < N_SHIPPED; i++) /* tables are static: one copy per file, compare names */
-		if (!strcmp(shipped[i].type->name, f.t->name) &&
-		    !memcmp(shipped[i].type->hash, f.t->hash, ZCAST_TYPE_HASH_SIZE))
-			text = shipped[i].text;
-	if (!text) {
-		zcast_types_each(where_from, &f);
-		text = f.library ? library_text(f.t, f.library) : NULL;
-	}
+	zcast_types_each(where_from, &f); /* its library, if it is not shipped */
+	const char *text = type_text_of(f.t);
 	char hash[ZCAST_TYPE_HASH_STR_SIZE];
 	zcast_type_hash_str(f.t->hash, hash);
 	if (c->json) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <zcast/typed.h>
+#include <zcast/types.h>
 #include <zcast/waitset.h>
 
 #include "rec.h"
@@ -40,7 +41,9 @@ struct recorder {
 	struct rec_sub **subs;
 	int nsubs, cap_subs;
 	zcast_waitset *ws;
-	int64_t file_start, last_flush, last_scan, last_progress;
+	zcast_guard *topics_guard; /* triggered by watch when a topic file appears */
+	struct rec_watch *watch;   /* NULL: no inotify, new topics are polled for */
+	int64_t file_start, last_flush, next_scan, last_progress;
 	uint64_t messages, bytes;
 	bool failed;
 };
@@ -151,17 +154,18 @@ static int close_piece(struct recorder *R)
 	return write_index(R) != 0 ? -1 : r;
 }
 
+/* 1: recording it; 0: it cannot be recorded (said why); -1: not ready or gone meanwhile (a file
+ * that has just appeared may not be a whole topic yet: look again soon). */
 static int subscribe(struct recorder *R, const char *topic)
 {
 	struct rec_sub *s = calloc(1, sizeof *s);
-	if (!s || rec_topic_describe(R->domain, topic, &s->d) != 0) {
-		free(s);
-		return 0; /* gone meanwhile: the next scan sees it again if it comes back */
-	}
-	zcast_topic_stat st;
-	if (zcast_topic_stat_get(R->domain, topic, &st) != 0) {
-		free(s);
+	if (!s)
 		return 0;
+	zcast_topic_stat st;
+	if (rec_topic_describe(R->domain, topic, &s->d) != 0 ||
+	    zcast_topic_stat_get(R->domain, topic, &st) != 0) {
+		free(s);
+		return -1;
 	}
 	zcast_sub_opts o;
 	zcast_sub_opts_init(&o);
@@ -207,17 +211,29 @@ static int scan_one(const char *topic, void *ctx)
 	return !cli_append((void **)&sc->found, &sc->n, &sc->cap, name, sizeof name);
 }
 
-/* Joins every wanted topic not yet recorded (outside the listing's callback: joining creates). */
+/* Without inotify, new topics are looked for this often; a topic file found before its topic was
+ * whole is looked at again after REC_RETRY_NS. */
+#define REC_POLL_NS 250000000
+#define REC_RETRY_NS 20000000
+
+/* Joins every wanted topic not yet recorded (outside the listing's callback: joining creates).
+ * With the inotify watch, the next scan is due only when a topic file appears (the guard), or
+ * soon when a topic was not ready yet. */
 static void scan(struct recorder *R)
 {
 	struct scan sc = {R, NULL, 0, 0};
+	bool retry = false;
 	zcast_topic_list(R->domain, scan_one, &sc);
-	for (int i = 0; i < sc.n; i++)
-		if (subscribe(R, sc.found[i]) && !R->quiet)
+	for (int i = 0; i < sc.n; i++) {
+		int r = subscribe(R, sc.found[i]);
+		retry |= r < 0;
+		if (r > 0 && !R->quiet)
 			fprintf(stderr, "%szcast record: recording %s\n", isatty(2) ? "\r\033[K" : "",
 				sc.found[i]);
+	}
 	free(sc.found);
-	R->last_scan = cli_now_ns();
+	int64_t now = cli_now_ns();
+	R->next_scan = retry ? now + REC_RETRY_NS : R->watch ? INT64_MAX : now + REC_POLL_NS;
 }
 
 static int record_msg(struct recorder *R, struct rec_sub *s, zcast_msg *m)
@@ -236,9 +252,9 @@ static int record_msg(struct recorder *R, struct rec_sub *s, zcast_msg *m)
 		s->channel = rec_channel_add(R->w, &s->d, &warn);
 		if (warn && R->npieces == 1)
 			fprintf(stderr,
-				"zcast record: %s: type %s is not one zcast ships; its schema has no "
-				".msg text\n",
-				s->d.topic, s->d.type_name);
+				"zcast record: %s: type %s is neither shipped nor in a type library "
+				"with its .msg text (on %s); its schema has no text\n",
+				s->d.topic, s->d.type_name, zcast_types_path());
 		if (s->channel < 0)
 			return -1;
 	}
@@ -299,7 +315,7 @@ static void progress(struct recorder *R, bool last)
 
 static void housekeeping(struct recorder *R, int64_t now)
 {
-	if (now - R->last_scan >= 250000000)
+	if (now >= R->next_scan)
 		scan(R);
 	if (R->w && now - R->last_flush >= 1000000000) {
 		/* At most a second of messages is lost to kill -9: every sealed chunk is whole. */
@@ -320,13 +336,15 @@ static int loop(struct recorder *R, int64_t stop_at)
 	zcast_ws_event ev[64];
 	while (!cli_stop && !R->failed && (!stop_at || cli_now_ns() < stop_at)) {
 		int n = 0;
-		if (R->nsubs) /* nothing to wait for yet: the next scan is all there is */
+		if (R->nsubs || R->watch) /* else nothing to wait for: the next scan is all there is */
 			n = zcast_waitset_wait(R->ws, 100000000, ev, 64);
 		else
 			cli_sleep_ns(100000000);
 		for (int i = 0; i < n; i++)
 			if (ev[i].kind == ZCAST_WS_SUB)
 				drain(R, ev[i].user, 256);
+			else if (ev[i].kind == ZCAST_WS_GUARD) /* a topic file appeared */
+				R->next_scan = 0;
 		housekeeping(R, cli_now_ns());
 	}
 	for (int i = 0; i < R->nsubs && !R->failed; i++) /* what was queued when we stopped */
@@ -375,6 +393,22 @@ static int setup(struct recorder *R, struct cli *c)
 	return zcast_waitset_create(&R->ws) == 0 ? CLI_OK : CLI_EFAIL;
 }
 
+/* New topics by inotify (rec_watch.c), before the first scan so none is missed in between; where
+ * inotify is not available, they are polled for. */
+static void watch_topics(struct recorder *R)
+{
+	int id;
+	if (zcast_guard_create(&R->topics_guard) != 0)
+		return;
+	if (zcast_waitset_add_guard(R->ws, R->topics_guard, NULL, &id) == 0 &&
+	    rec_watch_start(R->domain, R->topics_guard, &R->watch) == 0)
+		return;
+	if (!R->quiet)
+		fprintf(stderr, "zcast record: no inotify on /dev/shm (%s): looking for new topics "
+				"every %d ms\n",
+			strerror(errno), REC_POLL_NS / 1000000);
+}
+
 static int run(struct cli *c)
 {
 	struct recorder R;
@@ -390,11 +424,15 @@ static int run(struct cli *c)
 			R.wo.compression[0] ? R.wo.compression : "uncompressed",
 			R.lossless ? ", lossless" : "");
 	R.last_flush = cli_now_ns();
+	watch_topics(&R);
 	scan(&R);
 	r = loop(&R, duration > 0 ? cli_now_ns() + (int64_t)(duration * 1e9) : 0);
 	if (close_piece(&R) != 0)
 		r = CLI_EFAIL;
-	zcast_waitset_destroy(R.ws); /* before its subscribers: it does not own them */
+	rec_watch_stop(R.watch); /* before the guard it triggers */
+	zcast_waitset_destroy(R.ws); /* before its subscribers and guard: it owns neither */
+	if (R.topics_guard)
+		zcast_guard_destroy(R.topics_guard);
 	for (int i = 0; i < R.nsubs; i++) {
 		zcast_sub_close(R.subs[i]->sub);
 		free(R.subs[i]);

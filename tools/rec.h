@@ -3,6 +3,8 @@
 #ifndef ZCAST_TOOL_REC_H
 #define ZCAST_TOOL_REC_H
 
+#include <zcast/waitset.h>
+
 #include "bag.h"
 #include "cli.h"
 
@@ -22,11 +24,19 @@ struct rec_topic_desc {
 /* Fills d from the topic's state (type, history). */
 int rec_topic_describe(const char *domain, const char *topic, struct rec_topic_desc *d);
 /* Adds schema (typed) and channel of d to w; returns the channel id or -1. `warn` is set when the
- * type's .msg text is not known (the schema is then empty). */
+ * type's .msg text is known neither shipped nor from a type library (the schema is then empty). */
 int rec_channel_add(struct bag_writer *w, const struct rec_topic_desc *d, bool *warn);
 /* Reads a channel back into d (type identity and history from its metadata). */
 void rec_channel_read(const struct bag_reader *r, const struct bag_channel *ch,
 		      struct rec_topic_desc *d);
+
+/* ---- rec_watch.c: new topic files of a domain, without polling ---- */
+struct rec_watch;
+/* Watches /dev/shm (inotify) on a thread of its own and triggers `guard` whenever a topic file of
+ * `domain` appears (or events were lost). -1 when inotify is not available (errno set). */
+int rec_watch_start(const char *domain, zcast_guard *guard, struct rec_watch **out);
+/* Stops and joins the thread (NULL: nothing). The guard is the caller's. */
+void rec_watch_stop(struct rec_watch *w);
 
 /* ---- rec_files.c: the pieces of a recording ---- */
 struct rec_piece {

@@ -8,22 +8,7 @@
 #include <string.h>
 
 #include "rec.h"
-#include "zcast_shipped_types.h"
-
-struct known_text {
-	const zcast_cdr_type *type;
-	const char *text;
-};
-static const struct known_text texts[] = {ZCAST_SHIPPED_MSG_TEXTS};
-
-static const char *msg_text(const char *name, const uint8_t *hash)
-{
-	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-		if (!strcmp(texts[i].type->name, name) &&
-		    !memcmp(texts[i].type->hash, hash, ZCAST_TYPE_HASH_SIZE))
-			return texts[i].text;
-	return NULL;
-}
+#include "type_text.h"
 
 static int deepest_history(const zcast_member_info *m, void *ctx)
 {
@@ -69,7 +54,7 @@ int rec_channel_add(struct bag_writer *w, const struct rec_topic_desc *d, bool *
 	int schema = 0;
 	*warn = false;
 	if (d->typed) {
-		const char *text = msg_text(d->type_name, d->type_hash);
+		const char *text = type_text_find(d->type_name, d->type_hash);
 		*warn = !text;
 		text = text ? text : "";
 		schema = bag_writer_schema(w, d->type_name, "ros2msg", text, strlen(text));

@@ -18,9 +18,15 @@ static const char *state_text(const PzMessage *msg)
 	}
 }
 
+/* A received or loaned message holds m; a recorded one its own bytes. */
+static int holds(const PzMessage *msg)
+{
+	return msg->m || msg->own;
+}
+
 int pz_message_check(PzMessage *msg)
 {
-	if (msg->state == PZ_LIVE && msg->m)
+	if (msg->state == PZ_LIVE && holds(msg))
 		return 0;
 	pz_raisef(ZCAST_ESTALE, "%s", state_text(msg));
 	return -1;
@@ -45,6 +51,8 @@ static void drop_now(PzMessage *msg)
 	zcast_msg *m = msg->m;
 	msg->m = NULL;
 	msg->data = NULL;
+	PyMem_Free(msg->own);
+	msg->own = NULL;
 	if (m)
 		zcast_msg_drop(m);
 }
@@ -57,27 +65,60 @@ void pz_message_release(PzMessage *msg)
 		drop_now(msg);
 }
 
-PyObject *pz_message_new(zcast_msg *m, int loan, PyObject *owner)
+static PzMessage *message_alloc(void)
 {
 	PzMessage *msg = PyObject_New(PzMessage, &PzMessage_Type);
-	if (!msg) {
-		zcast_msg_drop(m);
+	if (!msg)
 		return NULL;
-	}
-	msg->m = m;
-	msg->loan = loan;
+	msg->m = NULL;
+	msg->own = NULL;
+	msg->loan = 0;
 	msg->state = PZ_LIVE;
 	msg->exports = 0;
-	msg->data = zcast_msg_data(m);
-	msg->size = zcast_msg_size(m);
-	msg->owner = owner;
-	Py_XINCREF(owner);
+	msg->data = NULL;
+	msg->size = 0;
+	msg->owner = NULL;
 	msg->type = NULL;
 	msg->base = NULL;
 	msg->off = msg->aux = msg->bounds = NULL;
 	msg->compacted = 0;
 	memset(&msg->w, 0, sizeof msg->w);
 	memset(&msg->r, 0, sizeof msg->r);
+	return msg;
+}
+
+PyObject *pz_message_new(zcast_msg *m, int loan, PyObject *owner)
+{
+	PzMessage *msg = message_alloc();
+	if (!msg) {
+		zcast_msg_drop(m);
+		return NULL;
+	}
+	msg->m = m;
+	msg->loan = loan;
+	msg->data = zcast_msg_data(m);
+	msg->size = zcast_msg_size(m);
+	msg->owner = owner;
+	Py_XINCREF(owner);
+	return (PyObject *)msg;
+}
+
+/* The copy starts 4 bytes into an allocation (PyMem: 16-byte aligned), so a CDR origin 4 bytes
+ * after the encapsulation header is 8-byte aligned, as in a typed zcast slot. */
+#define PZ_RECORDED_LEAD 4
+
+PyObject *pz_message_recorded(const uint8_t *p, size_t n)
+{
+	PzMessage *msg = message_alloc();
+	uint8_t *own = msg ? PyMem_Malloc(n + PZ_RECORDED_LEAD) : NULL;
+	if (!own) {
+		Py_XDECREF(msg);
+		return msg ? PyErr_NoMemory() : NULL;
+	}
+	memcpy(own + PZ_RECORDED_LEAD, p, n);
+	msg->own = own;
+	msg->data = own + PZ_RECORDED_LEAD;
+	msg->size = n;
 	return (PyObject *)msg;
 }
 
@@ -89,7 +130,8 @@ int pz_message_read_typed(PzMessage *msg, const zcast_cdr_type *t)
 		PyErr_NoMemory();
 		return -1;
 	}
-	int e = zcast_typed_read(t, msg->m, &msg->r, msg->off, msg->aux);
+	int e = msg->m ? zcast_typed_read(t, msg->m, &msg->r, msg->off, msg->aux)
+		       : zcast_cdr_read(t, msg->data, msg->size, &msg->r, msg->off, msg->aux);
 	if (e < 0) {
 		pz_raise(e);
 		return -1;
@@ -249,6 +291,9 @@ static PyObject *message_info(PzMessage *msg, PyObject *unused)
 	(void)unused;
 	if (pz_message_check(msg) < 0)
 		return NULL;
+	if (!msg->m)
+		return pz_raisef(ZCAST_EINVAL, "info: a recorded message has no pool (its times "
+					       "and sequence come with it from the recording)");
 	zcast_msg_info in;
 	int e = zcast_msg_info_get(msg->m, &in);
 	if (e < 0)
@@ -371,7 +416,7 @@ static PyObject *get_capacity(PzMessage *msg, void *c)
 	(void)c;
 	if (pz_message_check(msg) < 0)
 		return NULL;
-	return PyLong_FromSize_t(zcast_msg_capacity(msg->m));
+	return PyLong_FromSize_t(msg->m ? zcast_msg_capacity(msg->m) : msg->size);
 }
 
 static PyObject *get_is_loan(PzMessage *msg, void *c)
@@ -383,7 +428,7 @@ static PyObject *get_is_loan(PzMessage *msg, void *c)
 static PyObject *get_alive(PzMessage *msg, void *c)
 {
 	(void)c;
-	return PyBool_FromLong(msg->state == PZ_LIVE && msg->m);
+	return PyBool_FromLong(msg->state == PZ_LIVE && holds(msg));
 }
 
 static PyObject *get_exports(PzMessage *msg, void *c)
@@ -449,7 +494,7 @@ static int message_setattro(PzMessage *msg, PyObject *name, PyObject *value)
 static PyObject *message_repr(PzMessage *msg)
 {
 	const char *kind = msg->loan ? "loan" : "message";
-	if (msg->state != PZ_LIVE || !msg->m)
+	if (msg->state != PZ_LIVE || !holds(msg))
 		return PyUnicode_FromFormat("<zcast %s (%s)>", kind,
 					    msg->state == PZ_PUBLISHED ? "published" : "released");
 	return PyUnicode_FromFormat("<zcast %s %s%zu bytes>", kind,

@@ -23,7 +23,8 @@ PyMODINIT_FUNC PyInit__zcast(void)
 		     {"WaitSet", &PzWaitSet_Type},
 		     {"Guard", &PzGuard_Type},
 		     {"MessageView", &PzView_Type}};
-	if (pz_errors_init(m) < 0 || pz_types_init(m) < 0 || pz_message_types_init(m) < 0)
+	if (pz_errors_init(m) < 0 || pz_types_init(m) < 0 || pz_message_types_init(m) < 0 ||
+	    pz_bag_init(m) < 0)
 		goto fail;
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
 		if (PyType_Ready(types[i].type) < 0 ||

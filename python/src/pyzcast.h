@@ -73,6 +73,7 @@ typedef struct PzMessage {
 	zcast_cdr_writer w;
 	zcast_cdr_reader r;
 	int compacted; /* writer: compacted for publish (fields can no longer be written) */
+	uint8_t *own;  /* a recorded message (bag.c): its bytes, ours (PyMem); m is NULL */
 } PzMessage;
 
 extern PyTypeObject PzMessage_Type;
@@ -86,6 +87,9 @@ int pz_message_check(PzMessage *msg);
 int pz_members_check(PzMessage *msg);
 /* Drops the hold (or defers it to the last exported buffer). */
 void pz_message_release(PzMessage *msg);
+/* A read-only message over a copy of n recorded bytes (a typed one: CDR from its encapsulation
+ * header, the origin 8-byte aligned as zcast_cdr_read wants). bag.c. */
+PyObject *pz_message_recorded(const uint8_t *p, size_t n);
 /* Typed: sets up the reader (received) view; 0 or raises. */
 int pz_message_read_typed(PzMessage *msg, const zcast_cdr_type *t);
 
@@ -131,6 +135,9 @@ typedef struct {
 
 /* zcast_topic_opts from keyword arguments (removed from kw). */
 int pz_topic_opts(PyObject *kw, zcast_topic_opts *t);
+
+/* ---- recordings (bag.c): zcast._BagFile, one MCAP file read through tools/bag ---- */
+int pz_bag_init(PyObject *module);
 
 /* topic-level functions (admin.c) */
 extern PyMethodDef pz_admin_methods[];

@@ -5,3 +5,4 @@ adds the asyncio helper. Guide: docs/PYTHON.md.
 """
 from ._zcast import *  # noqa: F401,F403
 from ._aio import receive as areceive  # noqa: F401
+from .bag import Bag, BagFile, BagMessage  # noqa: F401

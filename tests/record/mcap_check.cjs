@@ -96,6 +96,9 @@ function checkValue(file, type, v) {
       (v.width !== 64 || v.height !== 48 || v.encoding !== 'rgb8' || v.step !== 192 ||
        !/^cam[0-4]$/.test(v.header.frame_id) || v.header.stamp.nanosec !== v.header.stamp.sec * 1000))
     fail(file, `Image decoded to unexpected values ${JSON.stringify({ ...v, data: v.data.length })}`);
+  if (type === 'zcast_test/msg/Fixed' && // a user's type: its text came from a type library
+      (v.a !== 7 || v.b !== 2.5 || v.c !== 300 || v.v?.x !== 1.5 || v.v?.y !== -1 || v.v?.z !== 0))
+    fail(file, `Fixed decoded to unexpected values ${JSON.stringify(v)}`);
   if (type === 'std_msgs/msg/String' && !/^message \d+ of the text topic$/.test(v.data))
     fail(file, `String decoded to '${v.data}'`);
 }

@@ -7,15 +7,7 @@ set -euo pipefail
 out=$1
 mods=$2
 here=$(cd "$(dirname "$0")" && pwd)
-command -v node >/dev/null || { echo "SKIP: no nodejs"; exit 77; }
-if [ ! -d "$mods/node_modules/@foxglove/rosmsg2-serialization" ]; then
-  command -v npm >/dev/null || { echo "SKIP: no npm"; exit 77; }
-  mkdir -p "$mods"
-  if ! timeout 300 npm install --prefix "$mods" --no-audit --no-fund --no-save @mcap/core@2.2.2 \
-      @mcap/support@1.1.0 @foxglove/rosmsg@5.0.5 @foxglove/rosmsg2-serialization@3.1.0 >"$mods/npm.log" 2>&1; then
-    echo "SKIP: npm could not fetch the packages:"; tail -5 "$mods/npm.log"; exit 77
-  fi
-fi
+"$here/mcap_js_modules.sh" "$mods"
 mapfile -t files < <(find "$out" -name '*.mcap' | sort)
 [ "${#files[@]}" -ge 5 ] || { echo "FAIL: record_cli left ${#files[@]} files in $out"; exit 1; }
 node "$here/mcap_check.cjs" "$mods/node_modules" "${files[@]}"

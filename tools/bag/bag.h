@@ -86,6 +86,8 @@ uint32_t bag_le32(const uint8_t *p);
 
 /* ---- crc32.c ---- */
 uint32_t bag_crc32(uint32_t crc, const void *p, size_t n); /* start with 0 */
+/* The CRC of A then B from crc(A), crc(B) and B's length (no pass over the bytes). */
+uint32_t bag_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
 
 /* ---- compress.c ---- */
 /* "zstd", "lz4" or "" (none). */

@@ -14,6 +14,11 @@ struct bag_chunk {
 	uint16_t *used;	       /* channels with an index entry, in first-use order */
 	int nused, capused;
 	struct bag_chunk *next; /* queue link */
+	/* set by bag_chunk_encode: the bytes after the Chunk record's fields (the records themselves
+	 * when uncompressed: not copied), and the CRC of the uncompressed records */
+	const uint8_t *body;
+	size_t body_len;
+	uint32_t records_crc;
 };
 void bag_chunk_reset(struct bag_chunk *c);
 void bag_chunk_free(struct bag_chunk *c);
@@ -22,8 +27,8 @@ bool bag_chunk_message(struct bag_chunk *c, uint16_t channel, uint32_t sequence,
 		       uint64_t publish_time, const void *data, size_t n);
 /* Appends another record (a schema or channel) as it is. */
 void bag_chunk_record(struct bag_chunk *c, const struct bag_buf *rec);
-/* The Chunk record's fields before its compressed bytes (rec: the record's opening), and the
- * message index records that follow the chunk at file offset `chunk_offset` + chunk length; adds
+/* The Chunk record's fields before its compressed bytes (rec: the record's opening), c->body, and
+ * the message index records that follow the chunk at file offset `chunk_offset` + chunk length; adds
  * the chunk's Chunk Index record to `chunk_indexes`. */
 bool bag_chunk_encode(struct bag_chunk *c, const char *compression, int level,
 		      uint64_t chunk_offset, struct bag_buf *head, struct bag_buf *compressed,

@@ -90,20 +90,24 @@ bool bag_chunk_encode(struct bag_chunk *c, const char *compression, int level,
 		      struct bag_buf *indexes, struct bag_buf *chunk_indexes)
 {
 	const struct bag_buf *r = &c->records;
-	if (r->failed || !bag_compress(compression, level, r->p, r->len, compressed))
+	bool raw = !compression[0]; /* uncompressed: the records are written as they are */
+	if (r->failed || (!raw && !bag_compress(compression, level, r->p, r->len, compressed)))
 		return false;
+	c->body = raw ? r->p : compressed->p;
+	c->body_len = raw ? r->len : compressed->len;
+	c->records_crc = bag_crc32(0, r->p, r->len);
 	uint64_t start = c->nmsgs ? c->start : 0, end = c->nmsgs ? c->end : 0;
 	head->len = 0;
 	bag_put_u8(head, BAG_OP_CHUNK);
 	size_t fields = 8 + 8 + 8 + 4 + 4 + strlen(compression) + 8;
-	bag_put_u64(head, fields + compressed->len);
+	bag_put_u64(head, fields + c->body_len);
 	bag_put_u64(head, start);
 	bag_put_u64(head, end);
 	bag_put_u64(head, r->len);
-	bag_put_u32(head, bag_crc32(0, r->p, r->len));
+	bag_put_u32(head, c->records_crc);
 	bag_put_str(head, compression);
-	bag_put_u64(head, compressed->len);
-	uint64_t chunk_len = head->len + compressed->len, at = chunk_offset + chunk_len;
+	bag_put_u64(head, c->body_len);
+	uint64_t chunk_len = head->len + c->body_len, at = chunk_offset + chunk_len;
 	/* Message indexes follow the chunk; the chunk index points at each. */
 	indexes->len = 0;
 	struct bag_buf offsets = {0};
@@ -125,7 +129,7 @@ bool bag_chunk_encode(struct bag_chunk *c, const char *compression, int level,
 	bag_put_bytes(ci, offsets.p, offsets.len);
 	bag_put_u64(ci, indexes->len);
 	bag_put_str(ci, compression);
-	bag_put_u64(ci, compressed->len);
+	bag_put_u64(ci, c->body_len);
 	bag_put_u64(ci, r->len);
 	bag_record_end(ci, s);
 	bool ok = !head->failed && !indexes->failed && !offsets.failed && !ci->failed;

@@ -46,10 +46,9 @@ struct bag_writer {
 	int err; /* errno of the failure */
 };
 
-static bool write_all(struct bag_writer *w, struct iovec *iov, int n)
+/* Writes the iovecs whole; the data section's CRC is the caller's (write_all, write_chunk). */
+static bool write_iov(struct bag_writer *w, struct iovec *iov, int n)
 {
-	for (int i = 0; i < n; i++)
-		w->data_crc = bag_crc32(w->data_crc, iov[i].iov_base, iov[i].iov_len);
 	while (n > 0) {
 		ssize_t r = writev(w->fd, iov, n);
 		if (r < 0 && errno == EINTR)
@@ -72,6 +71,13 @@ static bool write_all(struct bag_writer *w, struct iovec *iov, int n)
 	return true;
 }
 
+static bool write_all(struct bag_writer *w, struct iovec *iov, int n)
+{
+	for (int i = 0; i < n; i++)
+		w->data_crc = bag_crc32(w->data_crc, iov[i].iov_base, iov[i].iov_len);
+	return write_iov(w, iov, n);
+}
+
 static bool write_buf(struct bag_writer *w, const struct bag_buf *b)
 {
 	struct iovec v = {b->p, b->len};
@@ -87,10 +93,15 @@ static bool write_chunk(struct bag_writer *w, struct bag_chunk *c)
 		return false;
 	}
 	struct iovec v[3] = {{w->head.p, w->head.len},
-			     {w->compressed.p, w->compressed.len},
+			     {(void *)c->body, c->body_len},
 			     {w->indexes.p, w->indexes.len}};
 	w->nchunks++;
-	return write_all(w, v, 3);
+	/* Uncompressed records are checksummed once: their chunk CRC joins the data section's. */
+	uint32_t crc = bag_crc32(w->data_crc, w->head.p, w->head.len);
+	crc = c->body == c->records.p ? bag_crc32_combine(crc, c->records_crc, c->body_len)
+				      : bag_crc32(crc, c->body, c->body_len);
+	w->data_crc = bag_crc32(crc, w->indexes.p, w->indexes.len);
+	return write_iov(w, v, 3);
 }
 
 static void *writer_thread(void *arg)
