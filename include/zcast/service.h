@@ -46,8 +46,9 @@ typedef struct zcast_service_opts {
 	uint8_t type_hash[ZCAST_TYPE_HASH_SIZE]; /**< checked with type_name where client meets server */
 	size_t request_size;   /**< client: payload capacity of each request slot; default 4 KiB */
 	size_t response_size;  /**< server: payload capacity of each response slot; default 4 KiB */
-	/** client: request slots, so at most this many calls pending (a loan beyond is ZCAST_ENOSLOT);
-	 * server: response slots per client it answers. Default 8. */
+	/** client: calls pending at most (a loan beyond is ZCAST_ENOSLOT); its pool has twice as many
+	 * request slots (a server releases a request just after answering it). server: response
+	 * slots per client it answers. Default 8. */
 	uint32_t slot_count;
 	/** server: requests queued at this server before sends pick another server or fail with
 	 * ZCAST_EAGAIN (backpressure). Default 16. */
