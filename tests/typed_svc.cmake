@@ -26,3 +26,8 @@ zt_svc_test(typed_srv_lib ${CMAKE_CURRENT_SOURCE_DIR}/typed/test_typed_srv_lib.c
 add_dependencies(typed_srv_lib zcast_test_srv_types)
 add_test(NAME typed_srv_lib COMMAND typed_srv_lib $<TARGET_FILE_DIR:zcast_test_srv_types>)
 set_tests_properties(typed_srv_lib PROPERTIES TIMEOUT 300)
+
+# Typed clients and servers over the services runtime; mismatched service types refused.
+zt_svc_test(typed_srv_call ${CMAKE_CURRENT_SOURCE_DIR}/typed/test_typed_srv_call.c)
+add_test(NAME typed_srv_call COMMAND typed_srv_call)
+set_tests_properties(typed_srv_call PROPERTIES TIMEOUT 300)
