@@ -46,7 +46,7 @@ static inline int zcast_typed_service_open_opts_(const zcast_service_type *s,
 						 const zcast_cdr_type *t, const void *bounds,
 						 const zcast_service_opts *opts, zcast_service_opts *o)
 {
-	size_t need;
+	size_t need = 0;
 	int e = zcast_typed_service_size(t, bounds, &need);
 	if (e < 0)
 		return e;
@@ -103,7 +103,7 @@ static inline int zcast_typed_request_loan(zcast_client *c, const zcast_cdr_type
 					   const void *bounds, zcast_msg **m, zcast_cdr_writer *w,
 					   uint32_t *off, uint32_t *cap)
 {
-	size_t size;
+	size_t size = 0;
 	int e = zcast_typed_service_size(t, bounds, &size);
 	if (e < 0 || (e = zcast_request_loan(c, size, m)) < 0)
 		return e;
@@ -117,7 +117,7 @@ static inline int zcast_typed_response_loan(zcast_server *srv, zcast_msg *req,
 					    zcast_msg **m, zcast_cdr_writer *w, uint32_t *off,
 					    uint32_t *cap)
 {
-	size_t size;
+	size_t size = 0;
 	int e = zcast_typed_service_size(t, bounds, &size);
 	if (e < 0 || (e = zcast_response_loan(srv, req, size, m)) < 0)
 		return e;
@@ -131,7 +131,7 @@ static inline int zcast_typed_response_loan(zcast_server *srv, zcast_msg *req,
 static inline int zcast_typed_service_finish(const zcast_cdr_type *t, zcast_msg *m,
 					     zcast_cdr_writer *w)
 {
-	size_t size;
+	size_t size = 0;
 	if (!w->base)
 		return 0;
 	int e = zcast_cdr_compact(t, w->bounds, w->base, &size);
