@@ -9,3 +9,10 @@ zcast_generate_messages(svc_cli_server TYPES example_interfaces/srv/AddTwoInts s
 add_test(NAME svc_cli COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/svc/svc_cli_test.sh
   $<TARGET_FILE:zcast_cli> $<TARGET_FILE:svc_cli_server>)
 set_tests_properties(svc_cli PROPERTIES TIMEOUT 300)
+
+# The Python service example (examples/add_two_ints.py), run as a user runs it.
+if(TARGET zcast_python)
+  add_test(NAME example_python_service COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/svc/examples_svc_test.sh
+    python ${PROJECT_SOURCE_DIR}/examples ${CMAKE_BINARY_DIR}/python)
+  set_tests_properties(example_python_service PROPERTIES TIMEOUT 120 ENVIRONMENT "${ZT_PY_ENV}")
+endif()

@@ -19,18 +19,12 @@ static const zcast_service_type *const shipped[] = {ZCAST_SHIPPED_SERVICES};
 /* The service type named `name` (pkg/srv/Name or pkg/Name): a shipped one, else a library's. */
 static int service_named(const char *name, const zcast_service_type **out)
 {
-	char full[512];
-	const char *slash = strchr(name, '/');
-	if (slash && !strchr(slash + 1, '/')) /* pkg/Name */
-		snprintf(full, sizeof full, "%.*s/srv/%s", (int)(slash - name), name, slash + 1);
-	else
-		snprintf(full, sizeof full, "%s", name);
 	for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
-		if (!strcmp(shipped[i]->name, full)) {
+		if (zcast_service_name_is(shipped[i]->name, name)) {
 			*out = shipped[i];
 			return 0;
 		}
-	return zcast_services_find(full, NULL, out);
+	return zcast_services_find(name, NULL, out);
 }
 
 /* The service's JSON members, without braces. */

@@ -39,6 +39,10 @@ ZCAST_API int zcast_types_each(int (*fn)(const zcast_cdr_type *t, const char *li
 /* Nonzero when `name` ("pkg/Name" or "pkg/msg/Name") names the type whose full name is `full`. */
 ZCAST_API int zcast_type_name_is(const char *full, const char *name);
 
+/* Nonzero when `name` ("pkg/Name" or "pkg/srv/Name") names the service type whose full name is
+ * `full`. */
+ZCAST_API int zcast_service_name_is(const char *full, const char *name);
+
 /* The directories searched, colon-separated (for messages and `zcast interface`). */
 ZCAST_API const char *zcast_types_path(void);
 

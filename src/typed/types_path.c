@@ -102,6 +102,11 @@ int zcast_type_name_is(const char *full, const char *name)
 	return name_is(full, name, "/msg/");
 }
 
+int zcast_service_name_is(const char *full, const char *name)
+{
+	return name_is(full, name, "/srv/");
+}
+
 /* The first library type named `name`, or NULL; *lib its library. */
 static const zcast_cdr_type *first_named(const char *name, const struct type_lib **lib)
 {
@@ -167,7 +172,7 @@ static const zcast_service_type *first_service(const char *name, const struct ty
 {
 	for (size_t i = 0; i < n_libs; i++)
 		for (const zcast_service_type *const *s = libs[i].services; s && *s; s++)
-			if (name_is((*s)->name, name, "/srv/")) {
+			if (zcast_service_name_is((*s)->name, name)) {
 				*lib = &libs[i];
 				return *s;
 			}
