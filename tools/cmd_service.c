@@ -145,9 +145,7 @@ static int call_with(struct cli *c, const zcast_service_type *s, const uint8_t *
 		return cli_fail(c, e);
 	if ((e = zcast_request_loan(cli, len, &req)) == 0) {
 		memcpy(zcast_service_data(req), data, len);
-		e = zcast_client_call(cli, req, (int64_t)(timeout * 1e9), &resp);
-		if (e < 0 && e != ZCAST_ETIMEDOUT && e != ZCAST_ESRVGONE && e != ZCAST_ENOSERVER)
-			zcast_msg_drop(req); /* refused before the send: still ours */
+		e = zcast_client_call(cli, req, (int64_t)(timeout * 1e9), &resp); /* consumes req */
 	}
 	if (e == 0) {
 		e = zt_print_payload(s->response, zcast_service_data(resp), zcast_service_size(resp),

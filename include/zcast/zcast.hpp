@@ -880,14 +880,12 @@ public:
 		detail::check(zcast_typed_service_finish(typed()->request, l.get(), &w.w));
 	}
 	/** Sends and waits for the response; throws zcast::error (ZCAST_ESRVGONE, ZCAST_ENOSERVER,
-	 * ZCAST_ETIMEDOUT...). The loan is consumed once sent. */
+	 * ZCAST_ETIMEDOUT...). The loan is consumed whatever the outcome. */
 	template <class Rep, class Period>
 	message call(loan &l, std::chrono::duration<Rep, Period> timeout)
 	{
 		zcast_msg *resp;
-		int r = zcast_client_call(h_, l.get(), detail::ns(timeout), &resp);
-		if (r == 0 || r == ZCAST_ETIMEDOUT || r == ZCAST_ESRVGONE || r == ZCAST_ENOSERVER)
-			l.release(); /* sent: the library's now */
+		int r = zcast_client_call(h_, l.release(), detail::ns(timeout), &resp);
 		detail::check(r);
 		return message(resp);
 	}

@@ -297,8 +297,7 @@ static PyObject *client_call(PzEnd *self, PyObject *args, PyObject *kw)
 	int e;
 	Py_BEGIN_ALLOW_THREADS e = zcast_client_call(self->cli, m, ns, &resp);
 	Py_END_ALLOW_THREADS
-	if (e == 0 || e == ZCAST_ETIMEDOUT || e == ZCAST_ESRVGONE || e == ZCAST_ENOSERVER)
-		sent(msg); /* consumed once sent (see zcast_client_call) */
+	sent(msg); /* consumed whatever the outcome (zcast_client_call) */
 	return e < 0 ? pz_raise(e) : typed_received(self->type->response, resp);
 }
 

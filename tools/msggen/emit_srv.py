@@ -52,10 +52,12 @@ def service_header(s, req, resp, type_hash, hash_str, srv_text):
           f'static inline int {S}_request_send(zcast_client *c, zcast_msg *m, {R} *w, uint64_t *seq)',
           '{', f'\tint e = zcast_typed_service_finish(&{req.ident}_TYPE, m, &w->w);',
           '\treturn e < 0 ? e : zcast_request_send(c, m, seq);', '}',
+          '/* As zcast_client_call: the request is consumed whatever the outcome. */',
           f'static inline int {S}_call(zcast_client *c, zcast_msg *m, {R} *w, int64_t timeout_ns,',
           '\t\t\t\t zcast_msg **resp)', '{',
           f'\tint e = zcast_typed_service_finish(&{req.ident}_TYPE, m, &w->w);',
-          '\treturn e < 0 ? e : zcast_client_call(c, m, timeout_ns, resp);', '}',
+          '\tif (e < 0) {', '\t\tzcast_msg_drop(m);', '\t\treturn e;', '\t}',
+          '\treturn zcast_client_call(c, m, timeout_ns, resp);', '}',
           f'static inline int {S}_response_send(zcast_server *srv, zcast_msg *m, {P} *w)', '{',
           f'\tint e = zcast_typed_service_finish(&{resp.ident}_TYPE, m, &w->w);',
           '\treturn e < 0 ? e : zcast_response_send(srv, m);', '}', '', '#endif', '']
