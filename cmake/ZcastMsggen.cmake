@@ -1,9 +1,10 @@
 # zcast_generate_messages(<target> TYPES <pkg/Name>... [ROOTS <dir>...] [OUTPUT_DIR <dir>])
 #
-# Generates C headers for ROS 2 .msg types with zcast-msggen at build time and adds their directory
-# to <target>'s include path (docs/TYPED.md). ROOTS are message roots laid out as
-# <root>/<pkg>/msg/<Name>.msg; zcast's own definitions (std_msgs, sensor_msgs, ...) are always
-# searched after them. Headers are rebuilt when a .msg file under a root changes.
+# Generates C headers for ROS 2 .msg types (and .srv types, as pkg/srv/Name) with zcast-msggen at
+# build time and adds their directory to <target>'s include path (docs/TYPED.md). ROOTS are message
+# roots laid out as <root>/<pkg>/msg/<Name>.msg (and <root>/<pkg>/srv/<Name>.srv); zcast's own
+# definitions (std_msgs, sensor_msgs, std_srvs, ...) are always searched after them. Headers are
+# rebuilt when a .msg or .srv file under a root changes.
 #
 # Found by find_package(zcast) from an installed zcast, or included from zcast's own source tree.
 set(ZCAST_MSGGEN_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with Debian's python3-rosidl")
@@ -22,7 +23,7 @@ function(zcast_generate_messages target)
   foreach(root ${Z_ROOTS} ${ZCAST_MSG_DIR})
     get_filename_component(root ${root} ABSOLUTE)
     list(APPEND args -I ${root})
-    file(GLOB_RECURSE msgs CONFIGURE_DEPENDS ${root}/*.msg)
+    file(GLOB_RECURSE msgs CONFIGURE_DEPENDS ${root}/*.msg ${root}/*.srv)
     list(APPEND deps ${msgs})
   endforeach()
   get_filename_component(gen_dir ${ZCAST_MSGGEN} DIRECTORY) # its modules: a changed generator regenerates

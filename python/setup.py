@@ -26,6 +26,7 @@ class BuildExt(build_ext):
         gen = os.path.abspath(os.path.join(self.build_temp, "zcast_msgs"))
         msg = os.path.join(ROOT, "msg")
         names = ["%s/%s" % t for t in shipped_types.shipped_types(msg)]
+        names += ["%s/srv/%s" % t for t in shipped_types.shipped_services(msg)]
         subprocess.check_call([MSGGEN_PYTHON, os.path.join(ROOT, "tools", "zcast-msggen"),
                                "-I", msg, "-o", gen] + names)
         shipped_types.write(msg, os.path.join(gen, "zcast_shipped_types.h"))

@@ -158,8 +158,23 @@ struct cli_printer {
 };
 const struct cli_printer *cli_printer_for(const char *type_name);
 
+/* ---- services (cli_services.c) ---- */
+/* "requests" when topic is a service's request topic (<service>/_rq), "responses" for one of its
+ * response topics (<service>/_rs/c<id>_<nonce>), else NULL; *service gets the service name. */
+const char *cli_service_part(const char *topic, char *service, size_t n);
+struct cli_service {
+	char name[256];
+	struct cli_topic rq; /* the request topic (type: the service type) */
+	uint32_t servers, clients;
+	uint64_t pending; /* requests queued at servers or held by them (their slots not released) */
+};
+/* Snapshot of every service of the domain, by name. Returns the count or a negative error; *out is
+ * malloc'ed. */
+int cli_services(const char *domain, struct cli_service **out);
+
 /* ---- commands ---- */
 extern const struct cli_cmd cmd_list, cmd_info, cmd_echo, cmd_hz, cmd_bw, cmd_delay, cmd_pub,
-    cmd_top, cmd_gc, cmd_rm, cmd_doctor, cmd_record, cmd_play, cmd_bag, cmd_interface;
+    cmd_top, cmd_gc, cmd_rm, cmd_doctor, cmd_record, cmd_play, cmd_bag, cmd_interface,
+    cmd_service;
 
 #endif

@@ -204,6 +204,27 @@ static void check_pools(struct doctor *d, const char *domain, int topics)
 	}
 }
 
+/* A service with clients and no server: their calls wait for one (or fail with ZCAST_ENOSERVER). */
+static void check_services(struct doctor *d, const char *domain)
+{
+	struct cli_service *v;
+	int n = cli_services(domain, &v), orphaned = 0;
+	for (int i = 0; i < n; i++) {
+		if (!v[i].clients || v[i].servers)
+			continue;
+		char what[300];
+		snprintf(what, sizeof what, "%s service %s", domain, v[i].name);
+		report(d, WARN, what, "start its server (zcast service info shows the clients)",
+		       "%u client(s), no server: their calls wait for one or fail", v[i].clients);
+		orphaned++;
+	}
+	if (n > 0 && !orphaned)
+		report(d, OK, "services", NULL, "%d in domain %s, each with a server or no client", n,
+		       domain);
+	if (n > 0)
+		free(v);
+}
+
 static int run(struct cli *c)
 {
 	struct doctor d = {c, 0, 0, 0};
@@ -221,6 +242,7 @@ static int run(struct cli *c)
 	if (topics >= 0 && d.problems + d.warnings == before)
 		report(&d, OK, "leftovers", NULL, "none in domain %s (%d topic%s)", l.domain,
 		       topics, topics == 1 ? "" : "s");
+	check_services(&d, l.domain);
 	if (c->json)
 		printf("],\"problems\":%d,\"warnings\":%d}\n", d.problems, d.warnings);
 	else

@@ -66,6 +66,13 @@ static void print_json(const struct cli_topic *t, const struct cli_topic *later,
 {
 	printf("{\"topic\":");
 	cli_json_str(stdout, t->name);
+	char service[256];
+	const char *part = cli_service_part(t->name, service, sizeof service);
+	if (part) { /* a topic of a service (zcast service list) */
+		printf(",\"service\":");
+		cli_json_str(stdout, service);
+		printf(",\"service_part\":\"%s\"", part);
+	}
 	if (t->err) {
 		printf(",\"error\":");
 		cli_json_str(stdout, zcast_strerror(t->err));

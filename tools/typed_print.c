@@ -206,13 +206,25 @@ bool zt_field_valid(const zcast_cdr_type *t, const char *path)
 
 int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out, struct zt_print_opts *o)
 {
+	const uint8_t *d = zcast_msg_data(m);
+	if (!d)
+		return zcast_typed_read(t, m, NULL, NULL, NULL); /* ZCAST_ESTALE, said as it says it */
+	return zt_print_payload(t, d, zcast_msg_size(m), out, o);
+}
+
+int zt_print_payload(const zcast_cdr_type *t, const uint8_t *p, size_t n, FILE *out,
+		     struct zt_print_opts *o)
+{
 	struct zt_print_opts all = {0};
 	o = o ? o : &all;
 	o->printed = 0;
 	uint32_t *off = malloc(2 * sizeof *off * (t->n_flat ? t->n_flat : 1)),
 		 *len = off + t->n_flat;
 	zcast_cdr_reader r;
-	int e = off ? zcast_typed_read(t, m, &r, off, len) : ZCAST_ENOMEM;
+	int e = !off ? ZCAST_ENOMEM
+		: n < ZCAST_TYPED_PREFIX ? zcast_cdr_read(t, "", 0, &r, off, len)
+		: zcast_cdr_read(t, p + ZCAST_TYPED_HEADER_OFFSET, n - ZCAST_TYPED_HEADER_OFFSET, &r,
+				 off, len);
 	if (e == 0) {
 		uint32_t k = 0;
 		print_struct(out, &r, t, off, len, &k, "", o);

@@ -29,6 +29,9 @@ bool zt_field_valid(const zcast_cdr_type *t, const char *path);
 /* Validates m as a message of t and prints its members ("path: value" lines) as o says (NULL:
  * all). Returns 0 or the error of zcast_typed_read (then nothing is printed). */
 int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out, struct zt_print_opts *o);
+/* The same for a typed payload of n bytes at p (a service request or response, say). */
+int zt_print_payload(const zcast_cdr_type *t, const uint8_t *p, size_t n, FILE *out,
+		     struct zt_print_opts *o);
 
 /* The same as JSON members: "type":"pkg/msg/Name","value":{member: value, ...} (every value;
  * strings as UTF-8, NaN and infinities as null). Returns 0 or the error of zcast_typed_read (then

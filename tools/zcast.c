@@ -7,7 +7,7 @@
 
 static const struct cli_cmd *const commands[] = {
     &cmd_list, &cmd_info, &cmd_echo, &cmd_hz, &cmd_bw,	   &cmd_delay,
-    &cmd_pub,  &cmd_top,  &cmd_gc,   &cmd_rm, &cmd_doctor, &cmd_record, &cmd_play, &cmd_bag, &cmd_interface, NULL,
+    &cmd_pub,  &cmd_top,  &cmd_gc,   &cmd_rm, &cmd_doctor, &cmd_record, &cmd_play, &cmd_bag, &cmd_interface, &cmd_service, NULL,
 };
 
 static void help(FILE *f)

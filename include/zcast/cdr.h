@@ -91,6 +91,17 @@ typedef struct zcast_cdr_type {
 	uint32_t c_size;   /**< sizeof the plain C struct */
 } zcast_cdr_type;
 
+/** A generated service type (pkg/srv/Name.h, docs/TYPED.md "Services"): its name, the RIHS01 hash
+ * of the service (REP-2011: over its request, response and event messages) and the tables of its
+ * request and response messages. */
+typedef struct zcast_service_type {
+	const char *name;              /**< ROS 2 form: "std_srvs/srv/SetBool" */
+	const uint8_t *hash;           /**< RIHS01 of the service, ZCAST_TYPE_HASH_SIZE bytes */
+	const zcast_cdr_type *request; /**< pkg/srv/Name_Request */
+	const zcast_cdr_type *response; /**< pkg/srv/Name_Response */
+	const char *text;              /**< the .srv text */
+} zcast_service_type;
+
 /** A string member of a plain C struct (copy path). */
 typedef struct zcast_cdr_str {
 	const char *data; /**< need not be NUL terminated */

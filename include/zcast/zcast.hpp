@@ -12,13 +12,16 @@
 #define ZCAST_ZCAST_HPP
 
 #include <zcast/executor.h>
+#include <zcast/typed_service.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <exception>
 #include <functional>
+#include <future>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -735,6 +738,222 @@ private:
 	std::list<entry> retired_; /* removed while a callback of theirs ran: freed with us */
 	std::mutex mu_;
 	std::exception_ptr failure_;
+};
+
+/* ---- services (docs/SERVICES.md; typed: docs/TYPED.md "Services") ---- */
+
+/** Service options with the library's defaults (zcast_service_opts_init). */
+inline zcast_service_opts service_options()
+{
+	zcast_service_opts o;
+	zcast_service_opts_init(&o);
+	return o;
+}
+
+/** The payload of a request or response (after the service header). */
+inline void *service_data(const loan &l) noexcept
+{
+	return zcast_service_data(l.get());
+}
+inline const void *service_data(const message &m) noexcept
+{
+	return zcast_service_data(m.get());
+}
+
+/** A server of a service: move-only, the destructor stops serving (calls it still had fail with
+ * ZCAST_ESRVGONE). Requests are messages (payload: service_data). One thread at a time. */
+class server : public detail::handle<zcast_server, zcast_server_close>
+{
+public:
+	explicit server(const std::string &service, const zcast_service_opts &o = service_options())
+	{
+		detail::check(zcast_server_open(service.c_str(), &o, &h_));
+	}
+	/** A server of a .srv type whose response slots fit a response at `bounds` (the generated
+	 * pkg_srv_Name_SERVICE and pkg_srv_Name_Response_bounds; nullptr for types without). */
+	server(const std::string &service, const zcast_service_type &type, const void *bounds,
+	       const zcast_service_opts &o = service_options())
+	    : type_(&type)
+	{
+		detail::check(zcast_typed_server_open(service.c_str(), &type, bounds, &o, &h_));
+	}
+	/** A queued request, or std::nullopt. */
+	std::optional<message> take()
+	{
+		zcast_msg *m;
+		if (detail::check(zcast_request_take(h_, &m)) == ZCAST_EAGAIN)
+			return std::nullopt;
+		return message(m);
+	}
+	/** Waits for a request: false after `timeout` (negative: forever). */
+	template <class Rep, class Period> bool wait(std::chrono::duration<Rep, Period> timeout)
+	{
+		int r = zcast_server_wait(h_, detail::ns(timeout));
+		return r == ZCAST_ETIMEDOUT ? false : (detail::check(r), true);
+	}
+	/** A response of `size` payload bytes for the client of `req`. */
+	loan loan_response(const message &req, size_t size)
+	{
+		zcast_msg *m;
+		detail::check(zcast_response_loan(h_, req.get(), size, &m));
+		return loan(m);
+	}
+	/** A typed response (the server's type) laid out at `bounds`; W: pkg_srv_Name_Response_writer.
+	 */
+	template <class W> loan loan_response(const message &req, const void *bounds, W &w)
+	{
+		zcast_msg *m;
+		detail::check(zcast_typed_response_loan(h_, req.get(), typed()->response, bounds, &m,
+							&w.w, w.off, w.cap));
+		return loan(m);
+	}
+	/** Sends a response to the client that asked; false (the loan kept) when its queue is full. */
+	bool respond(loan &l)
+	{
+		int r = zcast_response_send(h_, l.get());
+		if (r == ZCAST_EAGAIN)
+			return false;
+		detail::check(r);
+		l.release();
+		return true;
+	}
+	/** A typed response: compacted once, then sent as respond(l). */
+	template <class W> bool respond(loan &l, W &w)
+	{
+		detail::check(zcast_typed_service_finish(typed()->response, l.get(), &w.w));
+		return respond(l);
+	}
+	/** The call's sequence number of a request this server took. */
+	uint64_t seq(const message &req) const noexcept
+	{
+		return zcast_request_seq(h_, req.get());
+	}
+
+private:
+	const zcast_service_type *typed() const
+	{
+		if (!type_)
+			throw error(ZCAST_EINVAL);
+		return type_;
+	}
+	const zcast_service_type *type_ = nullptr;
+};
+
+/** A client of a service: move-only, the destructor forgets pending calls. Outcomes come as
+ * futures or callbacks, settled by process() (or call() for one blocking call). One thread at a
+ * time. */
+class client : public detail::handle<zcast_client, zcast_client_close>
+{
+public:
+	/** Receives one outcome: the response, or an empty message and err ZCAST_ESRVGONE. */
+	using callback = std::function<void(message response, int err)>;
+
+	explicit client(const std::string &service, const zcast_service_opts &o = service_options())
+	{
+		detail::check(zcast_client_open(service.c_str(), &o, &h_));
+	}
+	/** A client of a .srv type whose request slots fit a request at `bounds`. */
+	client(const std::string &service, const zcast_service_type &type, const void *bounds,
+	       const zcast_service_opts &o = service_options())
+	    : type_(&type)
+	{
+		detail::check(zcast_typed_client_open(service.c_str(), &type, bounds, &o, &h_));
+	}
+	/** A request of `size` payload bytes (write it at service_data). */
+	loan loan_request(size_t size)
+	{
+		zcast_msg *m;
+		detail::check(zcast_request_loan(h_, size, &m));
+		return loan(m);
+	}
+	/** A typed request laid out at `bounds`; W: pkg_srv_Name_Request_writer. */
+	template <class W> loan loan_request(const void *bounds, W &w)
+	{
+		zcast_msg *m;
+		detail::check(zcast_typed_request_loan(h_, typed()->request, bounds, &m, &w.w, w.off,
+						       w.cap));
+		return loan(m);
+	}
+	/** Compacts a typed request (once) before one of the sends below. */
+	template <class W> void finish(loan &l, W &w)
+	{
+		detail::check(zcast_typed_service_finish(typed()->request, l.get(), &w.w));
+	}
+	/** Sends and waits for the response; throws zcast::error (ZCAST_ESRVGONE, ZCAST_ENOSERVER,
+	 * ZCAST_ETIMEDOUT...). The loan is consumed whatever the outcome. */
+	template <class Rep, class Period>
+	message call(loan &l, std::chrono::duration<Rep, Period> timeout)
+	{
+		zcast_msg *resp;
+		int r = zcast_client_call(h_, l.release(), detail::ns(timeout), &resp);
+		detail::check(r);
+		return message(resp);
+	}
+	/** Sends; `cb` runs from process() with the outcome. Returns the call's sequence number. */
+	uint64_t send(loan &l, callback cb)
+	{
+		uint64_t seq;
+		detail::check(zcast_request_send(h_, l.get(), &seq));
+		l.release();
+		pending_.emplace_back(seq, std::move(cb));
+		return seq;
+	}
+	/** Sends; the future gets the response, or a zcast::error (ZCAST_ESRVGONE) from process(). */
+	std::future<message> send(loan &l)
+	{
+		auto p = std::make_shared<std::promise<message>>();
+		std::future<message> f = p->get_future();
+		send(l, [p](message m, int err) {
+			if (err)
+				p->set_exception(std::make_exception_ptr(error(err)));
+			else
+				p->set_value(std::move(m));
+		});
+		return f;
+	}
+	/** Waits up to `timeout` for outcomes and settles every one that is ready (futures,
+	 * callbacks). Returns how many were settled. */
+	template <class Rep, class Period> int process(std::chrono::duration<Rep, Period> timeout)
+	{
+		int r = zcast_client_wait(h_, detail::ns(timeout)), n = 0;
+		if (r == ZCAST_ETIMEDOUT)
+			return 0;
+		detail::check(r);
+		zcast_msg *resp;
+		uint64_t seq;
+		while ((r = zcast_response_take(h_, &resp, &seq)) == 0 || r == ZCAST_ESRVGONE) {
+			n += settle(seq, resp ? message(resp) : message(), r);
+		}
+		if (r != ZCAST_EAGAIN)
+			detail::check(r);
+		return n;
+	}
+	/** Calls sent and not settled yet. */
+	int pending() const noexcept
+	{
+		return zcast_client_pending(h_);
+	}
+
+private:
+	const zcast_service_type *typed() const
+	{
+		if (!type_)
+			throw error(ZCAST_EINVAL);
+		return type_;
+	}
+	int settle(uint64_t seq, message m, int err)
+	{
+		for (auto it = pending_.begin(); it != pending_.end(); ++it)
+			if (it->first == seq) {
+				callback cb = std::move(it->second);
+				pending_.erase(it);
+				cb(std::move(m), err);
+				return 1;
+			}
+		return 0; /* a call() outcome, or one forgotten */
+	}
+	const zcast_service_type *type_ = nullptr;
+	std::list<std::pair<uint64_t, callback>> pending_;
 };
 
 } // namespace zcast

@@ -27,6 +27,8 @@ static struct pz_exc excs[] = {
     {ZCAST_ELAYOUT, "LayoutMismatch", NULL, NULL},
     {ZCAST_ESYS, "SystemFailure", &PyExc_OSError, NULL},
     {ZCAST_EBUSY, "Busy", NULL, NULL},
+    {ZCAST_ENOSERVER, "NoServer", NULL, NULL},
+    {ZCAST_ESRVGONE, "ServerGone", NULL, NULL},
 };
 
 static PyObject *pz_Error;

@@ -141,6 +141,27 @@ int pz_message_read_typed(PzMessage *msg, const zcast_cdr_type *t)
 	return 0;
 }
 
+int pz_message_lay_out(PzMessage *msg, const zcast_cdr_type *t, uint32_t *b, size_t size)
+{
+	msg->bounds = b;
+	msg->off = PyMem_Calloc(t->n_flat ? t->n_flat : 1, 4);
+	msg->aux = PyMem_Calloc(t->n_flat ? t->n_flat : 1, 4);
+	if (!msg->off || !msg->aux) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	uint8_t *d = msg->data;
+	memset(d, 0, ZCAST_TYPED_HEADER_OFFSET);
+	d[4] = 0, d[5] = 1, d[6] = 0, d[7] = 0; /* little-endian plain CDR */
+	msg->type = t;
+	msg->base = d + ZCAST_TYPED_PREFIX;
+	msg->w.base = msg->base;
+	msg->w.bounds = b;
+	msg->w.size = (uint32_t)size;
+	zcast_cdr_layout(t, b, msg->base, msg->off, msg->aux);
+	return 0;
+}
+
 static void message_dealloc(PzMessage *msg)
 {
 	drop_now(msg); /* exports hold a reference, so none is alive here */

@@ -22,7 +22,9 @@ PyMODINIT_FUNC PyInit__zcast(void)
 		     {"Subscriber", &PzSubscriber_Type},
 		     {"WaitSet", &PzWaitSet_Type},
 		     {"Guard", &PzGuard_Type},
-		     {"MessageView", &PzView_Type}};
+		     {"MessageView", &PzView_Type},
+		     {"Client", &PzClient_Type},
+		     {"Server", &PzServer_Type}};
 	if (pz_errors_init(m) < 0 || pz_types_init(m) < 0 || pz_message_types_init(m) < 0 ||
 	    pz_bag_init(m) < 0)
 		goto fail;

@@ -304,22 +304,10 @@ static PyObject *pub_loan_typed(PzPublisher *self, PyObject *args, PyObject *kw)
 		PyMem_Free(b);
 		return NULL;
 	}
-	msg->bounds = b;
-	msg->off = PyMem_Calloc(t->n_flat ? t->n_flat : 1, 4);
-	msg->aux = PyMem_Calloc(t->n_flat ? t->n_flat : 1, 4);
-	if (!msg->off || !msg->aux) {
+	if (pz_message_lay_out(msg, t, b, size) < 0) {
 		Py_DECREF(msg);
-		return PyErr_NoMemory();
+		return NULL;
 	}
-	uint8_t *d = msg->data;
-	memset(d, 0, ZCAST_TYPED_HEADER_OFFSET);
-	d[4] = 0, d[5] = 1, d[6] = 0, d[7] = 0; /* little-endian plain CDR */
-	msg->type = t;
-	msg->base = d + ZCAST_TYPED_PREFIX;
-	msg->w.base = msg->base;
-	msg->w.bounds = b;
-	msg->w.size = (uint32_t)size;
-	zcast_cdr_layout(t, b, msg->base, msg->off, msg->aux);
 	return (PyObject *)msg;
 }
 

@@ -90,6 +90,9 @@ void pz_message_release(PzMessage *msg);
 /* A read-only message over a copy of n recorded bytes (a typed one: CDR from its encapsulation
  * header, the origin 8-byte aligned as zcast_cdr_read wants). bag.c. */
 PyObject *pz_message_recorded(const uint8_t *p, size_t n);
+/* Typed loan: lays the payload (msg->data) out for t at bounds b (owned by msg from here on, also
+ * on failure) with a CDR size of `size`: header, defaults, writer. 0 or raises. */
+int pz_message_lay_out(PzMessage *msg, const zcast_cdr_type *t, uint32_t *b, size_t size);
 /* Typed: sets up the reader (received) view; 0 or raises. */
 int pz_message_read_typed(PzMessage *msg, const zcast_cdr_type *t);
 
@@ -117,6 +120,8 @@ extern PyTypeObject PzPublisher_Type;
 extern PyTypeObject PzSubscriber_Type;
 extern PyTypeObject PzWaitSet_Type;
 extern PyTypeObject PzGuard_Type;
+extern PyTypeObject PzClient_Type; /* service.c */
+extern PyTypeObject PzServer_Type;
 
 typedef struct {
 	PyObject_HEAD zcast_pub *pub; /* NULL once closed */

@@ -17,6 +17,7 @@
 
 struct type_lib {
 	const zcast_cdr_type *const *types;
+	const zcast_service_type *const *services; /* NULL: the library has none */
 	char *path;
 };
 
@@ -40,7 +41,7 @@ static void load_lib(const char *path)
 				path);
 		return; /* h stays open: closing code that may run constructors is not worth it */
 	}
-	libs[n_libs++] = (struct type_lib){types, copy};
+	libs[n_libs++] = (struct type_lib){types, dlsym(h, "zcast_services"), copy};
 }
 
 /* Every *.so in dir, in name order (the same order on every run). */
@@ -83,7 +84,8 @@ const char *zcast_types_path(void)
 	return search_path;
 }
 
-int zcast_type_name_is(const char *full, const char *name)
+/* Nonzero when `name` is `full` or its short form pkg/Name (full: pkg<kind>Name, kind "/msg/"). */
+static int name_is(const char *full, const char *name, const char *kind)
 {
 	if (!strcmp(full, name))
 		return 1;
@@ -91,8 +93,18 @@ int zcast_type_name_is(const char *full, const char *name)
 	if (!slash || strchr(slash + 1, '/'))
 		return 0;
 	size_t pkg = (size_t)(slash - name);
-	return !strncmp(full, name, pkg) && !strncmp(full + pkg, "/msg/", 5) &&
+	return !strncmp(full, name, pkg) && !strncmp(full + pkg, kind, 5) &&
 	       !strcmp(full + pkg + 5, slash + 1);
+}
+
+int zcast_type_name_is(const char *full, const char *name)
+{
+	return name_is(full, name, "/msg/");
+}
+
+int zcast_service_name_is(const char *full, const char *name)
+{
+	return name_is(full, name, "/srv/");
 }
 
 /* The first library type named `name`, or NULL; *lib its library. */
@@ -107,6 +119,18 @@ static const zcast_cdr_type *first_named(const char *name, const struct type_lib
 	return NULL;
 }
 
+/* ZCAST_ETYPE: the library's `what` of this name has another hash than the one `what` has. */
+static int other_version(const char *what, const char *name, const uint8_t *want,
+			 const uint8_t *have, const char *path)
+{
+	const char *whose = strcmp(what, "type") ? "the service" : "the topic";
+	char w[ZCAST_TYPE_HASH_STR_SIZE], h[ZCAST_TYPE_HASH_STR_SIZE];
+	zcast_type_hash_str(want, w);
+	zcast_type_hash_str(have, h);
+	return zc_err(ZCAST_ETYPE, "%s %s: %s has %s, %s has %s (another version)", what, name,
+		      whose, w, path, h);
+}
+
 int zcast_types_find(const char *name, const uint8_t *hash, const zcast_cdr_type **out)
 {
 	if (!name || !out)
@@ -118,13 +142,8 @@ int zcast_types_find(const char *name, const uint8_t *hash, const zcast_cdr_type
 	pthread_mutex_unlock(&types_lock);
 	if (!t)
 		return zc_err(ZCAST_ENOENT, "type %s: in no type library on %s", name, search_path);
-	if (hash && memcmp(hash, t->hash, ZCAST_TYPE_HASH_SIZE)) {
-		char want[ZCAST_TYPE_HASH_STR_SIZE], have[ZCAST_TYPE_HASH_STR_SIZE];
-		zcast_type_hash_str(hash, want);
-		zcast_type_hash_str(t->hash, have);
-		return zc_err(ZCAST_ETYPE, "type %s: the topic has %s, %s has %s (another version)",
-			      t->name, want, lib->path, have);
-	}
+	if (hash && memcmp(hash, t->hash, ZCAST_TYPE_HASH_SIZE))
+		return other_version("type", t->name, hash, t->hash, lib->path);
 	*out = t;
 	return 0;
 }
@@ -145,5 +164,35 @@ int zcast_types_each(int (*fn)(const zcast_cdr_type *t, const char *library, voi
 			if (r)
 				return r;
 		}
+	return 0;
+}
+
+/* The first library service named `name` ("pkg/srv/Name" or "pkg/Name"), or NULL. */
+static const zcast_service_type *first_service(const char *name, const struct type_lib **lib)
+{
+	for (size_t i = 0; i < n_libs; i++)
+		for (const zcast_service_type *const *s = libs[i].services; s && *s; s++)
+			if (zcast_service_name_is((*s)->name, name)) {
+				*lib = &libs[i];
+				return *s;
+			}
+	return NULL;
+}
+
+int zcast_services_find(const char *name, const uint8_t *hash, const zcast_service_type **out)
+{
+	if (!name || !out)
+		return zc_err(ZCAST_EINVAL, "zcast_services_find: NULL argument");
+	pthread_mutex_lock(&types_lock);
+	scan();
+	const struct type_lib *lib = NULL;
+	const zcast_service_type *s = first_service(name, &lib);
+	pthread_mutex_unlock(&types_lock);
+	if (!s)
+		return zc_err(ZCAST_ENOENT, "service type %s: in no type library on %s", name,
+			      search_path);
+	if (hash && memcmp(hash, s->hash, ZCAST_TYPE_HASH_SIZE))
+		return other_version("service type", s->name, hash, s->hash, lib->path);
+	*out = s;
 	return 0;
 }

@@ -132,7 +132,11 @@ def header(t, type_hash, hash_str, msg_rel):
               f'typedef struct {I}_bounds {{']
         o += [f'\t{_bounds_member(f)}' for f in t.fields if f.n_bounds]
         o += [f'}} {I}_bounds;',
+              '#ifdef __cplusplus /* C++ (zcast.hpp users) has no _Static_assert */',
+              f'static_assert(sizeof({I}_bounds) == {4 * t.n_bounds}, "bounds are uint32 entries");',
+              '#else',
               f'_Static_assert(sizeof({I}_bounds) == {4 * t.n_bounds}, "bounds are uint32 entries");',
+              '#endif',
               '']
     defaults, default_entry = defaults_block(t)
     o += defaults

@@ -8,11 +8,11 @@ SEPARATOR = '=' * 80
 
 
 def definition_text(loader, d):
-    parts = [d.msg_path.read_text(encoding='utf-8')]
+    parts = [d.source_text]
     refs = referenced(loader, d)
     for name in sorted(refs):
         r = refs[name]
-        text = r.msg_path.read_text(encoding='utf-8')
+        text = r.source_text
         parts.append(f'{SEPARATOR}\nMSG: {r.pkg}/{r.name}\n{text}')
     return '\n'.join(p if p.endswith('\n') or not p else p + '\n' for p in parts).rstrip('\n') + '\n'
 

@@ -77,13 +77,17 @@ def referenced(loader, d, acc=None):
     return acc
 
 
+def _json(doc):
+    return json.dumps(doc, ensure_ascii=True, indent=None, separators=(', ', ': '),
+                      sort_keys=False, allow_nan=False)
+
+
 def hash_text(loader, d):
     """The exact text that is hashed."""
     refs = referenced(loader, d)
     doc = {'type_description': individual_description(d),
            'referenced_type_descriptions': [individual_description(refs[k]) for k in sorted(refs)]}
-    return json.dumps(doc, ensure_ascii=True, indent=None, separators=(', ', ': '),
-                      sort_keys=False, allow_nan=False)
+    return _json(doc)
 
 
 def type_hash(loader, d):
@@ -93,3 +97,45 @@ def type_hash(loader, d):
 
 def type_hash_str(loader, d):
     return 'RIHS01_' + type_hash(loader, d).hex()
+
+
+# A service (REP-2011): hashed as a type whose fields are its request, response and event
+# messages. The event message pkg/srv/Name_Event is built as ROS 2 builds it: the event info, then
+# the request and the response each as a sequence of at most one.
+_EVENT_INFO = 'service_msgs/msg/ServiceEventInfo'
+
+
+def _nested_field(name, type_name, type_id=_NESTED, capacity=0):
+    return {'name': name, 'type': {'type_id': type_id, 'capacity': capacity, 'string_capacity': 0,
+                                   'nested_type_name': type_name}}
+
+
+def event_description(s):
+    one = _NESTED + _BOUNDED_SEQUENCE_OFFSET
+    return {'type_name': f'{s.type_name}_Event',
+            'fields': [_nested_field('info', _EVENT_INFO),
+                       _nested_field('request', s.request.type_name, one, 1),
+                       _nested_field('response', s.response.type_name, one, 1)]}
+
+
+def service_hash_text(loader, s):
+    """The exact text hashed for the service type s (a loader.ServiceDefinition)."""
+    info = loader.types['service_msgs/ServiceEventInfo']
+    refs = {d.type_name: individual_description(d) for d in (s.request, s.response, info)}
+    for d in (s.request, s.response, info):
+        refs.update({k: individual_description(v) for k, v in referenced(loader, d).items()})
+    refs[f'{s.type_name}_Event'] = event_description(s)
+    top = {'type_name': s.type_name,
+           'fields': [_nested_field('request_message', s.request.type_name),
+                      _nested_field('response_message', s.response.type_name),
+                      _nested_field('event_message', f'{s.type_name}_Event')]}
+    doc = {'type_description': top, 'referenced_type_descriptions': [refs[k] for k in sorted(refs)]}
+    return _json(doc)
+
+
+def service_hash(loader, s):
+    return hashlib.sha256(service_hash_text(loader, s).encode('utf-8')).digest()
+
+
+def service_hash_str(loader, s):
+    return 'RIHS01_' + service_hash(loader, s).hex()
