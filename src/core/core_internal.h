@@ -119,6 +119,9 @@ struct zcast_sub {
 	uint32_t depth, max_held, policy;
 	uint64_t spin_ns;
 	int64_t slice_ns; /* last-resort sleep slice (option), 0 = none */
+	/* The last guard slice found this subscriber's wake-up state tampered with (sub_guard.c):
+	 * the next sleeps end after ZC_GUARD_RECHECK_NS instead of ZC_GUARD_SLICE_NS. */
+	_Atomic bool wake_tampered;
 	_Atomic uint32_t held;
 	struct zc_sub_rec *rec;
 	struct zc_ring ring;
@@ -148,15 +151,41 @@ ZC_HIDDEN bool zc_sub_ready(zcast_sub *sub);
  * zc_sub_disarm exactly once. */
 ZC_HIDDEN bool zc_sub_arm(zcast_sub *sub, _Atomic uint32_t **word, uint32_t *val);
 ZC_HIDDEN void zc_sub_disarm(zcast_sub *sub);
-/* The deadline of one sleep of a subscriber: `deadline` (absolute, < 0 = none), cut to the
- * subscriber's last-resort slice when it has one. */
+/* Guard slices (docs/CRASH_SAFETY.md, "Hostile wake-up state"): every sleep of a wait ends after
+ * at most ZC_GUARD_SLICE_NS, re-checks its queue and its own announcement, and sleeps again; while
+ * the last check found the announcement tampered with, after ZC_GUARD_RECHECK_NS. Not the wake-up
+ * mechanism: the last resort against a member that rewrites another's wake-up state. */
+#define ZC_GUARD_SLICE_NS 1000000000ll
+#define ZC_GUARD_RECHECK_NS 10000000ll
+#ifdef ZCAST_FAULT_INJECTION
+/* Test builds: $ZCAST_NO_GUARD_SLICE=1 turns guard slices off, so that the lost-wake tests see a
+ * lost wake as a hang instead of a 1 s delay (sub_guard.c). */
+ZC_HIDDEN bool zc_guard_off(void);
+#else
+static inline bool zc_guard_off(void)
+{
+	return false;
+}
+#endif
+static inline int64_t zc_guard_slice(bool tampered)
+{
+	if (zc_guard_off())
+		return INT64_MAX;
+	return tampered ? ZC_GUARD_RECHECK_NS : ZC_GUARD_SLICE_NS;
+}
+/* The deadline of one sleep of a subscriber: `deadline` (absolute, < 0 = none), cut to the guard
+ * slice, or to the subscriber's own last-resort slice when that is shorter. */
 static inline int64_t zc_sub_sleep_until(const zcast_sub *sub, int64_t deadline, int64_t now)
 {
-	if (sub->slice_ns <= 0)
-		return deadline;
-	int64_t slice = zc_after(now, sub->slice_ns);
+	int64_t ns = zc_guard_slice(atomic_load_explicit(&sub->wake_tampered, memory_order_relaxed));
+	if (sub->slice_ns > 0 && sub->slice_ns < ns)
+		ns = sub->slice_ns;
+	int64_t slice = zc_after(now, ns);
 	return deadline < 0 || deadline > slice ? slice : deadline;
 }
+/* After a guard slice ran out while `sub` was still announced (sub_guard.c): checks the record's
+ * wake-up state, repairs what a hostile member rewrote, and sets sub->wake_tampered. Returns it. */
+ZC_HIDDEN bool zc_sub_guard_check(zcast_sub *sub);
 /* Releases a received message's hold (last local reference) and frees m, or keeps it as the
  * subscriber's spare for the next take. */
 ZC_HIDDEN void zc_sub_release(zcast_sub *sub, zcast_msg *m);

@@ -347,8 +347,8 @@ ZC_HOT int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 		return zc_err(ZCAST_ESTALE, "subscriber of %s was opened before fork()", s->t.name);
 	if (zc_sub_ready(s))
 		return 0;
-	/* The clock is read only for a deadline, a spin or a slice (about 50 ns a read here): a
-	 * wait without a timeout never reads it. */
+	/* The clock is read only for a deadline or a spin here (about 50 ns a read); every sleep
+	 * reads it for its guard slice, beside a syscall. */
 	int64_t now = timeout_ns >= 0 || s->spin_ns ? zc_now_ns() : 0;
 	int64_t deadline = timeout_ns < 0 ? -1 : zc_after(now, timeout_ns);
 	if (s->spin_ns) {
@@ -370,8 +370,9 @@ ZC_HOT int zcast_wait(zcast_sub *s, int64_t timeout_ns)
 			zc_sub_disarm(s);
 			return 0;
 		}
-		int64_t slice_from = s->slice_ns > 0 ? zc_now_ns() : 0;
-		zc_futex_wait(word, v, zc_sub_sleep_until(s, deadline, slice_from));
+		int r = zc_futex_wait(word, v, zc_sub_sleep_until(s, deadline, zc_now_ns()));
+		if (r == ZCAST_ETIMEDOUT)
+			zc_sub_guard_check(s); /* still announced: is the announcement intact? */
 		zc_sub_disarm(s);
 		if (zc_sub_ready(s))
 			return 0;

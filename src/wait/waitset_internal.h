@@ -47,6 +47,7 @@ struct zcast_waitset {
 	uint32_t bell_epoch;	 /* sleeps announced on the doorbell (its `woken` epoch) */
 	uint32_t bell_words;     /* ready-set words in use: (highest belled id) / 64 + 1 */
 	int64_t slice_ns;        /* smallest last-resort sleep slice of a belled subscriber */
+	bool wake_tampered;      /* the last guard slice found tampering (ws_guard.c) */
 	uint32_t last_words;     /* futex words of the last sleep (zcast_waitset_last_words) */
 	struct zc_mwait mw;
 	struct zc_wword *words;
@@ -60,6 +61,9 @@ ZC_HIDDEN void ws_release_entry(struct ws_entry *e);
 ZC_HIDDEN void ws_rebuild_others(zcast_waitset *ws);
 ZC_HIDDEN int ws_collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max);
 ZC_HIDDEN bool ws_unquieten(zcast_waitset *ws);
+/* A guard slice ran out with the wait set still armed (ws_guard.c): checks and repairs its
+ * doorbell and its entries' wake-up state, queues every belled entry for a check. */
+ZC_HIDDEN void ws_guard_check(zcast_waitset *ws);
 
 /* The entry whose reference is withdrawn, or NULL (ws->quiet may name an entry unbelled since). */
 static inline struct ws_entry *ws_quiet_entry(const zcast_waitset *ws)

@@ -283,12 +283,10 @@ ZC_HOT static int wait_solo(zcast_waitset *ws, struct ws_entry *e, int64_t timeo
 		uint32_t v;
 		if (!zc_sub_arm(s, &w, &v))
 			continue; /* ready meanwhile (disarmed) */
-		int64_t until = deadline;
-		if (s->slice_ns >
-		    0) /* the optional slice: the only reason to read the clock here */
-			until = zc_sub_sleep_until(s, until, zc_now_ns());
 		ws->last_words = 1;
-		zc_futex_wait(w, v, until);
+		if (zc_futex_wait(w, v, zc_sub_sleep_until(s, deadline, zc_now_ns())) ==
+		    ZCAST_ETIMEDOUT)
+			zc_sub_guard_check(s); /* still announced: is the announcement intact? */
 		zc_sub_disarm(s);
 	}
 }
@@ -313,7 +311,11 @@ ZC_HOT int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_ev
 		uint32_t n;
 		if (arm(ws, &n, &until)) {
 			ws->last_words = n;
-			int r = zc_mwait_wait(&ws->mw, ws->words, n, until);
+			int64_t guard = zc_after(zc_now_ns(), zc_guard_slice(ws->wake_tampered));
+			int r = zc_mwait_wait(&ws->mw, ws->words, n,
+					      until < 0 || until > guard ? guard : until);
+			if (r == ZCAST_ETIMEDOUT)
+				ws_guard_check(ws); /* before the disarm: the announcements stand */
 			disarm(ws);
 			if (r < 0 && r != ZCAST_ETIMEDOUT)
 				return r;

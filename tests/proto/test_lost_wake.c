@@ -2,7 +2,8 @@
  * "publish:before-wake") must not leave its subscribers asleep beside the message forever: the wake
  * it owed (its mark in wake_owed) is paid by whoever comes next (the death watcher, a reclaim, the
  * next locker), in zcast_wait and in a wait set alike. The subscribers wait without a timeout and
- * without sleep slices (sleep_slice_ns defaults to 0): only that owed wake can end their waits. */
+ * without sleep slices (sleep_slice_ns 0, and guard slices off: ZCAST_NO_GUARD_SLICE=1 from
+ * tests/tamper2.cmake): only that owed wake can end their waits. */
 #include "harness.h"
 
 #include <poll.h>

@@ -4,8 +4,8 @@
  * zcast_wait(-1) and another asleep in zcast_waitset_wait(-1) must both wake and take the message
  * within a 5 s watchdog, with nobody else touching the topic.
  *
- * The subscribers run with the default options, which have no sleep slice (sleep_slice_ns 0): only
- * the owed wake (paid by the death watcher, a reclaim or the next locker) can end their waits. */
+ * The subscribers run with no sleep slice (sleep_slice_ns 0, and guard slices off:
+ * ZCAST_NO_GUARD_SLICE=1 from tests/tamper2.cmake): only the owed wake (paid by the death watcher, a reclaim or the next locker) can end their waits. */
 #include "zcast/waitset.h"
 #include "zt_hostile.h"
 
