@@ -755,6 +755,7 @@ inline void *service_data(const loan &l) noexcept
 {
 	return zcast_service_data(l.get());
 }
+/** The payload of a received request or response (read-only, in place). */
 inline const void *service_data(const message &m) noexcept
 {
 	return zcast_service_data(m.get());
@@ -765,6 +766,7 @@ inline const void *service_data(const message &m) noexcept
 class server : public detail::handle<zcast_server, zcast_server_close>
 {
 public:
+	/** Serves `service` (any start order); throws zcast::error (e.g. ZCAST_ETYPE naming both hashes). */
 	explicit server(const std::string &service, const zcast_service_opts &o = service_options())
 	{
 		detail::check(zcast_server_open(service.c_str(), &o, &h_));
@@ -848,6 +850,7 @@ public:
 	/** Receives one outcome: the response, or an empty message and err ZCAST_ESRVGONE. */
 	using callback = std::function<void(message response, int err)>;
 
+	/** A client of `service` (any start order); throws zcast::error. */
 	explicit client(const std::string &service, const zcast_service_opts &o = service_options())
 	{
 		detail::check(zcast_client_open(service.c_str(), &o, &h_));
