@@ -17,12 +17,12 @@ if(TARGET zcast_bridge_cli AND ZT_IDLC)
     COMMAND ${CMAKE_COMMAND} -E make_directory ${ZT_TWIST_IDL}
     COMMAND ${ZT_IDLC} -o ${ZT_TWIST_IDL} ${ZT_B2}/twist.idl
     DEPENDS ${ZT_B2}/twist.idl COMMENT "idlc: twist.idl" VERBATIM)
-  add_executable(twist_reader ${ZT_B2}/twist_reader.c ${ZT_TWIST_IDL}/twist.c)
-  target_include_directories(twist_reader PRIVATE ${ZT_TWIST_IDL})
-  target_link_libraries(twist_reader PRIVATE ${ZCAST_DDSC})
-  set_target_properties(twist_reader PROPERTIES C_EXTENSIONS ON)
+  add_executable(twist_peer ${ZT_B2}/twist_peer.c ${ZT_TWIST_IDL}/twist.c)
+  target_include_directories(twist_peer PRIVATE ${ZT_TWIST_IDL})
+  target_link_libraries(twist_peer PRIVATE ${ZCAST_DDSC})
+  set_target_properties(twist_peer PROPERTIES C_EXTENSIONS ON)
   add_test(NAME bridge_user_types COMMAND ${ZT_B2}/types_test.sh $<TARGET_FILE:zcast_bridge_cli>
-    $<TARGET_FILE:zcast_cli> $<TARGET_FILE:twist_reader> $<TARGET_FILE_DIR:zb_user_types>
+    $<TARGET_FILE:zcast_cli> $<TARGET_FILE:twist_peer> $<TARGET_FILE_DIR:zb_user_types>
     $<TARGET_FILE_DIR:zb_other_types>)
   set_tests_properties(bridge_user_types PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
 endif()

@@ -5,9 +5,9 @@
 #   zcast pub on A -> zcast echo --json on B (both types), and a plain Cyclone reader of Twist on B
 #   (its writer's USER_DATA carries the type's RIHS01 hash, as zcast interface show computes it);
 #   a route whose type's hash differs from the local topic's is refused, naming both hashes.
-# Usage: types_test.sh <zcast-bridge> <zcast> <twist_reader> <user lib dir> <other lib dir>.
+# Usage: types_test.sh <zcast-bridge> <zcast> <twist_peer> <user lib dir> <other lib dir>.
 set -uo pipefail
-BRIDGE=$1 ZCAST=$2 TWIST=$3 LIB=$4 OTHER=$5
+BRIDGE=$1 ZCAST=$2 PEER=$3 LIB=$4 OTHER=$5
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/harness.sh"
 zbh_init types
@@ -26,7 +26,7 @@ zbh_bridge b B "$W/B.conf"
 e1=$!; pids+=($e1)
 "${inB[@]}" timeout 30 "$ZCAST" echo /tt/reading --count 2 --json > "$W/echo_reading.out" 2>"$W/echo_reading.log" &
 e2=$!; pids+=($e2)
-"${inB[@]}" "$TWIST" rt/cmd_vel 3 30 > "$W/twist.out" 2>"$W/twist.log" &
+"${inB[@]}" "$PEER" sub rt/cmd_vel 3 30 > "$W/twist.out" 2>"$W/twist.log" &
 t1=$!; pids+=($t1)
 wait_for "$W/twist.out" '^ready' "the Cyclone reader"
 # DDS discovery done (a reliable in route has two readers, one for catch-up; plus the Cyclone
@@ -73,6 +73,25 @@ want=$(ZCAST_TYPE_PATH="$LIB" "$ZCAST" interface show geometry_msgs/msg/Twist | 
 [ -n "$want" ] || fail "zcast interface show geometry_msgs/msg/Twist"
 grep -q "^user_data typehash=$want;" "$W/twist.out" || fail "the writer's USER_DATA is not typehash=$want"
 echo "Twist and Reading bridged; USER_DATA typehash=$want"
+
+# A DDS writer of another Twist (its USER_DATA hash differs): B refuses its samples, naming both
+# hashes; a writer announcing no hash (plain DDS, ROS 2 before Iron) is read. (Each waits for
+# B's reader: a volatile writer does not match the catch-up reader.)
+bad=RIHS01_$(printf '%064d' 7)
+"${inB[@]}" timeout 30 "$ZCAST" echo /cmd_vel --count 2 --json > "$W/echo_twist2.out" 2>"$W/echo_twist2.log" &
+e3=$!; pids+=($e3)
+subscribed /cmd_vel
+"${inA[@]}" timeout 30 "$PEER" pub rt/cmd_vel 1 3 9 "typehash=$bad;" > "$W/bad_pub.log" 2>&1 ||
+  fail "the DDS writer of another hash"
+wait_for "$W/b.log" "in /cmd_vel: dropping samples of a writer of another type hash: the writer announces $bad, geometry_msgs/msg/Twist is $want" "B to refuse the other hash"
+"${inA[@]}" timeout 30 "$PEER" pub rt/cmd_vel 1 2 2 "" > "$W/plain_pub.log" 2>&1 ||
+  fail "the DDS writer without a hash"
+wait $e3 || fail "zcast echo /cmd_vel on B (second round)"
+/usr/bin/python3 -c "
+import json, sys
+xs = [json.loads(l)['value']['linear']['x'] for l in open(sys.argv[1])]
+assert xs == [2.0, 2.0], xs" "$W/echo_twist2.out" || fail "B got a refused sample"
+echo "another hash refused: $(grep -m1 'another type hash' "$W/b.log")"
 
 # A topic made with another definition of the type: the bridge refuses the route, naming both hashes.
 "${inA[@]}" env ZCAST_TYPE_PATH="$OTHER" timeout 30 "$ZCAST" pub /tt/clash \
