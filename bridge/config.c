@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "zcast/types.h"
 
 zcast_bridge_config *zcast_bridge_config_new(void)
 {
@@ -83,12 +84,16 @@ static int number(const struct pos *p, const char *key, const char *s, uint64_t 
 	return 0;
 }
 
+/* A registered type ("pkg/msg/Name" or "pkg/Name"), else one of the run-time type libraries
+ * (include/zcast/types.h): a user's type needs no C and no rebuilt bridge. NULL: zcast_last_error
+ * says why (not found on the path searched). */
 static const zcast_cdr_type *find_type(const zcast_bridge_config *c, const char *name)
 {
 	for (size_t i = 0; i < c->n_types; i++)
-		if (strcmp(c->types[i]->name, name) == 0)
+		if (zcast_type_name_is(c->types[i]->name, name))
 			return c->types[i];
-	return NULL;
+	const zcast_cdr_type *t = NULL;
+	return zcast_types_find(name, NULL, &t) == 0 ? t : NULL;
 }
 
 /* "key=value" options after the QoS word; *seen collects the keys given (each at most once). */
@@ -157,10 +162,8 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 		if (c->routes[i].dir == r->dir && strcmp(c->routes[i].topic, r->topic) == 0)
 			return fail(p, "%s %s repeats line %d", w[0], w[1], c->routes[i].line);
 	if (!(r->type = find_type(c, w[2])))
-		return fail(p,
-			    "unknown type \"%s\" (not registered; zcast-bridge knows the types "
-			    "zcast ships)",
-			    w[2]);
+		return fail(p, "unknown type \"%s\" (neither shipped nor in a type library: %s)",
+			    w[2], zcast_last_error());
 	/* ROS 2's profiles by name: default (reliable, volatile, keep last 10), sensor_data (best
 	 * effort, keep last 5), transient_local (reliable, transient local, keep last 1) */
 	uint32_t depth = 0, history = 0;

@@ -41,7 +41,8 @@ const void *zb_serdata_bytes(const struct ddsi_serdata *d, size_t *n);
  * ("zcastsrc=<16 hex digits>;" in USER_DATA), and stamps each message with a source timestamp that
  * strictly grows with the topic's sequence and is the same when a successor sends it again. An IN
  * route delivers a sample of a source only if its timestamp is newer than the newest delivered. */
-struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader);
+struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader,
+				   const zcast_cdr_type *type);
 void zb_sources_free(struct zb_sources *s);
 /* The IN route's catch-up reader: publications are looked up there too. */
 void zb_sources_set_catchup(struct zb_sources *s, dds_entity_t catchup);
@@ -49,6 +50,11 @@ void zb_sources_set_catchup(struct zb_sources *s, dds_entity_t catchup);
 int zb_sources_seen(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
 /* 1 if the publication is a bridge's (it announces a source). */
 int zb_sources_is_bridge(struct zb_sources *s, dds_instance_handle_t publication);
+/* 0 if the publication announces a type hash ("typehash=RIHS01_...;") other than the route's
+ * type's, and then its hash in `theirs` (empty if it is too long); else 1 (also when it announces
+ * none: ROS 2 before Iron, plain DDS programs). */
+int zb_sources_type_ok(struct zb_sources *s, dds_instance_handle_t publication,
+		       char theirs[ZCAST_TYPE_HASH_STR_SIZE]);
 /* Records a delivered sample. */
 void zb_sources_delivered(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
 
@@ -64,6 +70,8 @@ int zb_dds_type_name(const char *ros_type, char *out, size_t cap);
 /* "typehash=RIHS01_<hex>;" as rmw_dds_common encodes it for the endpoint USER_DATA, then
  * "zcastsrc=<16 hex digits>;" if src is not 0. */
 void zb_user_data(const zcast_cdr_type *t, uint64_t src, char out[256]);
+/* The value of `key` in USER_DATA of n bytes ("key=value;" pairs): 1 and *v, *vn, or 0. */
+int zb_user_data_value(const char *ud, size_t n, const char *key, const char **v, size_t *vn);
 
 /* One topic's claim file on this host (claim.c): /dev/shm/zcast-bridge.<zcast domain>.<topic>. A
  * bridge serves the topic only while it holds the file's OFD write lock; the file keeps the state a

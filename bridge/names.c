@@ -32,3 +32,18 @@ void zb_user_data(const zcast_cdr_type *t, uint64_t src, char out[256])
 	if (src && n > 0 && n < 256)
 		snprintf(out + n, 256 - (size_t)n, "zcastsrc=%016llx;", (unsigned long long)src);
 }
+
+int zb_user_data_value(const char *ud, size_t n, const char *key, const char **v, size_t *vn)
+{
+	size_t k = strlen(key);
+	for (size_t i = 0; i + k + 1 <= n; i++) {
+		if ((i == 0 || ud[i - 1] == ';') && memcmp(ud + i, key, k) == 0 && ud[i + k] == '=') {
+			const char *s = ud + i + k + 1, *end = memchr(s, ';', (size_t)(ud + n - s));
+			if (!end) /* every pair ends with ';' (rmw_dds_common's encoding) */
+				return 0;
+			*v = s, *vn = (size_t)(end - s);
+			return 1;
+		}
+	}
+	return 0;
+}

@@ -35,7 +35,7 @@ static int open_pub(struct zb_route_rt *rt)
 }
 
 enum { DONE = 0, WOULD_WAIT = 1, DONE_INVALID = 2 /* not of the type: reported by the caller */ };
-enum { WARN_SIZE = 1, WARN_INVALID = 2, WARN_NO_ROOM = 4 };
+enum { WARN_SIZE = 1, WARN_INVALID = 2, WARN_NO_ROOM = 4, WARN_TYPE = 8 };
 
 /* Counts a dropped sample; the first of each kind per route is reported. */
 static void drop(struct zb_route_rt *rt, unsigned kind, const char *what, const char *why)
@@ -134,6 +134,16 @@ static int deliver_normalized(struct zb_route_rt *rt, const void *bytes, size_t 
 static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dds_sample_info_t *si,
 		   int wait)
 {
+	char theirs[ZCAST_TYPE_HASH_STR_SIZE];
+	if (!zb_sources_type_ok(rt->sources, si->publication_handle, theirs)) {
+		/* same type name, another definition: its bytes would be read in our layout */
+		char ours[ZCAST_TYPE_HASH_STR_SIZE], why[200];
+		zcast_type_hash_str(rt->cfg->type->hash, ours);
+		snprintf(why, sizeof why, "the writer announces %s, %s is %s", theirs,
+			 rt->cfg->type->name, ours);
+		drop(rt, WARN_TYPE, "samples of a writer of another type hash", why);
+		return DONE;
+	}
 	if (zb_sources_seen(rt->sources, si->publication_handle, si->source_timestamp)) {
 		atomic_fetch_add(&rt->skipped, 1); /* sent again by a bridge that took over */
 		return DONE;
@@ -277,7 +287,7 @@ void *zb_route_in(void *arg)
 	if (l)
 		dds_lset_data_available(l, on_data);
 	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
-	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint)) ||
+	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint, rt->cfg->type)) ||
 	    open_catchup(rt, l) < 0) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
 	} else {

@@ -22,18 +22,22 @@ struct zb_sources {
 	dds_entity_t reader, catchup; /* a writer may be matched by one of them first */
 	uint64_t id[ZB_SOURCES];
 	int64_t last[ZB_SOURCES];
+	char hash[ZCAST_TYPE_HASH_STR_SIZE]; /* the route's type's, as USER_DATA spells it */
 	struct {
 		dds_instance_handle_t h;
 		int src; /* index, or -1: not a bridge */
+		char other[ZCAST_TYPE_HASH_STR_SIZE]; /* the other type hash it announces, or "" */
 	} cache[ZB_HANDLES];
 	unsigned next_cache, next_evict;
 };
 
-struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader)
+struct zb_sources *zb_sources_new(struct zb_state *state, dds_entity_t reader,
+				   const zcast_cdr_type *type)
 {
 	struct zb_sources *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
+	zcast_type_hash_str(type->hash, s->hash);
 	s->state = state;
 	s->reader = reader;
 	for (int i = 0; i < ZB_SOURCES; i++) { /* read once: the file is shared memory */
@@ -56,24 +60,36 @@ void zb_sources_free(struct zb_sources *s)
 /* The source a publication announces ("zcastsrc=<hex>;" in its USER_DATA), or 0. */
 static uint64_t parse_source(const char *ud, size_t n)
 {
-	static const char key[] = "zcastsrc=";
-	for (size_t i = 0; i + sizeof key - 1 <= n; i++) {
-		if ((i == 0 || ud[i - 1] == ';') && memcmp(ud + i, key, sizeof key - 1) == 0) {
-			uint64_t v = 0;
-			size_t k = i + sizeof key - 1, digits = 0;
-			for (; k < n && ud[k] != ';' && digits < 17; k++, digits++) {
-				char ch = ud[k];
-				int d = ch >= '0' && ch <= '9'	 ? ch - '0'
-					: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-								 : -1;
-				if (d < 0)
-					return 0;
-				v = v << 4 | (uint64_t)d;
-			}
-			return digits == 16 && k < n ? v : 0;
-		}
+	const char *s;
+	size_t len;
+	if (!zb_user_data_value(ud, n, "zcastsrc", &s, &len) || len != 16)
+		return 0;
+	uint64_t v = 0;
+	for (size_t k = 0; k < len; k++) {
+		char ch = s[k];
+		int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+		if (d < 0)
+			return 0;
+		v = v << 4 | (uint64_t)d;
 	}
-	return 0;
+	return v;
+}
+
+/* The type hash the publication announces, into other[] if it is not ours ("" if it is ours or
+ * it announces none). */
+static void other_hash(const struct zb_sources *s, const char *ud, size_t n,
+		       char other[ZCAST_TYPE_HASH_STR_SIZE])
+{
+	const char *v;
+	size_t len;
+	other[0] = 0;
+	if (!zb_user_data_value(ud, n, "typehash", &v, &len) ||
+	    (len == strlen(s->hash) && memcmp(v, s->hash, len) == 0))
+		return;
+	if (len >= ZCAST_TYPE_HASH_STR_SIZE) /* not a hash we could print: still not ours */
+		snprintf(other, ZCAST_TYPE_HASH_STR_SIZE, "(%zu bytes)", len);
+	else
+		memcpy(other, v, len), other[len] = 0;
 }
 
 static int source_index(struct zb_sources *s, uint64_t id)
@@ -94,11 +110,12 @@ static int source_index(struct zb_sources *s, uint64_t id)
 	return src;
 }
 
-static int source_of(struct zb_sources *s, dds_instance_handle_t h)
+/* What the publication announces, from the cache, else looked up; -1 if no longer matched. */
+static int lookup(struct zb_sources *s, dds_instance_handle_t h)
 {
 	for (unsigned i = 0; i < s->next_cache; i++)
 		if (s->cache[i].h == h)
-			return s->cache[i].src;
+			return (int)i;
 	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(s->reader, h);
 	if (!ep && s->catchup > 0)
 		ep = dds_get_matched_publication_data(s->catchup, h);
@@ -107,15 +124,33 @@ static int source_of(struct zb_sources *s, dds_instance_handle_t h)
 	void *ud = NULL;
 	size_t n = 0;
 	uint64_t id = 0;
-	if (dds_qget_userdata(ep->qos, &ud, &n) && ud)
+	unsigned slot = s->next_cache < ZB_HANDLES ? s->next_cache++ : (unsigned)(h % ZB_HANDLES);
+	s->cache[slot].other[0] = 0;
+	if (dds_qget_userdata(ep->qos, &ud, &n) && ud) {
 		id = parse_source(ud, n);
+		other_hash(s, ud, n, s->cache[slot].other);
+	}
 	dds_free(ud);
 	dds_builtintopic_free_endpoint(ep);
-	int src = id ? source_index(s, id) : -1;
-	unsigned slot = s->next_cache < ZB_HANDLES ? s->next_cache++ : (unsigned)(h % ZB_HANDLES);
 	s->cache[slot].h = h;
-	s->cache[slot].src = src;
-	return src;
+	s->cache[slot].src = id ? source_index(s, id) : -1;
+	return (int)slot;
+}
+
+static int source_of(struct zb_sources *s, dds_instance_handle_t h)
+{
+	int i = lookup(s, h);
+	return i < 0 ? -1 : s->cache[i].src;
+}
+
+int zb_sources_type_ok(struct zb_sources *s, dds_instance_handle_t publication,
+		       char theirs[ZCAST_TYPE_HASH_STR_SIZE])
+{
+	int i = lookup(s, publication);
+	if (i < 0 || !s->cache[i].other[0])
+		return 1;
+	memcpy(theirs, s->cache[i].other, ZCAST_TYPE_HASH_STR_SIZE);
+	return 0;
 }
 
 int zb_sources_is_bridge(struct zb_sources *s, dds_instance_handle_t publication)
