@@ -58,6 +58,8 @@ enum zcast_error {
 	ZCAST_ELAYOUT = -12,   /**< segment used by a live process with another layout version */
 	ZCAST_ESYS = -13,      /**< unexpected system call failure (see zcast_last_error) */
 	ZCAST_EBUSY = -14,     /**< resource in use (e.g. remove of a topic with live members) */
+	ZCAST_ENOSERVER = -15, /**< a service has no live server (service.h) */
+	ZCAST_ESRVGONE = -16,  /**< the server that had a call died or closed before answering */
 };
 
 /** Name of an error code, as a short sentence. Never NULL. */

@@ -39,6 +39,10 @@ ZC_HIDDEN int zc_deaths_watch(struct zc_topic *t);
 /* Syncs the watch with the member records when the graph word moved (cheap when it did not). */
 ZC_HIDDEN void zc_deaths_rescan(struct zc_topic *t);
 ZC_HIDDEN void zc_deaths_unwatch(struct zc_topic *t);
+/* A function of the layer above (services, svc/client_deaths.c) the watcher calls after each
+ * reclaim it ran and the follower after each membership change it saw, outside the watcher's
+ * lock, in the watcher's threads. One hook per process; the core does not know what it does. */
+ZC_HIDDEN void zc_deaths_set_hook(void (*fn)(void));
 
 /* Asks for the lines the next publish of p will touch (publish.c). */
 ZC_HIDDEN void zc_pub_prefetch(zcast_pub *p);

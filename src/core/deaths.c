@@ -84,6 +84,21 @@ static struct {
 
 static void rescan_locked(struct watch *w);
 
+/* The layer above's hook (services): run after a reclaim or a membership change, outside P.mu. */
+static void (*_Atomic after_change)(void);
+
+void zc_deaths_set_hook(void (*fn)(void))
+{
+	atomic_store(&after_change, fn);
+}
+
+static void run_hook(bool changed)
+{
+	void (*fn)(void) = atomic_load(&after_change);
+	if (changed && fn)
+		fn();
+}
+
 static struct watch *find_watch(uint64_t id)
 {
 	for (uint32_t i = 0; i < P.n_w; i++)
@@ -317,7 +332,7 @@ static void *watcher_main(void *arg)
 			continue;
 		}
 		handle_events(ev, n);
-		bool retry = probe_closes();
+		bool retry = probe_closes(), reclaimed = false;
 		/* Under P.mu: a handle cannot close (unwatch) while we use its topic. Nobody takes
 		 * P.mu while holding a topic lock. */
 		for (uint32_t i = 0; i < P.n_w; i++) {
@@ -326,6 +341,7 @@ static void *watcher_main(void *arg)
 				continue;
 			w->reclaim_pending = false;
 			zc_reclaim_locked(w->h[0]);
+			reclaimed = true;
 			retry |= prune_dying(w);
 		}
 		/* Retry while a dead peer's locks are still held (a big process, a sanitizer's shadow
@@ -341,6 +357,7 @@ static void *watcher_main(void *arg)
 				P.w[i].n_dying = P.w[i].close_probes = 0;
 		}
 		pthread_mutex_unlock(&P.mu);
+		run_hook(reclaimed);
 	}
 	return NULL;
 }
@@ -378,6 +395,8 @@ static void *follower_main(void *arg)
 			words[n++] = (struct zc_wword){&w->h[0]->hdr->graph, g, 0};
 		}
 		pthread_mutex_unlock(&P.mu);
+		/* Woken by a moved word (a handle's own rescan may have synced graph_seen first). */
+		run_hook(true);
 		if (!n)
 			return NULL;
 		zc_mwait_wait(&P.mw, words, n,

@@ -59,6 +59,8 @@ const char *zcast_strerror(int err)
 	case ZCAST_ELAYOUT: return "segment in use with another layout version";
 	case ZCAST_ESYS: return "system call failed";
 	case ZCAST_EBUSY: return "resource busy";
+	case ZCAST_ENOSERVER: return "the service has no live server";
+	case ZCAST_ESRVGONE: return "the server that had the call is gone (died or closed before answering)";
 	default: return "unknown error";
 	}
 }

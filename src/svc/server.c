@@ -1,0 +1,184 @@
+/* Servers: a BALANCE_RR subscriber of the request topic; each taken request is recorded (with the
+ * library's own reference) until its response is sent. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "svc_internal.h"
+
+static const char *domain_of(const zcast_server *srv)
+{
+	return srv->domain[0] ? srv->domain : NULL;
+}
+
+int zcast_server_open(const char *service, const zcast_service_opts *opts, zcast_server **out)
+{
+	if (!out)
+		return zc_err(ZCAST_EINVAL, "out is NULL");
+	*out = NULL;
+	int r = zc_svc_name_check(service);
+	if (r)
+		return r;
+	if (opts && opts->domain && zcast_domain_name_valid(opts->domain) != 0)
+		return zc_err(ZCAST_EINVAL, "domain '%s' is not valid", opts->domain);
+	zcast_server *srv = calloc(1, sizeof *srv);
+	if (!srv)
+		return zc_err(ZCAST_ENOMEM, "server handle");
+	zc_svc_opts_resolve(opts, &srv->o);
+	strcpy(srv->service, service);
+	if (srv->o.domain)
+		strcpy(srv->domain, srv->o.domain);
+	srv->o.domain = NULL; /* the caller's string is not kept */
+	char topic[ZC_SVC_TOPIC_MAX];
+	zc_svc_request_topic(topic, service);
+	zcast_sub_opts so;
+	zcast_sub_opts_init(&so);
+	so.domain = domain_of(srv);
+	so.type_name = srv->o.type_name;
+	memcpy(so.type_hash, srv->o.type_hash, sizeof so.type_hash);
+	so.policy = ZCAST_POLICY_BALANCE_RR;
+	so.group = "servers";
+	so.queue_depth = srv->o.queue_depth;
+	srv->o.type_name = NULL;
+	if ((r = zcast_sub_open(topic, &so, &srv->sub)) != 0) {
+		free(srv);
+		return r;
+	}
+	*out = srv;
+	return 0;
+}
+
+struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req)
+{
+	for (uint32_t i = 0; req && i < srv->n_taken; i++)
+		if (srv->taken[i].req == req)
+			return &srv->taken[i];
+	return NULL;
+}
+
+static void taken_forget(zcast_server *srv, struct zc_svc_taken *tk)
+{
+	zcast_msg_drop(tk->req);
+	*tk = srv->taken[--srv->n_taken];
+}
+
+int zc_svc_server_adopt(zcast_server *srv, zcast_msg *m)
+{
+	struct zc_svc_hdr h;
+	const char *why = NULL;
+	if (!zc_svc_hdr_read(m, &h) || h.kind != ZC_SVC_REQUEST)
+		why = "no request header";
+	else if (h.client_id != m->publisher_id) /* the core copied the publisher's id at take */
+		why = "its client id is not its publisher's";
+	else if (srv->n_taken == srv->cap_taken) {
+		uint32_t cap = srv->cap_taken ? 2 * srv->cap_taken : 16;
+		struct zc_svc_taken *t = realloc(srv->taken, cap * sizeof *t);
+		if (!t) {
+			zcast_msg_drop(m);
+			return zc_err(ZCAST_ENOMEM, "table of taken requests");
+		}
+		srv->taken = t;
+		srv->cap_taken = cap;
+	}
+	if (why) {
+		srv->rejected++;
+		zcast_msg_drop(m);
+		return zc_err(ZCAST_ECORRUPT, "service %s: a request was rejected: %s", srv->service,
+			      why);
+	}
+	srv->taken[srv->n_taken++] = (struct zc_svc_taken){
+	    .req = m, .client_id = h.client_id, .nonce = h.nonce, .seq = h.seq};
+	return 0;
+}
+
+int zcast_request_take(zcast_server *srv, zcast_msg **req)
+{
+	if (!srv || !req)
+		return zc_err(ZCAST_EINVAL, "srv or req is NULL");
+	*req = NULL;
+	for (;;) {
+		zcast_msg *m;
+		int r = zcast_take(srv->sub, &m);
+		if (r)
+			return r;
+		if ((r = zc_svc_server_adopt(srv, m)) == ZCAST_ENOMEM)
+			return r;
+		if (r == 0) {
+			*req = zcast_msg_ref(m); /* the caller's; the table keeps its own */
+			return 0;
+		}
+	}
+}
+
+int zcast_server_wait(zcast_server *srv, int64_t timeout_ns)
+{
+	return srv ? zcast_wait(srv->sub, timeout_ns) : zc_err(ZCAST_EINVAL, "srv is NULL");
+}
+
+uint64_t zcast_request_seq(zcast_server *srv, const zcast_msg *req)
+{
+	struct zc_svc_taken *tk = srv ? zc_svc_taken_find(srv, req) : NULL;
+	return tk ? tk->seq : 0;
+}
+
+int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_msg **resp)
+{
+	if (!srv || !resp)
+		return zc_err(ZCAST_EINVAL, "srv or resp is NULL");
+	*resp = NULL;
+	struct zc_svc_taken *tk = zc_svc_taken_find(srv, req);
+	if (!tk)
+		return zc_err(ZCAST_EINVAL, "not a request this server took and has not answered");
+	if (size > srv->o.response_size)
+		return zc_err(ZCAST_EINVAL, "response size %zu exceeds response_size %zu", size,
+			      srv->o.response_size);
+	zcast_pub *pub = zc_svc_route_get(srv, tk->client_id, tk->nonce);
+	if (!pub) {
+		uint64_t id = tk->client_id;
+		taken_forget(srv, tk); /* nobody waits for it */
+		return zc_err(ZCAST_ENOENT, "service %s: client %llu is gone", srv->service,
+			      (unsigned long long)id);
+	}
+	zcast_msg *m;
+	int r = zcast_loan(pub, size + ZCAST_SERVICE_HEADER, &m);
+	if (r)
+		return r;
+	for (uint32_t i = 0; i < srv->n_taken; i++)
+		if (srv->taken[i].resp == m) /* a dropped loan's handle, reused */
+			srv->taken[i].resp = NULL;
+	zc_svc_hdr_write(m, ZC_SVC_RESPONSE, tk->client_id, tk->nonce, tk->seq);
+	tk->resp = m;
+	*resp = m;
+	return 0;
+}
+
+int zcast_response_send(zcast_server *srv, zcast_msg *resp)
+{
+	if (!srv || !resp)
+		return zc_err(ZCAST_EINVAL, "srv or resp is NULL");
+	struct zc_svc_taken *tk = NULL;
+	for (uint32_t i = 0; i < srv->n_taken && !tk; i++)
+		if (srv->taken[i].resp == resp)
+			tk = &srv->taken[i];
+	if (!tk)
+		return zc_err(ZCAST_EINVAL, "not a response loan of this server's open requests");
+	int r = zcast_publish(resp->pub, resp);
+	if (r)
+		return r;
+	/* SYNC: response-before-release — the response is queued before the request's slot is
+	 * released, so a client that sees the slot free finds the response ahead of its marker
+	 * (client_deaths.c, zc_svc_client_check). */
+	taken_forget(srv, tk);
+	return 0;
+}
+
+int zcast_server_close(zcast_server *srv)
+{
+	if (!srv)
+		return zc_err(ZCAST_EINVAL, "srv is NULL");
+	zc_svc_server_fail_all(srv);
+	int r = zcast_sub_close(srv->sub);
+	zc_svc_routes_close(srv);
+	free(srv->taken);
+	free(srv);
+	return r;
+}

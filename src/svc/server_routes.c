@@ -1,0 +1,100 @@
+/* A server's publishers on its clients' response topics (one per client it answers), and what a
+ * closing server owes its clients: a failure for every request it took or had queued. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "svc_internal.h"
+
+static void route_drop(zcast_server *srv, uint32_t i)
+{
+	zcast_pub_close(srv->routes[i].pub);
+	srv->routes[i] = srv->routes[--srv->n_routes];
+}
+
+/* Opens a publisher on the client's response topic, only if the topic exists (a forged or stale
+ * client id never makes one) and its client still subscribes. */
+static zcast_pub *route_open(zcast_server *srv, uint64_t client_id, uint32_t nonce)
+{
+	char topic[ZC_SVC_TOPIC_MAX];
+	zc_svc_response_topic(topic, srv->service, client_id, nonce);
+	const char *domain = srv->domain[0] ? srv->domain : NULL;
+	zcast_topic_stat st;
+	if (zcast_topic_stat_get(domain, topic, &st) != 0 || st.subscribers == 0)
+		return NULL;
+	zcast_pub_opts po;
+	zcast_pub_opts_init(&po);
+	po.domain = domain;
+	po.slot_size = srv->o.response_size + ZCAST_SERVICE_HEADER;
+	po.slot_count = srv->o.slot_count;
+	zcast_pub *pub;
+	if (zcast_pub_open(topic, &po, &pub) != 0)
+		return NULL;
+	if (zcast_pub_matched(pub) <= 0) { /* the client left meanwhile */
+		zcast_pub_close(pub);
+		return NULL;
+	}
+	return pub;
+}
+
+zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce)
+{
+	for (uint32_t i = 0; i < srv->n_routes; i++) {
+		struct zc_svc_route *rt = &srv->routes[i];
+		if (rt->client_id != client_id || rt->nonce != nonce)
+			continue;
+		if (zcast_pub_matched(rt->pub) > 0)
+			return rt->pub;
+		route_drop(srv, i); /* its client is gone: so is the topic once we leave */
+		return NULL;
+	}
+	if (srv->n_routes == srv->cap_routes) {
+		uint32_t cap = srv->cap_routes ? 2 * srv->cap_routes : 8;
+		struct zc_svc_route *r = realloc(srv->routes, cap * sizeof *r);
+		if (!r)
+			return NULL;
+		srv->routes = r;
+		srv->cap_routes = cap;
+	}
+	zcast_pub *pub = route_open(srv, client_id, nonce);
+	if (pub)
+		srv->routes[srv->n_routes++] =
+		    (struct zc_svc_route){.client_id = client_id, .nonce = nonce, .pub = pub};
+	return pub;
+}
+
+void zc_svc_routes_close(zcast_server *srv)
+{
+	while (srv->n_routes)
+		route_drop(srv, srv->n_routes - 1);
+	free(srv->routes);
+	srv->routes = NULL;
+	srv->cap_routes = 0;
+}
+
+/* A failure (a header alone) for the client of tk; errors are ignored: the client then learns
+ * it from the request slot this server releases next. */
+static void send_failure(zcast_server *srv, const struct zc_svc_taken *tk)
+{
+	zcast_pub *pub = zc_svc_route_get(srv, tk->client_id, tk->nonce);
+	zcast_msg *m;
+	if (!pub || zcast_loan(pub, ZCAST_SERVICE_HEADER, &m) != 0)
+		return;
+	zc_svc_hdr_write(m, ZC_SVC_FAILURE, tk->client_id, tk->nonce, tk->seq);
+	if (zcast_publish(pub, m) != 0)
+		zcast_msg_drop(m);
+}
+
+void zc_svc_server_fail_all(zcast_server *srv)
+{
+	zcast_msg *m;
+	while (zcast_take(srv->sub, &m) == 0) /* the queued ones first: the table owns them */
+		(void)zc_svc_server_adopt(srv, m);
+	for (uint32_t i = 0; i < srv->n_taken; i++) {
+		struct zc_svc_taken *tk = &srv->taken[i];
+		send_failure(srv, tk);
+		if (tk->resp) /* an unsent loan: its slot goes back when the caller drops it */
+			tk->resp = NULL;
+		zcast_msg_drop(tk->req);
+	}
+	srv->n_taken = 0;
+}

@@ -1,0 +1,120 @@
+/* The services layer of libzcast (src/svc): servers and clients of a service name, built on a
+ * request topic (servers subscribe as one BALANCE_RR group) and one response topic per client
+ * (docs/SERVICES.md). Uses src/exec and everything below it. */
+#ifndef ZC_SVC_INTERNAL_H
+#define ZC_SVC_INTERNAL_H
+
+#include <pthread.h>
+
+#include "zcast/service.h"
+#include "executor_internal.h"
+
+/* The 64-byte header at the start of every slot of a service's topics. Written by the sender
+ * before the publish; a receiver reads each field once (svc_hdr_read) and uses only the copy. */
+struct zc_svc_hdr {
+	uint32_t magic;
+	uint32_t kind;
+	uint64_t client_id;
+	uint32_t nonce;
+	uint32_t reserved0;
+	uint64_t seq; /* the call (requests, responses, failures) or the marker's number */
+	uint64_t reserved[4];
+};
+_Static_assert(sizeof(struct zc_svc_hdr) == ZCAST_SERVICE_HEADER, "the header is 64 bytes");
+
+#define ZC_SVC_MAGIC 0x3156535au /* "ZSV1" */
+enum { ZC_SVC_REQUEST = 1, ZC_SVC_RESPONSE = 2, ZC_SVC_MARKER = 3, ZC_SVC_FAILURE = 4 };
+
+/* svc_msg.c */
+ZC_HIDDEN void zc_svc_hdr_write(zcast_msg *m, uint32_t kind, uint64_t client_id, uint32_t nonce,
+				uint64_t seq);
+/* Copies the header of a taken message out of shared memory, each field read once. False when
+ * the message is too short to hold one. */
+ZC_HIDDEN bool zc_svc_hdr_read(zcast_msg *m, struct zc_svc_hdr *out);
+/* "<service>/_rq" and "<service>/_rs/c<id>_<nonce>" into buf (room: ZC_SVC_TOPIC_MAX). */
+#define ZC_SVC_TOPIC_MAX 256
+ZC_HIDDEN int zc_svc_name_check(const char *service);
+ZC_HIDDEN void zc_svc_request_topic(char *buf, const char *service);
+ZC_HIDDEN void zc_svc_response_topic(char *buf, const char *service, uint64_t id, uint32_t nonce);
+ZC_HIDDEN void zc_svc_opts_resolve(const zcast_service_opts *in, zcast_service_opts *out);
+
+/* ---- server ---- */
+struct zc_svc_taken {       /* a request taken and not yet answered */
+	zcast_msg *req;     /* the library's own reference: the response goes out before it is dropped */
+	zcast_msg *resp;    /* the latest response loan for it, or NULL */
+	uint64_t client_id; /* copies of its header, checked at take */
+	uint32_t nonce;
+	uint64_t seq;
+};
+struct zc_svc_route { /* a publisher on one client's response topic */
+	uint64_t client_id;
+	uint32_t nonce;
+	zcast_pub *pub;
+};
+struct zcast_server {
+	char service[ZCAST_SERVICE_NAME_MAX + 1];
+	zcast_service_opts o;
+	char domain[40];
+	zcast_sub *sub; /* on <service>/_rq, BALANCE_RR group "servers" */
+	struct zc_svc_taken *taken;
+	uint32_t n_taken, cap_taken;
+	struct zc_svc_route *routes;
+	uint32_t n_routes, cap_routes;
+	uint64_t rejected; /* requests that failed a check */
+	zcast_request_callback ex_cb;
+	void *ex_ctx;
+};
+/* Answers every taken request with a failure and forgets it (server_close.c). */
+ZC_HIDDEN void zc_svc_server_fail_all(zcast_server *srv);
+/* The request a taken message is, or NULL (server.c). */
+ZC_HIDDEN struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req);
+/* The publisher on that client's response topic, opened when missing; NULL when the client is
+ * gone (its topic does not exist or nobody subscribes any more). */
+ZC_HIDDEN zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce);
+ZC_HIDDEN void zc_svc_routes_close(zcast_server *srv);
+/* Checks a message the server's subscriber took and records it as taken: 0, or an error with the
+ * message dropped (and counted) when it fails a check. */
+ZC_HIDDEN int zc_svc_server_adopt(zcast_server *srv, zcast_msg *m);
+
+/* ---- client ---- */
+enum { ZC_CALL_FREE = 0, ZC_CALL_SENDING, ZC_CALL_PENDING, ZC_CALL_SUSPECT, ZC_CALL_FAILED };
+struct zc_svc_call {
+	uint32_t state;
+	uint64_t seq;
+	uint32_t slot;   /* the request's slot in the client's own pool, and its generation: */
+	uint64_t gen;    /* kept from the loan, never read back from shared memory */
+	uint64_t marker; /* SUSPECT: fails when this marker (or a later one) is taken */
+};
+struct zcast_client {
+	char service[ZCAST_SERVICE_NAME_MAX + 1];
+	zcast_service_opts o;
+	pthread_mutex_t mu; /* the calls table and markers: the death watcher's hook runs here too */
+	zcast_pub *req_pub;  /* on <service>/_rq: its member id is the client id */
+	zcast_sub *resp_sub; /* on the response topic */
+	zcast_pub *self_pub; /* on the response topic: markers */
+	uint64_t id;
+	uint32_t nonce;
+	uint64_t next_seq;
+	uint64_t next_marker;
+	struct zc_svc_call *calls; /* o.slot_count entries */
+	uint64_t rejected;
+	zcast_msg *stash; /* an outcome zcast_client_wait took, for the next take (a response) */
+	uint64_t stash_seq;
+	zcast_response_callback ex_cb;
+	void *ex_ctx;
+	zcast_client *next; /* the process's list of clients (client_deaths.c) */
+};
+/* client_deaths.c: the list of this process's clients, and the death watcher's hook. */
+ZC_HIDDEN void zc_svc_clients_add(zcast_client *cli);
+ZC_HIDDEN void zc_svc_clients_remove(zcast_client *cli);
+/* Under cli->mu: marks the pending calls whose request slot was released as suspects and
+ * publishes a marker behind them. */
+ZC_HIDDEN void zc_svc_client_check(zcast_client *cli);
+/* Under cli->mu: what a taken message of the response topic gives (client_take.c): 1 with *resp
+ * and *seq for a response; 0 for a failure or a marker (the calls they settle become FAILED) or a
+ * rejected message. Consumes m's reference unless it is returned. */
+ZC_HIDDEN int zc_svc_client_absorb(zcast_client *cli, zcast_msg *m, zcast_msg **resp, uint64_t *seq);
+/* Under cli->mu: a FAILED call, freed, with its seq; false when none. */
+ZC_HIDDEN bool zc_svc_client_failed(zcast_client *cli, uint64_t *seq);
+
+#endif
