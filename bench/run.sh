@@ -283,10 +283,10 @@ else
 	# 64 B and a 1 MiB request with a 64 B response, 1 client; then calls per second of 1 and 8
 	# clients against one server (64 B requests). 1 MiB: bytes_copied is proven per client (where
 	# the request's bytes lie at send and at take), see the case.
-	run_rounds svc_rtt_64B "zcast floor iceoryx uds" $N --case service --size 64 --cap-s $CAP
-	run_rounds svc_rtt_1MiB "zcast floor iceoryx uds" 3000 --case service --size 1M --cap-s $CAP --warmup 50
+	run_rounds svc_rtt_64B "zcast floor iceoryx uds" 30000 --case service --size 64 --cap-s $CAP
+	run_rounds svc_rtt_1MiB "zcast floor iceoryx uds" 10000 --case service --size 1M --cap-s $CAP --warmup 50
 	for C in 1 8; do
-		run_rounds svc_calls_C$C "zcast floor iceoryx uds" 20000 --case service --size 64 --clients $C --cap-s $CAP
+		run_rounds svc_calls_C$C "zcast floor iceoryx uds" 60000 --case service --size 64 --clients $C --cap-s $CAP
 	done
 fi
 # Typed messages (docs/TYPED.md): sensor_msgs/Image at 10 Hz, see bench/typed_image.c.
