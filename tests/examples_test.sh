@@ -54,6 +54,15 @@ cpp)
   grep -q '^reading 0: 20.0 C (#1)$' "$out/sub" || fail "first reading"
   grep -q '^reading 9: 24.5 C (#10)$' "$out/sub" || fail "last reading"
   grep -q '^received 10 readings$' "$out/sub" || fail "summary line" ;;
+service)
+  timeout 30 "$bin/example_service" call 1 1 >"$out/early" 2>&1 && fail "a call without server should fail"
+  run_bg srv "$bin/example_service" serve 5
+  for i in 1 2 3 4 5; do
+    timeout 30 "$bin/example_service" call "$i" 10 >"$out/c$i" 2>&1 || fail "call $i"
+    grep -q "^$i + 10 = $((i + 10))$" "$out/c$i" || fail "sum $i"
+  done
+  finish
+  [ -z "$(ls /dev/shm | grep "zcast.$ZCAST_DOMAIN." || true)" ] || fail "files left in /dev/shm" ;;
 *) echo "unknown example $name"; exit 2 ;;
 esac
 echo "example $name: ok"

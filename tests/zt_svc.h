@@ -8,7 +8,9 @@
 #include "harness.h"
 #include "zcast/service.h"
 
-enum { OP_STOP = 0, OP_ADD = 1, OP_HOLD = 2 }; /* HOLD: take it, tell the test, never answer */
+/* HOLD: take it, tell the test, never answer. WAIT: answer it after a byte on start_r. */
+enum { OP_STOP = 0, OP_ADD = 1, OP_HOLD = 2, OP_WAIT = 3 };
+static int zt_wait_fd = -1; /* the server's start_r */
 
 struct add_req {
 	uint32_t op;
@@ -29,6 +31,8 @@ struct zt_server {
 	int ready_w;  /* a byte: the server is open */
 	int took_w;   /* a byte per HOLD request taken (-1: none) */
 	int start_r;  /* the server takes nothing until a byte arrives here (-1: at once) */
+	int hold_all; /* answer nothing: every request taken is kept (and reported on took_w) */
+	int take_limit; /* > 0: after taking that many, take no more (the rest stays queued) */
 };
 
 static inline void zt_put_byte(int fd)
@@ -55,8 +59,15 @@ static inline int zt_serve_one(zcast_server *srv, zcast_msg *req, int took_w)
 			zt_put_byte(took_w);
 		return 1; /* kept, never answered */
 	}
+	if (in.op == OP_WAIT)
+		zt_get_byte(zt_wait_fd);
 	zcast_msg *resp;
-	CHECK_EQ(zcast_response_loan(srv, req, sizeof(struct add_resp), &resp), 0);
+	int lr = zcast_response_loan(srv, req, sizeof(struct add_resp), &resp);
+	if (lr == ZCAST_ENOENT) { /* its client is gone: nobody to answer */
+		zcast_msg_drop(req);
+		return 1;
+	}
+	CHECK_EQ(lr, 0);
 	struct add_resp *r = zcast_service_data(resp);
 	zcast_msg_info ri;
 	CHECK_EQ(zcast_msg_info_get(resp, &ri), 0);
@@ -79,15 +90,23 @@ static inline int zt_server_main(void *arg)
 	zcast_server *srv;
 	CHECK_EQ(zcast_server_open(s->service, &o, &srv), 0);
 	zt_put_byte(s->ready_w);
+	zt_wait_fd = s->start_r;
 	if (s->start_r >= 0)
 		zt_get_byte(s->start_r);
-	for (;;) {
+	for (int taken = 0;;) {
+		if (s->take_limit && taken == s->take_limit)
+			pause(); /* until killed */
 		CHECK_EQ(zcast_server_wait(srv, -1), 0);
 		zcast_msg *req;
 		int r = zcast_request_take(srv, &req);
 		if (r == ZCAST_EAGAIN)
 			continue;
 		CHECK_EQ(r, 0);
+		taken++;
+		if (s->hold_all) {
+			zt_put_byte(s->took_w);
+			continue;
+		}
 		if (!zt_serve_one(srv, req, s->took_w))
 			break;
 	}

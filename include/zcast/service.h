@@ -121,9 +121,8 @@ ZCAST_API int zcast_response_take(zcast_client *cli, zcast_msg **resp, uint64_t 
 ZCAST_API int zcast_client_wait(zcast_client *cli, int64_t timeout_ns);
 /** Sends `req` and waits for its outcome: 0 with *resp, ZCAST_ESRVGONE, ZCAST_ENOSERVER,
  * ZCAST_ETIMEDOUT (the call is then forgotten: a late response is dropped). Only on a client with
- * no other call pending (ZCAST_EBUSY otherwise). On failure before the send the loan stays with
- * the caller; after the send it is consumed. Waiting for a first server or for room is part of
- * the timeout. */
+ * no other call pending (ZCAST_EBUSY otherwise). The request is consumed whatever the outcome.
+ * Waiting for a first server or for room is part of the timeout. */
 ZCAST_API int zcast_client_call(zcast_client *cli, zcast_msg *req, int64_t timeout_ns,
 				zcast_msg **resp);
 /** Calls sent and without outcome taken yet. */

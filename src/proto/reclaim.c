@@ -196,6 +196,7 @@ static int reclaim_pubs(struct zc_topic *t)
 static int reclaim_subs(struct zc_topic *t)
 {
 	int dead = 0;
+	uint32_t moved = 0;
 	for (uint32_t k = 0; k < t->max_subs; k++) {
 		struct zc_sub_rec *r = &t->subs[k];
 		uint32_t st = atomic_load(&r->state);
@@ -203,6 +204,7 @@ static int reclaim_subs(struct zc_topic *t)
 			continue;
 		if (st == ZC_REC_ACTIVE) /* it was matched: its publishers see a crash */
 			atomic_fetch_add(&t->hdr->subs_died, 1);
+		moved += zc_rr_handover(t, k);
 		zc_reclaim_sub(t, k);
 		ZC_CRASH("gc:after-sub-sweep");
 		/* The dead process's doorbell file goes too (only if its owner is gone). */
@@ -218,6 +220,8 @@ static int reclaim_subs(struct zc_topic *t)
 			dead++;
 		}
 	}
+	if (moved)
+		zc_wake_all(t); /* the members that got a dead one's queue */
 	return dead;
 }
 

@@ -158,17 +158,24 @@ static void forget(zcast_client *cli, uint64_t seq)
 
 int zcast_client_call(zcast_client *cli, zcast_msg *req, int64_t timeout_ns, zcast_msg **resp)
 {
-	if (!cli || !req || !resp)
+	if (resp)
+		*resp = NULL;
+	if (!cli || !req || !resp) {
+		zcast_msg_drop(req);
 		return zc_err(ZCAST_EINVAL, "cli, req or resp is NULL");
-	*resp = NULL;
-	if (zcast_client_pending(cli) > 0)
+	}
+	if (zcast_client_pending(cli) > 0) {
+		zcast_msg_drop(req);
 		return zc_err(ZCAST_EBUSY, "service %s: call on a client with calls pending",
 			      cli->service);
+	}
 	int64_t deadline = timeout_ns < 0 ? -1 : zc_after(zc_now_ns(), timeout_ns);
 	uint64_t seq = 0, s;
 	int r = zcast_request_send_wait(cli, req, timeout_ns, &seq);
-	if (r)
+	if (r) {
+		zcast_msg_drop(req); /* consumed whatever the outcome: one rule for the caller */
 		return r;
+	}
 	for (;;) {
 		zcast_msg *m;
 		r = zcast_response_take(cli, &m, &s);

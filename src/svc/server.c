@@ -36,7 +36,7 @@ int zcast_server_open(const char *service, const zcast_service_opts *opts, zcast
 	so.type_name = srv->o.type_name;
 	memcpy(so.type_hash, srv->o.type_hash, sizeof so.type_hash);
 	so.policy = ZCAST_POLICY_BALANCE_RR;
-	so.group = "servers";
+	so.group = "_handover_servers"; /* proto/rr_handover.c */
 	so.queue_depth = srv->o.queue_depth;
 	srv->o.type_name = NULL;
 	if ((r = zcast_sub_open(topic, &so, &srv->sub)) != 0) {

@@ -5,10 +5,16 @@
 
 #include "svc_internal.h"
 
+/* Leaves a client's response topic; a killed client's records there are reclaimed and the topic
+ * removed when nobody else is left (nobody else would: its name is never used again). */
 static void route_drop(zcast_server *srv, uint32_t i)
 {
-	zcast_pub_close(srv->routes[i].pub);
+	struct zc_svc_route rt = srv->routes[i];
 	srv->routes[i] = srv->routes[--srv->n_routes];
+	zcast_pub_close(rt.pub);
+	char topic[ZC_SVC_TOPIC_MAX];
+	zc_svc_response_topic(topic, srv->service, rt.client_id, rt.nonce);
+	(void)zcast_topic_gc(srv->domain[0] ? srv->domain : NULL, topic);
 }
 
 /* Opens a publisher on the client's response topic, only if the topic exists (a forged or stale
@@ -19,7 +25,10 @@ static zcast_pub *route_open(zcast_server *srv, uint64_t client_id, uint32_t non
 	zc_svc_response_topic(topic, srv->service, client_id, nonce);
 	const char *domain = srv->domain[0] ? srv->domain : NULL;
 	zcast_topic_stat st;
-	if (zcast_topic_stat_get(domain, topic, &st) != 0 || st.subscribers == 0)
+	int r = zcast_topic_stat_get(domain, topic, &st);
+	if (r == 0 && st.subscribers == 0) /* a killed client's: reclaimed and removed */
+		(void)zcast_topic_gc(domain, topic);
+	if (r != 0 || st.subscribers == 0)
 		return NULL;
 	zcast_pub_opts po;
 	zcast_pub_opts_init(&po);
