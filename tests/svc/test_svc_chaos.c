@@ -110,14 +110,6 @@ static void watchdog(int fresh, uint64_t before[N_MEMBERS])
 	}
 }
 
-static int gc_one(const char *topic, void *ctx)
-{
-	(void)ctx;
-	int r = zcast_topic_gc(NULL, topic);
-	CHECK(r >= 0 || r == ZCAST_ENOENT); /* ENOENT: removed since it was listed */
-	return 0;
-}
-
 int main(void)
 {
 	const char *long_run = getenv("ZCAST_LONG");
@@ -154,7 +146,7 @@ int main(void)
 	atomic_store(&sh->stop_servers, 1);
 	for (int m = 0; m < N_SERVERS; m++)
 		CHECK_EQ(zt_wait_bounded(pids[m], STUCK_S * 1000, "a stopping server"), 0);
-	CHECK(zcast_topic_list(NULL, gc_one, NULL) >= 0); /* what the killed left */
+	zt_gc_domain(); /* what the killed left */
 	CHECK_EQ(zt_shm_count(), 0);
 	uint64_t calls = 0, gone = 0;
 	for (int m = N_SERVERS; m < N_MEMBERS; m++)
