@@ -53,6 +53,8 @@ model-long:
 chaos-long: test-plain
 	@ZCAST_LONG=1 build-test/tests/test_chaos
 	@ZCAST_LONG=1 build-test/tests/test_scribble
+	@ZCAST_LONG=1 build-test/tests/test_svc_chaos
+	@ZCAST_LONG=1 build-test/tests/test_svc_scribble
 
 # Benchmarks (docs/BENCHMARKS.md): everything (~12 min) or a < 60 s smoke run. Results go to
 # bench/results/<timestamp>/ and bench/results/latest.

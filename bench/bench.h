@@ -26,6 +26,7 @@ typedef struct zb_bench {
 	int busy;         /* waitset: only the first `busy` topics carry messages (0: all) */
 	int members;      /* join: members of the topic at the measured join (join_M<n>) */
 	int containers;   /* container: container processes (0: 16) */
+	int clients;      /* service: client processes calling one server (0: 1) */
 	long seed;        /* container: seed of the generated topic graph */
 	int wake;         /* enum zb_wake (transport.h), copied into every channel */
 	int rows_per_msg; /* sample rows per message (0: subs + 1); set by a case's setup */
@@ -39,6 +40,7 @@ typedef struct zb_bench {
 	long published, received, messages; /* messages = every message moved (for minflt/msg) */
 	long failed;      /* overload full_fail: publish attempts that found the queue full */
 	double msgs_per_s;
+	long bytes_copied; /* service: bytes of a request copied between client and server (-1: unknown) */
 	int capped;
 } zb_bench;
 
@@ -52,7 +54,8 @@ typedef struct zb_case {
 } zb_case;
 
 extern const zb_case zb_case_pingpong, zb_case_continuous, zb_case_fanout,
-	zb_case_overload, zb_case_waitset, zb_case_join, zb_case_join_collide, zb_case_container;
+	zb_case_overload, zb_case_waitset, zb_case_join, zb_case_join_collide, zb_case_container,
+	zb_case_service;
 
 /* Helpers for case runners (main.c). */
 void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nreaders, int depth);

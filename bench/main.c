@@ -22,7 +22,7 @@ const char *const zb_wake_names[] = {"all", "chain", "tree", "thread"};
 
 static const zb_case *cases[] = {&zb_case_pingpong, &zb_case_continuous, &zb_case_fanout, &zb_case_overload,
                                  &zb_case_waitset, &zb_case_join, &zb_case_join_collide,
-                                 &zb_case_container};
+                                 &zb_case_container, &zb_case_service};
 
 void zb_chan_init(zb_chan_params *p, const char *name, const zb_bench *b, int nreaders, int depth)
 {
@@ -127,7 +127,7 @@ static void json_str(FILE *f, const char *k, const char *v, int comma)
 static void usage(void)
 {
 	fprintf(stderr,
-	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload|waitset|join|join_collide|container\n"
+	        "usage: zcast-bench --system S --case pingpong|continuous|fanout|overload|waitset|join|join_collide|container|service\n"
 	        "       --name NAME --out DIR\n"
 	        "       [--size 64|4K|1M..] [--mode transport|touch] [--spin] [--samples N] [--warmup N]\n"
 	        "       [--cap-s SECONDS] [--subs S] [--rate HZ] [--timeout-s SECONDS]\n"
@@ -141,6 +141,8 @@ static void usage(void)
 	        "       [--containers P] [--topics T] [--seed N] [--cap-s SECONDS]  (case container: P processes\n"
 	        "                      (default 16) over a generated graph of T topics (default 230), measured\n"
 	        "                      for SECONDS; systems zcast and uds)\n"
+	        "       [--clients C]  (case service: C client processes call one server; --size = request,\n"
+	        "                      the response is 64 B; systems zcast floor iceoryx uds)\n"
 	        "       [--pin]  (child i on the (i mod ncpu)-th allowed CPU)\n"
 	        "       [--spin-us US]  (zcast, event mode: receivers spin US before sleeping; others skipped)\n"
 	        "       [--wake all|chain|tree|thread]  (who wakes sleeping readers; floor: all four,\n"
@@ -155,7 +157,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	zb_bench b = {.size = 64, .samples = 5000, .warmup = 200, .cap_s = 60, .subs = 1,
-	              .rate_hz = 100, .pairs = 1, .seed = 1, .op_timeout_ns = 10000000000LL};
+	              .rate_hz = 100, .pairs = 1, .seed = 1, .bytes_copied = -1, .op_timeout_ns = 10000000000LL};
 	const char *sysname = NULL, *casename = NULL, *out = ".";
 	double timeout_s = 300;
 	static struct option lo[] = {
@@ -164,7 +166,7 @@ int main(int argc, char **argv)
 		{"warmup", 1, 0, 'w'}, {"cap-s", 1, 0, 'C'}, {"subs", 1, 0, 's'}, {"rate", 1, 0, 'r'},
 		{"timeout-s", 1, 0, 'T'}, {"policy", 1, 0, 'P'}, {"work-us", 1, 0, 'W'}, {"sleep-us", 1, 0, 'Z'}, {"depth", 1, 0, 'D'}, {"pairs", 1, 0, 'k'}, {"pin", 0, 0, 'A'},
 		{"topics", 1, 0, 'K'}, {"busy", 1, 0, 'U'}, {"members", 1, 0, 'M'}, {"spin-us", 1, 0, 'B'}, {"wake", 1, 0, 'x'},
-		{"containers", 1, 0, 'G'}, {"seed", 1, 0, 'E'}, {0, 0, 0, 0}};
+		{"containers", 1, 0, 'G'}, {"clients", 1, 0, 'L'}, {"seed", 1, 0, 'E'}, {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
@@ -193,6 +195,7 @@ int main(int argc, char **argv)
 		case 'U': b.busy = atoi(optarg); break;
 		case 'M': b.members = atoi(optarg); break;
 		case 'G': b.containers = atoi(optarg); break;
+		case 'L': b.clients = atoi(optarg); break;
 		case 'E': b.seed = atol(optarg); break;
 		case 'W': b.work_ns = (int64_t)(atof(optarg) * 1000); break;
 		case 'Z': b.sleep_ns = (int64_t)(atof(optarg) * 1000); break;
@@ -217,7 +220,8 @@ int main(int argc, char **argv)
 		if (!strcmp(cases[i]->name, casename))
 			cs = cases[i];
 	if (!cs || !b.name || b.size < sizeof(zb_hdr) || b.subs < 1 || b.subs >= ZB_MAX_CHILDREN ||
-	    b.pairs < 1 || 2 * b.pairs > ZB_MAX_CHILDREN || b.topics < 0 || b.topics > 4096)
+	    b.pairs < 1 || 2 * b.pairs > ZB_MAX_CHILDREN ||
+	    b.clients < 0 || b.clients >= ZB_MAX_CHILDREN || b.topics < 0 || b.topics > 4096)
 		usage();
 
 	char path[4096], why[256] = "";
@@ -307,6 +311,7 @@ int main(int argc, char **argv)
 	fprintf(f, "  \"sleep_ns\": %lld,\n  \"depth\": %d,\n  \"spin_ns\": %lld,\n  \"members\": %d,\n",
 	        (long long)b.sleep_ns, b.depth, (long long)b.spin_ns, b.members);
 	fprintf(f, "  \"containers\": %d,\n  \"seed\": %ld,\n", b.containers, b.seed);
+	fprintf(f, "  \"clients\": %d,\n  \"bytes_copied\": %ld,\n", b.clients, b.bytes_copied);
 	json_str(f, "wake", zb_wake_names[b.wake], 1);
 	fprintf(f, "  \"cpu_pct\": %.3f,\n  \"cpu_s\": %.6f,\n  \"cpu_cores\": %d,\n", cpu_pct, cpu_s, ncpu);
 	fprintf(f, "  \"minflt_per_msg\": %.6f\n}\n",

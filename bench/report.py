@@ -77,6 +77,9 @@ def case_order(name):
         return (8, 0, name)
     if name.startswith("container"):
         return (8.5, 0, name)
+    m = re.match(r"svc_(rtt|calls)_(?:C(\d+)|(\w+))$", name)
+    if m:  # case service: round trips by request size, then calls/s by clients
+        return (8.7, m.group(1) != "rtt", int(m.group(2)) if m.group(2) else SIZE_BYTES.get(m.group(3), 0))
     return (9, 0, name)
 
 
@@ -142,6 +145,10 @@ def target_rows(summary, cases):
             k = "small_%s_ns" % pct
             rows.append(("%s small messages (<= 1 KiB) E2E %s zcast ÷ uds" % (c, pct),
                          rat(get(c, "zcast", k), get(c, "uds", k)), lim))
+    # Request/response (case service): round trip against the two-wake floor and iceoryx.
+    for c in sorted([c for c in cases if c.startswith("svc_rtt_")], key=case_order):
+        rows.append(("%s zcast p50 ÷ floor" % c, rat(get(c, "zcast", "p50_ns"), get(c, "floor", "p50_ns")), 1.10))
+        rows.append(("%s zcast p50 ÷ iceoryx" % c, rat(get(c, "zcast", "p50_ns"), get(c, "iceoryx", "p50_ns")), 0.90))
     flt = [m["minflt_per_msg"] for c in cases for s_, m in summary.get(c, {}).items()
            if s_ == "zcast" and "minflt_per_msg" in m]
     L = ["## Targets (same-run ratios)", "", "| target | value | limit | met |", "|---|---|---|---|"]
@@ -304,6 +311,10 @@ def main():
             if meta["kind"] == "fanout" and meta["published"] > 0:
                 # CPU of the publisher and all S subscribers per message: what delivering it costs
                 m["cpu_per_msg_ns"] = meta["cpu_s"] * 1e9 / meta["published"]
+        if meta["kind"] == "service":
+            m["msgs_per_s"] = meta["msgs_per_s"]  # calls per second, all clients
+            m["bytes_copied"] = meta.get("bytes_copied", -1)
+            m["clients"] = max(1, meta.get("clients", 1))
         if meta["kind"] in ("continuous", "overload"):
             m["msgs_per_s"] = meta["msgs_per_s"]
             m["gb_per_s"] = meta["msgs_per_s"] * meta["size"] / 1e9
@@ -498,7 +509,12 @@ def main():
          "`container`: 16 single-thread container processes over a generated Autoware-like graph (230 topics, "
          "40–60 subscriptions each, 128 B … 4 MiB, 1–100 Hz); E2E (send stamp before the loan/write → take/read "
          "returned) pooled over all deliveries, per size class in the table below it; zcast (one wait set per "
-         "container) against uds (a socket per subscription, epoll); `lost` = deliveries due − delivered.", ""] + top_text + targets
+         "container) against uds (a socket per subscription, epoll); `lost` = deliveries due − delivered. "
+         "`svc_rtt_<size>`: request/response round trip (send start → response read) of a <size> request "
+         "and a 64 B response, 1 client; floor = two futex wake-ups per call. `svc_calls_C<n>`: the same with "
+         "64 B requests and n client processes against one server; calls/s = measured calls ÷ first start → "
+         "last end. `bytes copied`: 0 = client (at send) and server (at take) named the same bytes of "
+         "shared memory (device, inode, offset) for a request of every client, – = the system cannot tell.", ""] + top_text + targets
     for c in cases:
         L += ["## %s" % c, ""]
         rows = summary.get(c, {})
@@ -513,6 +529,8 @@ def main():
             hdr += " pub p50 | pub p99 | pub p50/floor | worst sub p99 |"
         if kinds.get(c) == "pingpong":
             hdr += " one-way p50 | one-way p99.9 |"
+        if kinds.get(c) == "service":
+            hdr += " clients | calls/s | calls/s vs floor | bytes copied |"
         if kinds.get(c) == "fanout":
             hdr += " last p50 | last p99.9 | recv p50 | recv p99 | CPU/msg |"
         if kinds.get(c) == "waitset":
@@ -545,6 +563,9 @@ def main():
                 r += " %s | %s | %s | %s |" % (fmt_ns(m["publish_p50_ns"]), fmt_ns(m["publish_p99_ns"]),
                                                ratio(m["publish_p50_ns"], floor.get("publish_p50_ns")),
                                                fmt_ns(m["worst_sub_p99_ns"]))
+            if kinds.get(c) == "service":
+                r += " %d | %.0f | %s | %s |" % (m["clients"], m["msgs_per_s"], ratio(m["msgs_per_s"], floor.get("msgs_per_s")),
+                                                 "%d" % m["bytes_copied"] if m["bytes_copied"] >= 0 else "–")
             if kinds.get(c) == "pingpong":
                 r += " %s | %s |" % (fmt_ns(m.get("oneway_p50_ns")), fmt_ns(m.get("oneway_p99_9_ns")))
             if kinds.get(c) == "fanout":

@@ -197,6 +197,13 @@ if [ "$QUICK" = 1 ]; then
 	run join_collide_4MiB "zcast" --case join_collide --size 4M --rate 2000 --samples 2000 --warmup 100
 	# Component containers (bench/case_container.c): 3 s measured per system.
 	run container "zcast uds" --case container --cap-s 3
+	# Request/response (bench/case_service.c): round trip of a 64 B and a 1 MiB request with a 64 B
+	# response; calls per second of 1 and 8 clients against one server.
+	run svc_rtt_64B "zcast floor iceoryx uds" --case service --size 64 --samples $N --cap-s $CAP
+	run svc_rtt_1MiB "zcast floor iceoryx uds" --case service --size 1M --samples $NB --cap-s $CAP --warmup 20
+	for C in 1 8; do
+		run svc_calls_C$C "zcast floor iceoryx uds" --case service --size 64 --clients $C --samples $N --cap-s $CAP
+	done
 else
 	N=10000; CAP=60
 	run_rounds ack_64B_event "$ALL" $N --case pingpong --size 64 --cap-s $CAP
@@ -272,6 +279,15 @@ else
 	# 4 MiB, 1-100 Hz), zcast (one wait set each) against uds (a socket per subscription, epoll); 3
 	# rounds of 20 s measured, the systems interleaved (about 2.5 min). --samples is unused here.
 	run_rounds container "zcast uds" 3 --case container --cap-s 20
+	# Request/response (bench/case_service.c, docs/BENCHMARKS.md): round trip (one row per call) of a
+	# 64 B and a 1 MiB request with a 64 B response, 1 client; then calls per second of 1 and 8
+	# clients against one server (64 B requests). 1 MiB: bytes_copied is proven per client (where
+	# the request's bytes lie at send and at take), see the case.
+	run_rounds svc_rtt_64B "zcast floor iceoryx uds" 30000 --case service --size 64 --cap-s $CAP
+	run_rounds svc_rtt_1MiB "zcast floor iceoryx uds" 10000 --case service --size 1M --cap-s $CAP --warmup 50
+	for C in 1 8; do
+		run_rounds svc_calls_C$C "zcast floor iceoryx uds" 60000 --case service --size 64 --clients $C --cap-s $CAP
+	done
 fi
 # Typed messages (docs/TYPED.md): sensor_msgs/Image at 10 Hz, see bench/typed_image.c.
 if [ -x "$BUILD/bench/zcast-bench-typed" ] && [ -z "$ONLY" ]; then

@@ -30,6 +30,15 @@ struct zb_chan {
 
 static int runtime_users;
 
+int zb_iox_roudi_check(char *why, size_t n)
+{
+	if (access("/dev/shm/iceoryx_mgmt", F_OK) != 0) {
+		snprintf(why, n, "RouDi is not running (no /dev/shm/iceoryx_mgmt)");
+		return -1;
+	}
+	return 0;
+}
+
 static int x_prepare(zb_chan_params *p, void **shared, char *why, size_t n)
 {
 	*shared = NULL;
@@ -37,11 +46,7 @@ static int x_prepare(zb_chan_params *p, void **shared, char *why, size_t n)
 		snprintf(why, n, "iceoryx wakes its listeners itself: no --wake %s", zb_wake_names[p->wake]);
 		return -1;
 	}
-	if (access("/dev/shm/iceoryx_mgmt", F_OK) != 0) {
-		snprintf(why, n, "RouDi is not running (no /dev/shm/iceoryx_mgmt)");
-		return -1;
-	}
-	return 0;
+	return zb_iox_roudi_check(why, n);
 }
 
 static int x_open(const zb_chan_params *p, void *shared, int reader, zb_chan **out)

@@ -50,6 +50,9 @@ typedef struct zb_system {
 	void (*cleanup)(zb_chan_params *p, void *shared);
 } zb_system;
 
+/* iceoryx peers (sys_iceoryx.c): 0 if RouDi runs, else -1 with the reason in why. */
+int zb_iox_roudi_check(char *why, size_t n);
+
 extern const zb_system zb_sys_floor, zb_sys_zcast, zb_sys_iceoryx, zb_sys_uds, zb_sys_mq,
 	zb_sys_pipe;
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# check.sh -- exhaustive SPIN check of model/zcast.pml and model/bell.pml (see docs/MODEL.md).
+# check.sh -- exhaustive SPIN check of model/zcast.pml, model/bell.pml and model/service.pml
+# (see docs/MODEL.md).
 #
 #   bash model/check.sh          configurations for `make test` (about 3 minutes of
 #                                CPU, under 300 MB each), the mutants and one
@@ -7,7 +8,10 @@
 #   bash model/check.sh --long   bigger configurations (about half an hour of CPU,
 #                                up to 10 GB; ZCAST_MODEL_MEMLIM /
 #                                ZCAST_MODEL_TIMEOUT override)
-#   ZCAST_MODEL_ONLY=REGEX       only the runs whose name matches (either mode)
+#   bash model/check.sh --service  the request/response model model/service.pml: its
+#                                configurations, mutants and one finding (test
+#                                spin_model_service, about a minute of CPU)
+#   ZCAST_MODEL_ONLY=REGEX       only the runs whose name matches (any mode)
 #
 # Every run is a full state-space search (no bitstate, no hash compaction; only
 # -DCOLLAPSE, which is lossless). A run PASSes when SPIN reports no error and the
@@ -18,7 +22,6 @@
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-model="$here/zcast.pml"
 pml=zcast.pml # the model file of the next runs (model/bell.pml: the doorbell alone)
 mode=${1:-}
 
@@ -111,7 +114,7 @@ run() {
 	fi
 }
 
-echo "zcast model: $model ($(spin -V | head -1))"
+echo "zcast model: $here/{zcast,bell,service}.pml ($(spin -V | head -1))"
 if [ "$mode" = --long ]; then
 	echo "== long configurations"
 	run long-base             clean 26 -- -DNPUB=2
@@ -127,9 +130,31 @@ if [ "$mode" = --long ]; then
 	pml=bell.pml
 	run long-bell-3ringers    clean 27 -- -DNR=3
 	run long-bell-3ringers-dies clean 27 -- -DNR=3 -DNMSG0=1 -DDIE
+	pml=service.pml
+	run long-service-2srv-clientdies-reuse clean 26 -- -DNSRV=2 -DCLIDIE -DREUSE
+	pml=zcast.pml
+elif [ "$mode" = --service ]; then
+	echo "== request/response (model/service.pml)"
+	pml=service.pml
+	run service-nodeath                 clean 22 --
+	run service-server-dies             clean 22 -- -DSRVDIE
+	run service-server-dies-reuse       clean 22 -- -DSRVDIE -DREUSE
+	run service-2srv-server-dies        clean 23 -- -DNSRV=2 -DSRVDIE
+	run service-client-dies             clean 22 -- -DCLIDIE
+	run service-client-dies-reuse       clean 22 -- -DCLIDIE -DREUSE
+	run service-either-dies-reuse       clean 22 -- -DSRVDIE -DCLIDIE -DREUSE
+	run service-3calls-2slots           clean 22 -- -DNCALL=3 -DNREQ=2 -DSRVDIE -DCLIDIE -DREUSE
+	echo "== mutants (each must be rejected)"
+	run mutant-service-no-marker        error 20 -- -DSRVDIE -DMUT_NO_MARKER
+	run mutant-service-release-first    error 22 -- -DNSRV=2 -DSRVDIE -DMUT_RELEASE_FIRST
+	run mutant-service-no-id-check      error 20 -- -DCLIDIE -DREUSE -DMUT_SHARED_TOPIC -DMUT_NO_ID_CHECK
+	run mutant-service-move-no-wake     error 22 -- -DNSRV=2 -DSRVDIE -DMUT_MOVE_NO_WAKE
+	run mutant-service-client-no-owed   error 20 -- -DCLIDIE -DMUT_CLIENT_NO_OWED
+	echo "== finding kept as a regression (must be rejected)"
+	run service-send-check-by-slot      error 20 -- -DSEND_CHECK_SLOT
 	pml=zcast.pml
 elif [ -n "$mode" ]; then
-	echo "usage: $0 [--long]"; exit 2
+	echo "usage: $0 [--long | --service]"; exit 2
 else
 	echo "== configurations (make test)"
 	run nocrash           clean 23 -- -DNPUB=2 -DNOCRASH

@@ -180,6 +180,8 @@ static int send_req(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_
 	r = deadline == 0 ? zcast_publish(cli->req_pub, req)
 			  : zcast_publish_wait(cli->req_pub, req,
 					       deadline < 0 ? -1 : deadline - zc_now_ns());
+	if (!r)
+		ZC_CRASH("svc:send:after-publish");
 	pthread_mutex_lock(&cli->mu);
 	if (c->seq == s && c->state == ZC_CALL_SENDING) /* its response may be taken already */
 		c->state = r ? ZC_CALL_FREE : ZC_CALL_PENDING;

@@ -103,6 +103,7 @@ int zcast_request_take(zcast_server *srv, zcast_msg **req)
 		if ((r = zc_svc_server_adopt(srv, m)) == ZCAST_ENOMEM)
 			return r;
 		if (r == 0) {
+			ZC_CRASH("svc:take:after-adopt");
 			*req = zcast_msg_ref(m); /* the caller's; the table keeps its own */
 			return 0;
 		}
@@ -142,6 +143,7 @@ int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_ms
 	int r = zcast_loan(pub, size + ZCAST_SERVICE_HEADER, &m);
 	if (r)
 		return r;
+	ZC_CRASH("svc:respond:after-loan");
 	for (uint32_t i = 0; i < srv->n_taken; i++)
 		if (srv->taken[i].resp == m) /* a dropped loan's handle, reused */
 			srv->taken[i].resp = NULL;
@@ -164,6 +166,7 @@ int zcast_response_send(zcast_server *srv, zcast_msg *resp)
 	int r = zcast_publish(resp->pub, resp);
 	if (r)
 		return r;
+	ZC_CRASH("svc:respond:after-publish");
 	/* SYNC: response-before-release — the response is queued before the request's slot is
 	 * released, so a client that sees the slot free finds the response ahead of its marker
 	 * (client_deaths.c, zc_svc_client_check). */
