@@ -15,6 +15,7 @@ struct echo {
 	const char *domain, *topic;
 	struct cli_print_opts po;
 	bool json;
+	bool csv, csv_header_done; /* --csv: the header row once, before the first row */
 	struct zt_print_opts zo; /* --field, --no-arr */
 	int bad;		 /* CLI_EUSAGE when --field names no member of the topic's type */
 	int64_t joined_ns;
@@ -54,7 +55,18 @@ static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns)
 	int64_t latency = taken_ns - in.publish_time_ns, age = cli_now_ns() - in.publish_time_ns;
 	/* Sent before we joined: it came from the topic's history, and its latency is its age. */
 	bool history = in.publish_time_ns < e->joined_ns;
-	if (e->json) {
+	if (e->csv) {
+		if (!e->typed) {
+			fprintf(stderr, "zcast echo: --csv: %s has no type the tool knows\n", e->topic);
+			e->bad = CLI_EUSAGE;
+		} else if (zt_print_typed_csv(e->typed, m, stdout, !e->csv_header_done,
+					      e->zo.no_arr) == 0) {
+			e->csv_header_done = true;
+		} else {
+			fprintf(stderr, "zcast echo: not a valid %s: %s\n", e->typed->name,
+				cli_error_text());
+		}
+	} else if (e->json) {
 		printf("{\"sequence\":%" PRIu64 ",\"size\":%zu,\"publisher_id\":%" PRIu64
 		       ",\"publish_time_ns\":%" PRId64 ",\"latency_ns\":%" PRId64
 		       ",\"age_ns\":%" PRId64 ",\"history\":%s,",
@@ -94,6 +106,9 @@ static int run(struct cli *c)
 	e.zo.no_arr = cli_flag(c, "no-arr");
 	if (e.zo.field && (c->json || e.po.hex))
 		return cli_usage_error(c, "--field: prints text only (not with --json or --hex)");
+	e.csv = cli_flag(c, "csv");
+	if (e.csv && (c->json || e.po.hex || e.zo.field))
+		return cli_usage_error(c, "--csv: not with --json, --hex or --field");
 	if (e.zo.field && !e.zo.field[0])
 		return cli_usage_error(c, "--field: empty member path");
 	struct cli_watch w;
@@ -134,6 +149,7 @@ static const struct cli_opt opts[] = {
     {"bytes", 0, "N", "print at most N payload bytes (default 64, with --hex 256; 0: all)"},
     {"timeout", 't', "SECONDS", "give up (exit 4) when no message arrived for SECONDS"},
     {"field", 0, "PATH", "print only this member (orientation.x, fields[1].name)"},
+    {"csv", 0, NULL, "typed topics: a header row of member paths, then one row per message"},
     {"no-arr", 0, NULL, "arrays of more than 3 values as <sequence, length: N>"},
     {0},
 };

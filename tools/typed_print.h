@@ -35,4 +35,9 @@ int zt_print_typed(const zcast_cdr_type *t, zcast_msg *m, FILE *out, struct zt_p
  * nothing is printed). */
 int zt_print_typed_json(const zcast_cdr_type *t, zcast_msg *m, FILE *out);
 
+/* The same as CSV (zcast echo --csv, typed_csv.c): with header, first a row of member paths; then
+ * one row of values. Fixed arrays one column per element (unless no_arr shortens them), sequences
+ * one cell. Returns 0 or the error of zcast_typed_read (then nothing is printed). */
+int zt_print_typed_csv(const zcast_cdr_type *t, zcast_msg *m, FILE *out, bool header, bool no_arr);
+
 #endif
