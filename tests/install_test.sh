@@ -23,7 +23,8 @@ for f in include/zcast/zcast.h include/zcast/waitset.h include/zcast/executor.h 
   "$libdir/cmake/zcast/zcastConfig.cmake" "$libdir/cmake/zcast/zcastConfigVersion.cmake" \
   bin/zcast share/man/man7/zcast.7 share/doc/zcast/LICENSE share/doc/zcast/README.md \
   share/doc/zcast/GETTING_STARTED.md share/doc/zcast/ARCHITECTURE.md share/doc/zcast/examples/publisher.c \
-  libexec/zcast/example_publisher libexec/zcast/example_subscriber libexec/zcast/zcast_demo; do
+  libexec/zcast/example_publisher libexec/zcast/example_subscriber libexec/zcast/zcast_demo \
+  share/bash-completion/completions/zcast; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 for man in "$src"/docs/man/*.[17]; do # every man page of the source tree
