@@ -182,6 +182,17 @@ static PyObject *sub_receive(PzSubscriber *self, PyObject *args, PyObject *kw)
 	return receive(self, timeout);
 }
 
+/* receive() for a `with` block: a Message, or zcast.Timeout (a TimeoutError) after timeout seconds,
+ * where receive() returns None (which `with` cannot enter). */
+static PyObject *sub_loaned(PzSubscriber *self, PyObject *args, PyObject *kw)
+{
+	PyObject *msg = sub_receive(self, args, kw);
+	if (msg != Py_None)
+		return msg;
+	Py_DECREF(msg);
+	return pz_raisef(ZCAST_ETIMEDOUT, "no message on the topic within the timeout");
+}
+
 static PyObject *sub_iternext(PzSubscriber *self)
 {
 	return receive(self, Py_None);
@@ -291,6 +302,9 @@ static PyMethodDef sub_methods[] = {
      "wait(timeout=None): True when something is queued, False after timeout seconds."},
     {"receive", (PyCFunction)(void (*)(void))sub_receive, METH_VARARGS | METH_KEYWORDS,
      "receive(timeout=None): the next Message, waiting for it; None after timeout seconds."},
+    {"loaned", (PyCFunction)(void (*)(void))sub_loaned, METH_VARARGS | METH_KEYWORDS,
+     "loaned(timeout=None): the next Message, for `with sub.loaned(1.0) as m:`; raises "
+     "zcast.Timeout after timeout seconds."},
     {"fileno", (PyCFunction)sub_fileno, METH_NOARGS,
      "A descriptor readable while messages are queued (take until None re-arms it)."},
     {"stat", (PyCFunction)sub_stat, METH_NOARGS, "The subscriber's counters, as a dict."},
