@@ -12,7 +12,11 @@
 #define ZCAST_ZCAST_HPP
 
 #include <zcast/executor.h>
+/* The C headers' inline helpers use C casts: keep a user's -Wold-style-cast (and clang's) quiet. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
 #include <zcast/typed_service.h>
+#pragma GCC diagnostic pop
 
 #include <atomic>
 #include <chrono>

@@ -424,7 +424,7 @@ static PyMethodDef client_methods[] = {
      "(seq, response), (seq, None) when that call's server is gone, or None"},
     {"_call", (PyCFunction)(void (*)(void))client_call, METH_VARARGS | METH_KEYWORDS,
      "_call(request, timeout=None): sends a loan and returns the response"},
-    END_METHODS{NULL},
+    END_METHODS{NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef server_methods[] = {
@@ -433,18 +433,18 @@ static PyMethodDef server_methods[] = {
      "loan(request, bounds=None): a typed response loan for the client of `request`"},
     {"send", (PyCFunction)server_send, METH_O, "send(response): to the client that asked"},
     {"seq", (PyCFunction)server_seq, METH_O, "seq(request): the call's sequence number"},
-    END_METHODS{NULL},
+    END_METHODS{NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef client_getset[] = {
     {"pending", (getter)client_pending, NULL, "calls sent and without outcome taken", NULL},
     {"service_type", (getter)end_type, NULL, "the service type's name", NULL},
-    {NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyGetSetDef server_getset[] = {
     {"service_type", (getter)end_type, NULL, "the service type's name", NULL},
-    {NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 PyTypeObject PzClient_Type = {
