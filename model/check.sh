@@ -150,6 +150,7 @@ elif [ "$mode" = --service ]; then
 	run mutant-service-no-id-check      error 20 -- -DCLIDIE -DREUSE -DMUT_SHARED_TOPIC -DMUT_NO_ID_CHECK
 	run mutant-service-move-no-wake     error 22 -- -DNSRV=2 -DSRVDIE -DMUT_MOVE_NO_WAKE
 	run mutant-service-client-no-owed   error 20 -- -DCLIDIE -DMUT_CLIENT_NO_OWED
+	run mutant-service-send-no-recheck  error 20 -- -DSRVDIE -DMUT_SEND_NO_RECHECK
 	echo "== finding kept as a regression (must be rejected)"
 	run service-send-check-by-slot      error 20 -- -DSEND_CHECK_SLOT
 	pml=zcast.pml

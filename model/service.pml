@@ -8,11 +8,13 @@
  * ring 1, a new id and nonce). Client A makes NCALL blocking calls, one at a time, with NREQ
  * request slots; then (REUSE) client B makes one. C code: src/svc/ (docs/SERVICES.md).
  *
- *   client send: loan a request slot (FREE -> LOANED, generation kept); no server ->
- *           ZCAST_ENOSERVER (slot back); publish: the group queues it at one member with room
- *           (slot PUBLISHED) and wakes that server if it sleeps; every queue full -> ZCAST_EAGAIN
- *           (slot back); no member left by then (reclaimed since the check) -> published to
- *           nobody, the slot comes back at once and the call fails (ZCAST_ESRVGONE).
+ *   client send: loan a request slot (FREE -> LOANED, generation kept); read the hook count;
+ *           publish: the group queues it at one member with room (slot PUBLISHED; a dead member
+ *           not reclaimed yet counts: no liveness probe) and wakes that server if it sleeps;
+ *           every queue full -> ZCAST_EAGAIN (slot back); no member at all -> the publish itself
+ *           fails (ZCAST_ENOSERVER: nothing published, the caller drops the loan, slot back).
+ *           Until the step after the publish the call is SENDING, which the hook passes by;
+ *           that step makes it pending and, if the hook ran meanwhile, runs its check.
  *   client wait: v = word; announce; re-check the ring; futex_wait(word, v). Take (FIFO): a
  *           response whose client id / nonce is its own and whose seq is pending ends the call;
  *           anything else is dropped (slot released). A marker: a call made suspect by that
@@ -25,7 +27,8 @@
  *           to another live server with room, else are released; its taken request is released;
  *           its loaned response slot comes back; responses already queued stay (their client
  *           takes them).
- *   the client's hook (its death watcher, after each reclaim; also right after each send): a
+ *   the client's hook (its death watcher, after each reclaim; also right after a send that it
+ *           ran during, above; it counts its runs): a
  *           pending call whose request slot is no longer PUBLISHED with its generation is
  *           suspect; if any call is newly suspect: publish a marker on the own response topic
  *           (it wakes the client like any message).
@@ -54,6 +57,8 @@
  * Mutants (must be rejected):
  *   MUT_NO_MARKER     the hook finds suspect calls but publishes no marker (the server-gone wake)
  *   MUT_RELEASE_FIRST the server releases the request before it publishes the response
+ *   MUT_SEND_NO_RECHECK the step after the publish does not check when the hook ran during the
+ *                     send (a server reclaimed right after the publish: the call hangs)
  *   MUT_SHARED_TOPIC + MUT_NO_ID_CHECK  the response topic is named by the record alone (B
  *                     subscribes to A's) and the client does not check client id and nonce
  * Finding kept as a regression (must be rejected):
@@ -116,6 +121,8 @@ bit  cl_moved[NRING], cl_sleeping[NRING], cl_asleep[NRING]; /* the ring's subscr
 /* instance i's pending call: seq (0: none), request slot and generation, suspect marker */
 byte p_seq[2], p_slot[2], p_gen[2], p_suspect[2];
 byte markers[2];        /* markers published by instance i */
+byte hooks[2];          /* runs of instance i's hook (C: zcast_client.hooks_run) */
+bit  sending[2];        /* instance i's call is SENDING: published, not yet pending */
 bit  got_resp[2];       /* ghost: the pending call got its response */
 
 bit  a_dead, a_reclaimed, a_done, killed_any, killer_done, b_live;
@@ -145,19 +152,27 @@ byte k, k2;             /* scratch of d_steps */
 
 /* the client's hook: a pending call whose request slot is no longer PUBLISHED with its
  * generation is suspect; a newly suspect call gets a marker on the own response topic */
+#define HOOK_CHECK(i) \
+		if \
+		:: p_seq[i] != 0 && !sending[i] && p_suspect[i] == 0 && \
+		   !(rq_st[p_slot[i]] == PUB && rq_gen[p_slot[i]] == p_gen[i]) -> \
+			markers[i]++; \
+			p_suspect[i] = markers[i]; \
+			MARKER_PUSH(i) \
+		:: else -> skip \
+		fi
+
+#ifndef MUT_NO_MARKER
+#define MARKER_PUSH(i) RING_PUSH(i, 3, markers[i], NONE)
+#else
+#define MARKER_PUSH(i) skip
+#endif
+
 inline hook(i)
 {
 	d_step {
-		if
-		:: p_seq[i] != 0 && p_suspect[i] == 0 &&
-		   !(rq_st[p_slot[i]] == PUB && rq_gen[p_slot[i]] == p_gen[i]) ->
-			markers[i]++;
-			p_suspect[i] = markers[i];
-#ifndef MUT_NO_MARKER
-			RING_PUSH(i, 3, markers[i], NONE)
-#endif
-		:: else -> skip
-		fi
+		hooks[i]++;
+		HOOK_CHECK(i)
 	};
 #ifndef MUT_NO_MARKER
 	WAKE_CLIENT(i)
@@ -245,7 +260,7 @@ inline reclaim_client()
 
 proctype Client(byte i; byte ncall)
 {
-	byte seq = 0, slot, s, x;
+	byte seq = 0, slot, s, x, h;
 	bit ended, failed;
 	{
 	do
@@ -261,12 +276,7 @@ proctype Client(byte i; byte ncall)
 			if :: slot < NREQ -> rq_st[slot] = LOANED :: else -> skip fi
 		};
 		if :: slot == NREQ -> goto next :: else -> skip fi; /* ZCAST_ENOSLOT */
-		/* a server? (the group's member count: a dead server counts until it is reclaimed) */
-		if
-		:: srv_reclaimed[0] && (NSRV < 2 || srv_reclaimed[NSRV - 1]) ->
-			rq_st[slot] = FREE; goto next /* ZCAST_ENOSERVER */
-		:: else -> skip
-		fi;
+		h = hooks[i]; /* with the call made SENDING, under the client's mutex */
 		/* publish (under the topic lock): the group's next member with room (round robin: the
 		 * model lets it start at any member) */
 		s = 0;
@@ -283,7 +293,8 @@ proctype Client(byte i; byte ncall)
 				q_inst[s * QD + qn[s]] = i; q_seq[s * QD + qn[s]] = seq;
 				qn[s]++;
 				rq_st[slot] = PUB;
-				p_seq[i] = seq; p_slot[i] = slot; p_gen[i] = rq_gen[slot]; p_suspect[i] = 0; got_resp[i] = 0
+				p_seq[i] = seq; p_slot[i] = slot; p_gen[i] = rq_gen[slot]; p_suspect[i] = 0; got_resp[i] = 0;
+				sending[i] = 1
 			:: else ->
 				x = 0;
 				do
@@ -291,13 +302,13 @@ proctype Client(byte i; byte ncall)
 				:: else -> break
 				od;
 				if
-				:: x == NSRV -> /* no member left: published to nobody, the slot comes back */
+				:: x == NSRV -> /* no member left: nothing published, the loan comes back */
 					rq_gen[slot]++; rq_st[slot] = FREE;
 #ifdef SEND_CHECK_SLOT
 					p_seq[i] = seq; p_slot[i] = slot; p_gen[i] = rq_gen[slot] - 1; p_suspect[i] = 0;
 					got_resp[i] = 0
 #else
-					s = NONE /* the send's own result: ZCAST_ESRVGONE at once */
+					s = NONE /* the publish's own result: ZCAST_ENOSERVER at once */
 #endif
 				:: else -> rq_st[slot] = FREE; s = NONE /* ZCAST_EAGAIN: every queue full */
 				fi;
@@ -306,6 +317,16 @@ proctype Client(byte i; byte ncall)
 		};
 		if :: s == NONE -> goto next :: else -> skip fi;
 		if :: s < NSRV -> WAKE_SERVER(s) :: else -> skip fi;
+		/* the step after the publish, under the client's mutex: the call is pending; a hook that
+		 * ran while it was SENDING passed it by, so its check runs now */
+		d_step {
+			sending[i] = 0;
+#ifndef MUT_SEND_NO_RECHECK
+			if :: hooks[i] != h -> HOOK_CHECK(i) :: else -> skip fi
+#else
+			skip
+#endif
+		};
 #ifdef SEND_CHECK_SLOT
 		hook(i);
 #endif

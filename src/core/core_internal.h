@@ -90,6 +90,10 @@ struct zcast_pub {
 	struct zc_bell_cache *bells; /* doorbells of the subscribers (doorbell.c), lazily made */
 	struct zc_seen_head *seen;   /* max_subs entries: ring heads last read (publish.c) */
 	zcast_msg *_Atomic spare;    /* a dropped message struct, for the next loan */
+	/* Set by the layer above (a service client's request publisher) before its first publish: a
+	 * publish that reaches no BALANCE_RR member fails with ZCAST_ENOSERVER and the loan stays the
+	 * caller's, decided under the lock by the publish itself (no liveness probe first). */
+	bool needs_rr;
 };
 
 /* A ring head the publisher read earlier, for the subscriber record that had member id `id`. A head

@@ -289,6 +289,15 @@ static void wake_after_push(zcast_pub *p, uint32_t k, uint32_t d, bool *wake_top
 	}
 }
 
+/* Is one of the n targets selected a BALANCE_RR member (p->needs_rr)? */
+static bool reaches_rr(const zcast_pub *p, int n)
+{
+	for (int j = 0; j < n; j++)
+		if (IS_RR(p->depths[j]))
+			return true;
+	return false;
+}
+
 /* Under the topic lock: selects the targets, writes the intent, stamps and publishes the slot,
  * pushes to every target and marks their wakes, appends to the history, clears the intent. */
 static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_topic,
@@ -299,6 +308,8 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 	int n = select_or_reclaim(p);
 	if (n < 0)
 		return n;
+	if (p->needs_rr && !reaches_rr(p, n))
+		return ZCAST_ENOSERVER; /* before the intent: nothing to roll back, the loan is kept */
 	struct zc_pool_map *m = p->pool;
 	struct zc_slot_hdr *s = zc_slot(m, msg->slot);
 	uint64_t desc = ZC_DESC(p->pool_index, msg->slot, msg->gen);

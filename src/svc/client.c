@@ -40,7 +40,10 @@ static int open_request_pub(zcast_client *cli, const zcast_service_opts *o)
 	/* Twice the calls: a server releases a request just after its response is sent, so a slot
 	 * may still be held when the call's outcome is taken already. */
 	po.slot_count = 2 * o->slot_count;
-	return zcast_pub_open(topic, &po, &cli->req_pub);
+	int r = zcast_pub_open(topic, &po, &cli->req_pub);
+	if (!r)
+		cli->req_pub->needs_rr = true; /* no server: the publish fails (publish_req) */
+	return r;
 }
 
 /* The response topic: named after the client id and a nonce of this instance, so a later client
@@ -139,15 +142,33 @@ int zcast_request_loan(zcast_client *cli, size_t size, zcast_msg **req)
 	return zcast_loan(cli->req_pub, size + ZCAST_SERVICE_HEADER, req);
 }
 
-/* Waits for a first server (the graph word moves on every join and leave). */
-static int wait_server(zcast_client *cli, int64_t deadline)
+static int64_t left_ns(int64_t deadline)
 {
+	if (deadline < 0)
+		return -1;
+	int64_t left = deadline - zc_now_ns();
+	return left > 0 ? left : 0;
+}
+
+/* Publishes the request. Whether a server is there is the publish's own answer, under the topic
+ * lock (ZCAST_ENOSERVER, the loan kept: core/publish.c, needs_rr), not a liveness probe before
+ * it: a server killed and not yet reclaimed still gets the request, and its reclaim fails the
+ * call (client_deaths.c). With a deadline, sleeps until the graph word moves (every join and
+ * leave bumps it) and tries again. */
+static int publish_req(zcast_client *cli, zcast_msg *req, int64_t deadline)
+{
+	if (deadline == 0) {
+		int r = zcast_publish(cli->req_pub, req);
+		return r == ZCAST_ENOSERVER
+			   ? zc_err(r, "service %s has no live server", cli->service)
+			   : r;
+	}
 	_Atomic uint32_t *graph = &cli->req_pub->t.hdr->graph;
 	for (;;) {
 		uint32_t g = atomic_load(graph); /* SYNC: graph-word — zc_topic_graph_changed bumps it */
-		int n = zcast_pub_matched(cli->req_pub);
-		if (n != 0)
-			return n < 0 ? n : 0;
+		int r = zcast_publish_wait(cli->req_pub, req, left_ns(deadline));
+		if (r != ZCAST_ENOSERVER)
+			return r;
 		if (deadline >= 0 && zc_now_ns() >= deadline)
 			return zc_err(ZCAST_ETIMEDOUT, "service %s: no server came", cli->service);
 		zc_futex_wait(graph, g, deadline);
@@ -160,11 +181,6 @@ static int send_req(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_
 		return zc_err(ZCAST_EINVAL, "cli or req is NULL");
 	if (req->pub != cli->req_pub || atomic_load(&req->kind) != ZC_MSG_LOAN)
 		return zc_err(ZCAST_EINVAL, "not a request loan of this client");
-	int r = deadline == 0 ? zcast_pub_matched(cli->req_pub) : wait_server(cli, deadline);
-	if (r == 0 && deadline == 0)
-		return zc_err(ZCAST_ENOSERVER, "service %s has no live server", cli->service);
-	if (r < 0)
-		return r;
 	pthread_mutex_lock(&cli->mu);
 	struct zc_svc_call *c = free_call(cli);
 	if (!c) {
@@ -172,20 +188,24 @@ static int send_req(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_
 		return zc_err(ZCAST_ENOSLOT, "service %s: %u calls pending", cli->service,
 			      cli->o.slot_count);
 	}
-	uint64_t s = ++cli->next_seq;
+	uint64_t s = ++cli->next_seq, hooks = cli->hooks_run;
 	*c = (struct zc_svc_call){.state = ZC_CALL_SENDING, .seq = s, .slot = req->slot,
 				  .gen = req->gen};
 	pthread_mutex_unlock(&cli->mu);
 	zc_svc_hdr_write(req, ZC_SVC_REQUEST, cli->id, cli->nonce, s);
-	r = deadline == 0 ? zcast_publish(cli->req_pub, req)
-			  : zcast_publish_wait(cli->req_pub, req,
-					       deadline < 0 ? -1 : deadline - zc_now_ns());
-	if (!r)
+	int r = publish_req(cli, req, deadline);
+	if (!r) {
 		ZC_CRASH("svc:send:after-publish");
+		ZC_PAUSE("svc:send:after-publish"); /* tests: a server answers first (svc_answered_no_marker) */
+	}
 	pthread_mutex_lock(&cli->mu);
 	if (c->seq == s && c->state == ZC_CALL_SENDING) /* its response may be taken already */
 		c->state = r ? ZC_CALL_FREE : ZC_CALL_PENDING;
-	if (!r) /* a server that left before the publish: the slot is free already */
+	/* A hook that ran while the call was SENDING passed it by (a reclaim of its server right
+	 * after the publish): check now. A hook that runs later sees it PENDING. Not on every send:
+	 * a fast server has released the request of an answered call already, which would look
+	 * suspect and cost a marker per call (model/service.pml, SEND_CHECK_SLOT). */
+	if (!r && cli->hooks_run != hooks)
 		zc_svc_client_check(cli);
 	pthread_mutex_unlock(&cli->mu);
 	if (!r && seq)

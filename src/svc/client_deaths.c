@@ -49,6 +49,7 @@ static void on_members_changed(void)
 	pthread_mutex_lock(&clients_mu);
 	for (zcast_client *c = *list(); c; c = c->next) {
 		pthread_mutex_lock(&c->mu);
+		c->hooks_run++;
 		zc_svc_client_check(c);
 		pthread_mutex_unlock(&c->mu);
 	}

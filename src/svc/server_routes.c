@@ -17,9 +17,25 @@ static void route_drop(zcast_server *srv, uint32_t i)
 	(void)zcast_topic_gc(srv->domain[0] ? srv->domain : NULL, topic);
 }
 
+/* Does the route's client still subscribe? Probed (zcast_pub_matched: a lock probe per member)
+ * only when the topic's graph word moved since the last probe that found it: a client that closes
+ * or is reclaimed moves it. One killed and not reclaimed yet gets its response queued to nobody's
+ * use; its reclaim (the death watcher) takes the slot back and moves the word. */
+static bool route_live(struct zc_svc_route *rt)
+{
+	/* SYNC: graph-word — zc_topic_graph_changed bumps it (read before the probe) */
+	uint32_t g = atomic_load(&rt->pub->t.hdr->graph);
+	if (g == rt->graph)
+		return true;
+	if (zcast_pub_matched(rt->pub) <= 0)
+		return false;
+	rt->graph = g;
+	return true;
+}
+
 /* Opens a publisher on the client's response topic, only if the topic exists (a forged or stale
  * client id never makes one) and its client still subscribes. */
-static zcast_pub *route_open(zcast_server *srv, uint64_t client_id, uint32_t nonce)
+static zcast_pub *route_open(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint32_t *graph)
 {
 	char topic[ZC_SVC_TOPIC_MAX];
 	zc_svc_response_topic(topic, srv->service, client_id, nonce);
@@ -38,6 +54,7 @@ static zcast_pub *route_open(zcast_server *srv, uint64_t client_id, uint32_t non
 	zcast_pub *pub;
 	if (zcast_pub_open(topic, &po, &pub) != 0)
 		return NULL;
+	*graph = atomic_load(&pub->t.hdr->graph); /* SYNC: graph-word (route_live) */
 	if (zcast_pub_matched(pub) <= 0) { /* the client left meanwhile */
 		zcast_pub_close(pub);
 		return NULL;
@@ -51,7 +68,7 @@ zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonc
 		struct zc_svc_route *rt = &srv->routes[i];
 		if (rt->client_id != client_id || rt->nonce != nonce)
 			continue;
-		if (zcast_pub_matched(rt->pub) > 0)
+		if (route_live(rt))
 			return rt->pub;
 		route_drop(srv, i); /* its client is gone: so is the topic once we leave */
 		return NULL;
@@ -64,10 +81,11 @@ zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonc
 		srv->routes = r;
 		srv->cap_routes = cap;
 	}
-	zcast_pub *pub = route_open(srv, client_id, nonce);
+	uint32_t graph = 0;
+	zcast_pub *pub = route_open(srv, client_id, nonce, &graph);
 	if (pub)
-		srv->routes[srv->n_routes++] =
-		    (struct zc_svc_route){.client_id = client_id, .nonce = nonce, .pub = pub};
+		srv->routes[srv->n_routes++] = (struct zc_svc_route){
+		    .client_id = client_id, .nonce = nonce, .pub = pub, .graph = graph};
 	return pub;
 }
 

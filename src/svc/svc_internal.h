@@ -50,6 +50,7 @@ struct zc_svc_route { /* a publisher on one client's response topic */
 	uint64_t client_id;
 	uint32_t nonce;
 	zcast_pub *pub;
+	uint32_t graph; /* the topic's graph word when a probe last found the client subscribed */
 };
 struct zcast_server {
 	char service[ZCAST_SERVICE_NAME_MAX + 1];
@@ -96,6 +97,7 @@ struct zcast_client {
 	uint32_t nonce;
 	uint64_t next_seq;
 	uint64_t next_marker;
+	uint64_t hooks_run; /* times the death watcher's hook checked this client (send_req) */
 	struct zc_svc_call *calls; /* o.slot_count entries */
 	uint64_t rejected;
 	zcast_msg *stash; /* an outcome zcast_client_wait took, for the next take (a response) */
