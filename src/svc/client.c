@@ -157,16 +157,16 @@ static int64_t left_ns(int64_t deadline)
  * leave bumps it) and tries again. */
 static int publish_req(zcast_client *cli, zcast_msg *req, int64_t deadline)
 {
-	if (deadline == 0) {
-		int r = zcast_publish(cli->req_pub, req);
+	/* First without a deadline: a call that goes out at once reads no clock for it. */
+	int r = zcast_publish(cli->req_pub, req);
+	if (deadline == 0 || (r != ZCAST_EAGAIN && r != ZCAST_ENOSERVER))
 		return r == ZCAST_ENOSERVER
 			   ? zc_err(r, "service %s has no live server", cli->service)
 			   : r;
-	}
 	_Atomic uint32_t *graph = &cli->req_pub->t.hdr->graph;
 	for (;;) {
 		uint32_t g = atomic_load(graph); /* SYNC: graph-word — zc_topic_graph_changed bumps it */
-		int r = zcast_publish_wait(cli->req_pub, req, left_ns(deadline));
+		r = zcast_publish_wait(cli->req_pub, req, left_ns(deadline));
 		if (r != ZCAST_ENOSERVER)
 			return r;
 		if (deadline >= 0 && zc_now_ns() >= deadline)
@@ -175,7 +175,7 @@ static int publish_req(zcast_client *cli, zcast_msg *req, int64_t deadline)
 	}
 }
 
-static int send_req(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_t *seq)
+int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_t *seq)
 {
 	if (!cli || !req)
 		return zc_err(ZCAST_EINVAL, "cli or req is NULL");
@@ -215,13 +215,13 @@ static int send_req(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_
 
 int zcast_request_send(zcast_client *cli, zcast_msg *req, uint64_t *seq)
 {
-	return send_req(cli, req, 0, seq);
+	return zc_svc_send(cli, req, 0, seq);
 }
 
 int zcast_request_send_wait(zcast_client *cli, zcast_msg *req, int64_t timeout_ns, uint64_t *seq)
 {
 	int64_t deadline = timeout_ns < 0 ? -1 : zc_after(zc_now_ns(), timeout_ns);
-	return send_req(cli, req, deadline ? deadline : 1, seq);
+	return zc_svc_send(cli, req, deadline ? deadline : 1, seq);
 }
 
 int zcast_client_pending(const zcast_client *cli)

@@ -171,7 +171,7 @@ int zcast_client_call(zcast_client *cli, zcast_msg *req, int64_t timeout_ns, zca
 	}
 	int64_t deadline = timeout_ns < 0 ? -1 : zc_after(zc_now_ns(), timeout_ns);
 	uint64_t seq = 0, s;
-	int r = zcast_request_send_wait(cli, req, timeout_ns, &seq);
+	int r = zc_svc_send(cli, req, deadline ? deadline : 1, &seq);
 	if (r) {
 		zcast_msg_drop(req); /* consumed whatever the outcome: one rule for the caller */
 		return r;

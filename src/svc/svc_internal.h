@@ -106,6 +106,9 @@ struct zcast_client {
 	void *ex_ctx;
 	zcast_client *next; /* the process's list of clients (client_deaths.c) */
 };
+/* Sends req (client.c): deadline 0 = do not wait, < 0 = wait for a server or room forever, else
+ * until that zc_now_ns() time. */
+ZC_HIDDEN int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_t *seq);
 /* client_deaths.c: the list of this process's clients, and the death watcher's hook. */
 ZC_HIDDEN void zc_svc_clients_add(zcast_client *cli);
 ZC_HIDDEN void zc_svc_clients_remove(zcast_client *cli);
