@@ -7,15 +7,17 @@
 # median of the per-round ratios to the floor (noise hits a round's participants alike). --case
 # fanout (with --subs S, --rate HZ): each run's publish-call p50, E2E p50 and CPU per message (all
 # processes), and per participant the medians over rounds and the median of the per-round ratios to
-# the floor.
-#   bench/ab.sh [--case pingpong|continuous|fanout] [--size 64] [--rounds 5] [--samples 20000]
-#       [--mode transport] [--subs 32] [--rate 100] LABEL=BENCH_BINARY ...
+# the floor. --case service (with --clients C): each run's round-trip p50 / p90 / p99 / p99.9, calls/s
+# and bytes copied, and per participant the medians over rounds and the per-round ratios of the p50
+# to the floor's (median, min, max; the floor is the service case's two-wake-up floor).
+#   bench/ab.sh [--case pingpong|continuous|fanout|service] [--size 64] [--rounds 5] [--samples 20000]
+#       [--mode transport] [--subs 32] [--rate 100] [--clients 1] LABEL=BENCH_BINARY ...
 # A label "floor" runs --system floor with its binary; any other label runs --system zcast.
 # Example (main's build against this branch's):
 #   bench/ab.sh --size 8M floor=build/bench/zcast-bench main=../main/build/bench/zcast-bench \
 #       new=build/bench/zcast-bench
 set -u
-SIZE=64 ROUNDS=5 SAMPLES=20000 MODE=transport CASE=pingpong SUBS=32 RATE=100
+SIZE=64 ROUNDS=5 SAMPLES=20000 MODE=transport CASE=pingpong SUBS=32 RATE=100 CLIENTS=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size) SIZE="$2"; shift 2 ;;
@@ -25,7 +27,8 @@ while [ $# -gt 0 ]; do
 	--case) CASE="$2"; shift 2 ;;
 	--subs) SUBS="$2"; shift 2 ;;
 	--rate) RATE="$2"; shift 2 ;;
-	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+	--clients) CLIENTS="$2"; shift 2 ;;
+	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
 	*=*) break ;;
 	*) echo "ab.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -47,6 +50,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		[ "$label" = floor ] && sys=floor
 		extra=()
 		[ "$CASE" = fanout ] && extra=(--subs "$SUBS" --rate "$RATE")
+		[ "$CASE" = service ] && extra=(--clients "$CLIENTS")
 		if ! "$bin" --system $sys --case "$CASE" --size "$SIZE" --mode "$MODE" --samples "$SAMPLES" \
 			"${extra[@]}" --cap-s 60 --pin --name "$label-$r" --out "$OUT" >"$OUT/log" 2>&1; then
 			echo "ab.sh: $label round $r failed:" >&2
@@ -77,6 +81,31 @@ if sys.argv[2] == "continuous":
         extra = round_ratio(rounds, label, "")
         print(f"{label:10s} median over {len(rate[label])} rounds: {statistics.median(rate[label]) / 1e6:.3f} M msgs/s,"
               f" CPU {statistics.median(cpu[label]):.0f} ns/msg{extra}")
+    sys.exit(0)
+if sys.argv[2] == "service":
+    # one row per call: lat_ns = round trip (case_service.c)
+    p50, tail, rate, rounds = {}, {}, {}, {}
+    for line in open(sys.argv[1]):
+        r, label, path = line.split()
+        v = sorted(int(row["lat_ns"]) for row in csv.DictReader(open(path)))
+        n = len(v)
+        d = json.load(open(path[:-4] + ".json"))
+        print(f"round {r} {label:10s} RTT p50 {v[n // 2] / 1e3:.1f} p90 {v[n * 9 // 10] / 1e3:.1f} p99 "
+              f"{v[n * 99 // 100] / 1e3:.1f} p99.9 {v[n * 999 // 1000] / 1e3:.1f} us, {d['msgs_per_s']:.0f} calls/s,"
+              f" bytes copied {d.get('bytes_copied')}")
+        p50.setdefault(label, []).append(v[n // 2])
+        tail.setdefault(label, []).append((v[n * 9 // 10], v[n * 99 // 100], v[n * 999 // 1000]))
+        rate.setdefault(label, []).append(d["msgs_per_s"])
+        rounds.setdefault(r, {})[label] = v[n // 2]
+    for label in p50:
+        ratios = sorted(x[label] / x["floor"] for x in rounds.values() if "floor" in x and label in x)
+        extra = (f", per-round p50 ratio to the floor: median {statistics.median(ratios):.2f}x"
+                 f" (min {ratios[0]:.2f}, max {ratios[-1]:.2f}; {' '.join(f'{x:.2f}' for x in ratios)})"
+                 if ratios and label != "floor" else "")
+        t = [statistics.median(x[i] for x in tail[label]) / 1e3 for i in range(3)]
+        print(f"{label:10s} median over {len(p50[label])} rounds: RTT p50 {statistics.median(p50[label]) / 1e3:.1f} us,"
+              f" p90 {t[0]:.1f} us, p99 {t[1]:.1f} us, p99.9 {t[2]:.1f} us,"
+              f" {statistics.median(rate[label]):.0f} calls/s{extra}")
     sys.exit(0)
 if sys.argv[2] == "fanout":
     # rows with sub = -1: the publisher's send call; sub >= 0: E2E of subscriber `sub` (case_fanout.c)

@@ -38,11 +38,14 @@ int main(void)
 	CHECK(topic[0] != 0);
 	zt_sleep_ms(200); /* the death watcher's follower has seen that join */
 	uint64_t before = responses_published(topic);
-	enum { CALLS = 5 };
+	enum { CALLS = 6 };
 	for (int i = 1; i <= CALLS; i++)
 		zt_call_add(cli, getpid(), i);
-	/* One response per call, no marker (before the fix: a marker per call as well). */
-	CHECK_EQ(responses_published(topic) - before, CALLS);
+	/* One response per call and no marker (before the fix: a marker per call as well). One marker
+	 * at most is allowed: a follower that saw the server's join later than the sleep above (a
+	 * loaded machine) runs the hook once, during one of these calls. */
+	uint64_t markers = responses_published(topic) - before - CALLS;
+	CHECK(markers <= 1);
 	CHECK_EQ(zcast_client_pending(cli), 0);
 	zt_stop_server(cli, server);
 	CHECK_EQ(zcast_client_close(cli), 0);
