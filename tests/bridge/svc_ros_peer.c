@@ -153,6 +153,7 @@ static int client(const char *name, int count)
 			seen[v[1]] = 1, got++;
 	}
 	printf("replies %d (bad %d, foreign %d)\n", got, bad, foreign);
+	free(seen);
 	dds_delete(p.pp);
 	return got == count && !bad ? 0 : 1;
 }

@@ -140,6 +140,8 @@ static int call(const char *name, int count, int inflight, int want_gone, int ti
 	printf("%s %d (ok %d, gone %d, bad %d, sent %d of %d)\n", want_gone ? "gone" : "ok",
 	       want_gone ? c.gone : c.ok, c.ok, c.gone, c.bad, c.sent, count);
 	zcast_client_close(c.cli);
+	free(c.seq_of);
+	free(c.sum_of);
 	return (want_gone ? c.gone : c.ok) == count ? 0 : 1;
 }
 
