@@ -99,6 +99,8 @@ int zb_svc_fill(struct zb_svc_rt *rt, const zcast_cdr_type *t, zcast_msg *m, con
 		size_t n);
 int64_t zb_svc_now(void);
 
+/* Options of the route's zcast client or server: its domain, the service type's name and hash. */
+void zb_svc_opts(const struct zb_svc_rt *rt, zcast_service_opts *o);
 /* A route's thread, once its zcast client or server is open (zcast_open): opens the DDS side and
  * turns ACTIVE (0), or FAILED (-1). */
 int zb_svc_activate(struct zb_svc_rt *rt, int zcast_open);

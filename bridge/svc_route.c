@@ -109,6 +109,14 @@ int zb_svc_fill(struct zb_svc_rt *rt, const zcast_cdr_type *t, zcast_msg *m, con
 	return zcast_service_resize(m, ZCAST_TYPED_PREFIX + rd.end) < 0 ? -1 : 0;
 }
 
+void zb_svc_opts(const struct zb_svc_rt *rt, zcast_service_opts *o)
+{
+	zcast_service_opts_init(o);
+	o->domain = zb_zdomain_opt(rt->b->cfg);
+	o->type_name = rt->cfg->type->name;
+	memcpy(o->type_hash, rt->cfg->type->hash, ZCAST_TYPE_HASH_SIZE);
+}
+
 int zb_svc_activate(struct zb_svc_rt *rt, int zcast_open)
 {
 	if (!zcast_open || zb_svc_dds_open(rt) < 0) {

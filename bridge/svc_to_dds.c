@@ -15,10 +15,7 @@
 static int open_client(struct zb_svc_rt *rt)
 {
 	zcast_service_opts o;
-	zcast_service_opts_init(&o);
-	o.domain = zb_zdomain_opt(rt->b->cfg);
-	o.type_name = rt->cfg->type->name;
-	memcpy(o.type_hash, rt->cfg->type->hash, ZCAST_TYPE_HASH_SIZE);
+	zb_svc_opts(rt, &o);
 	o.request_size = rt->cfg->max_size + ZCAST_TYPED_HEADER_OFFSET;
 	o.slot_count = rt->cfg->pending;
 	if (zcast_client_open(rt->cfg->name, &o, &rt->cli) < 0) {

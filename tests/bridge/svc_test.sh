@@ -24,19 +24,11 @@ T=example_interfaces/srv/AddTwoInts
 
 # svc_bridge <name> <A|B> <config lines...>: starts a bridge, waits until its services are active.
 svc_bridge() {
-  local name=$1 host=$2 n
-  local -n ns=in$host
+  local name=$1 host=$2
   shift 2
   { echo "zcast_domain $([ "$host" = A ] && echo "$DA" || echo "$DB")"; printf '%s\n' "$@"; } \
     > "$W/$name.conf"
-  n=$#
-  "${ns[@]}" "$BRIDGE" "$W/$name.conf" > "$W/$name.log" 2>&1 &
-  pids+=($!); eval "pid_$name=$!"
-  for _ in $(seq 200); do
-    [ "$(grep -c ': active$' "$W/$name.log" 2>/dev/null)" -ge "$n" ] && return 0
-    sleep 0.05
-  done
-  fail "bridge $name did not become active"
+  zbh_bridge "$name" "$host" "$W/$name.conf"
 }
 remote() { # log what n: waits until the service route sees n remote DDS endpoints
   wait_for "$1" "$2: $3 remote" "$2 to match $3"
