@@ -107,6 +107,11 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		}
 		rt->started = 1;
 	}
+	int e = zb_svcs_start(b, err, errlen); /* svc_route.c */
+	if (e < 0) {
+		zcast_bridge_stop(b);
+		return e;
+	}
 	*out = b;
 	return 0;
 }
@@ -148,6 +153,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 	for (size_t i = 0; i < b->n_routes; i++)
 		if (b->routes[i].started)
 			pthread_join(b->routes[i].thread, NULL);
+	zb_svcs_stop(b); /* svc_route.c: its threads, endpoints and zcast handles */
 	/* DDS first: a reader must not deliver into a publisher that is gone */
 	dds_delete(b->participant);
 	for (size_t i = 0; i < b->n_routes; i++) {

@@ -257,7 +257,12 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 	}
 	if (strcmp(w[0], "in") == 0 || strcmp(w[0], "out") == 0)
 		return route_line(c, p, w, n);
-	return fail(p, "unknown keyword \"%s\" (in, out, dds_domain, zcast_domain, node)", w[0]);
+	char why[400];
+	if (strcmp(w[0], "service") == 0) /* svc_config.c */
+		return zb_svc_config_line(c, w, n, p->line, why, sizeof why) < 0 ? fail(p, "%s", why)
+										  : 0;
+	return fail(p, "unknown keyword \"%s\" (in, out, service, dds_domain, zcast_domain, node)",
+		    w[0]);
 }
 
 /* Parses len bytes of text: a NUL byte inside is an error, not the end of the file. */
@@ -287,10 +292,10 @@ static int parse_text(zcast_bridge_config *c, const char *name, const char *text
 			return e;
 		s += n + (nl ? 1 : 0);
 	}
-	if (c->n_routes == 0) {
+	if (c->n_routes == 0 && c->n_services == 0) {
 		p.line++;
-		return fail(&p,
-			    "no routes (add a line: out|in <topic> <type> reliable|best_effort)");
+		return fail(&p, "no routes (add a line: out|in <topic> <type> reliable|best_effort, or "
+				"service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast)");
 	}
 	return 0;
 }

@@ -11,11 +11,13 @@
 
 #define ZB_MAX_TYPES 256
 #define ZB_MAX_ROUTES 64
+#define ZB_MAX_SERVICES 32 /* service routes (svc_*.c) */
 #define ZB_SOURCES 16	/* sending topics remembered per IN route */
 #define ZB_RING 4096	/* OUT: messages written to DDS and not yet acknowledged, at most */
 #define ZB_FROM_BRIDGE 0x01u /* typed message reserved byte 0: published by a bridge's IN route */
 
 struct zb_state;
+struct zb_svc_rt;
 struct zb_held;
 
 struct zcast_bridge_config {
@@ -27,6 +29,10 @@ struct zcast_bridge_config {
 	int dds_domain_set;
 	char node_name[64];    /* "node NAME": the bridge's ROS 2 node name; default zcast_bridge */
 	char zcast_domain[40]; /* "zcast_domain NAME"; "" = $ZCAST_DOMAIN or "default" */
+	const zcast_service_type *svc_types[ZB_MAX_TYPES]; /* registered service types */
+	size_t n_svc_types;
+	zcast_bridge_service services[ZB_MAX_SERVICES]; /* "service" lines (svc_config.c) */
+	size_t n_services;
 };
 
 /* The DDS side of the opaque-CDR type (sertype.c): samples are the CDR bytes, header included. */
@@ -174,7 +180,14 @@ struct zcast_bridge {
 	struct zb_route_rt routes[ZB_MAX_ROUTES];
 	size_t n_routes;
 	struct zb_claim claims[ZB_MAX_ROUTES];
+	struct zb_svc_rt *svcs; /* one per service route (svc_route.c) */
 };
+
+/* Service routes (svc_route.c): started after the topic routes, stopped before the participant
+ * is deleted. A "service" config line (svc_config.c): 0, or an error with `why` filled. */
+int zb_svcs_start(struct zcast_bridge *b, char *err, size_t errlen);
+void zb_svcs_stop(struct zcast_bridge *b);
+int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *why, size_t cap);
 
 void *zb_route_out(void *arg); /* route_out.c */
 void *zb_route_in(void *arg);  /* route_in.c */

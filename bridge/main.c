@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "shipped_types.h"
+#include "svc_cli.h"
 
 static volatile sig_atomic_t stop;
 
@@ -26,7 +27,9 @@ static int usage(void)
 		"  dds_domain <N>\n"
 		"  zcast_domain <name>\n"
 		"  out|in <topic> <pkg/msg/Type> reliable|best_effort [depth=N] [history=N] "
-		"[max_size=N] [slots=N] [catchup=N]\n");
+		"[max_size=N] [slots=N] [catchup=N]\n"
+		"  service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast [max_size=N] [pending=N] "
+		"[timeout_ms=N] [ros_name=/x]\n");
 	return 2;
 }
 
@@ -69,6 +72,7 @@ int main(int argc, char **argv)
 			       r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in", r[i].topic,
 			       r[i].type->name, r[i].reliable ? "reliable" : "best_effort",
 			       r[i].depth, r[i].history, r[i].max_size);
+		zb_cli_services_check(c);
 		zcast_bridge_config_free(c);
 		return 0;
 	}
@@ -109,6 +113,7 @@ int main(int argc, char **argv)
 				matched[i] = st.matched;
 			}
 		}
+		failed |= zb_cli_services_poll(b, c);
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
@@ -121,6 +126,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.forwarded, (unsigned long long)st.resent,
 		       (unsigned long long)st.skipped, (unsigned long long)st.dropped);
 	}
+	zb_cli_services_report(b, c);
 	zcast_bridge_stop(b);
 	zcast_bridge_config_free(c);
 	return failed ? 1 : 0;

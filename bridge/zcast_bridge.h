@@ -40,6 +40,24 @@ typedef struct zcast_bridge_route {
 	char dds_topic[208]; /**< ROS 2 name on the DDS side ("ros_name=/x"); "" = topic */
 } zcast_bridge_route;
 
+/** Direction of a service route (docs/BRIDGE.md "Services"). */
+enum zcast_bridge_svc_dir {
+	ZCAST_BRIDGE_SVC_TO_DDS = 0,   /**< a local zcast server, called by DDS / ROS 2 clients */
+	ZCAST_BRIDGE_SVC_FROM_DDS = 1, /**< a DDS / ROS 2 server, called by local zcast clients */
+};
+
+/** One bridged service (a "service" config line). */
+typedef struct zcast_bridge_service {
+	int dir;	/**< enum zcast_bridge_svc_dir */
+	char name[168]; /**< zcast service name, "/add"; DDS topics rq<name>Request, rr<name>Reply */
+	const zcast_service_type *type; /**< registered or run-time service type */
+	size_t max_size;     /**< largest request or response: CDR bytes with their header */
+	uint32_t pending;    /**< calls in flight at most */
+	uint32_t timeout_ms; /**< FROM_DDS: a call the DDS server has not answered by then fails */
+	int line;	     /**< line of the config file */
+	char dds_name[168];  /**< ROS 2 name on the DDS side ("ros_name=/x"); "" = name */
+} zcast_bridge_service;
+
 /** A parsed configuration. */
 typedef struct zcast_bridge_config zcast_bridge_config;
 /** A running bridge. */
@@ -55,6 +73,11 @@ int zcast_bridge_config_load(zcast_bridge_config *c, const char *path, char *err
 /** As _load, from text (name is used in messages only). */
 int zcast_bridge_config_parse(zcast_bridge_config *c, const char *name, const char *text, char *err,
 			      size_t errlen);
+/** Registers a service type that "service" lines may name (the pointer must outlive the config). */
+int zcast_bridge_config_add_service_type(zcast_bridge_config *c, const zcast_service_type *type);
+/** Service routes of a parsed configuration. */
+size_t zcast_bridge_config_services(const zcast_bridge_config *c,
+				    const zcast_bridge_service **services);
 /** Routes of a parsed configuration. */
 size_t zcast_bridge_config_routes(const zcast_bridge_config *c, const zcast_bridge_route **routes);
 
@@ -78,6 +101,16 @@ typedef struct zcast_bridge_stat {
 	uint64_t resent;    /**< OUT: messages a predecessor wrote and this bridge sent again */
 } zcast_bridge_stat;
 int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st);
+/** Counters of one service route. */
+typedef struct zcast_bridge_service_stat {
+	int state;	   /**< enum zcast_bridge_state (never STANDBY) */
+	uint64_t calls;	   /**< requests forwarded */
+	uint64_t answered; /**< responses forwarded back */
+	uint64_t failed;   /**< calls that ended without a response (server gone, timeout, no server) */
+	uint64_t dropped;  /**< samples refused (malformed, wrong type hash, unknown sequence number) */
+	uint32_t matched;  /**< remote DDS servers (FROM_DDS) or clients (TO_DDS) matched now */
+} zcast_bridge_service_stat;
+int zcast_bridge_service_stat_get(zcast_bridge *b, size_t service, zcast_bridge_service_stat *st);
 /** Stops the threads, deletes the DDS entities and leaves the zcast topics. */
 void zcast_bridge_stop(zcast_bridge *b);
 

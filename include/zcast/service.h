@@ -86,6 +86,11 @@ ZCAST_API int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size
  * is consumed; the request counts as answered (the caller may still hold and read it). On failure
  * the loan stays with the caller: ZCAST_EAGAIN when the client's queue is full. */
 ZCAST_API int zcast_response_send(zcast_server *srv, zcast_msg *resp);
+/** Answers `req` (a request this server took and has not answered) with a failure: the client's
+ * call ends with ZCAST_ESRVGONE, as if this server had closed. For a server that cannot serve this
+ * one request (a bridge whose remote server is gone or did not answer in time). 0, or ZCAST_EINVAL
+ * when `req` is not such a request. A response loan for it still held is the caller's to drop. */
+ZCAST_API int zcast_request_fail(zcast_server *srv, zcast_msg *req);
 /** The sequence number the client got for `req` (a request this server took), 0 otherwise. */
 ZCAST_API uint64_t zcast_request_seq(zcast_server *srv, const zcast_msg *req);
 

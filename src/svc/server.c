@@ -174,6 +174,17 @@ int zcast_response_send(zcast_server *srv, zcast_msg *resp)
 	return 0;
 }
 
+int zcast_request_fail(zcast_server *srv, zcast_msg *req)
+{
+	struct zc_svc_taken *tk = srv ? zc_svc_taken_find(srv, req) : NULL;
+	if (!tk)
+		return zc_err(ZCAST_EINVAL, "not a request this server took and has not answered");
+	zc_svc_send_failure(srv, tk);
+	tk->resp = NULL; /* an unsent loan: its slot goes back when the caller drops it */
+	taken_forget(srv, tk);
+	return 0;
+}
+
 int zcast_server_close(zcast_server *srv)
 {
 	if (!srv)

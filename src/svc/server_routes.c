@@ -98,9 +98,7 @@ void zc_svc_routes_close(zcast_server *srv)
 	srv->cap_routes = 0;
 }
 
-/* A failure (a header alone) for the client of tk; errors are ignored: the client then learns
- * it from the request slot this server releases next. */
-static void send_failure(zcast_server *srv, const struct zc_svc_taken *tk)
+void zc_svc_send_failure(zcast_server *srv, const struct zc_svc_taken *tk)
 {
 	zcast_pub *pub = zc_svc_route_get(srv, tk->client_id, tk->nonce);
 	zcast_msg *m;
@@ -118,7 +116,7 @@ void zc_svc_server_fail_all(zcast_server *srv)
 		(void)zc_svc_server_adopt(srv, m);
 	for (uint32_t i = 0; i < srv->n_taken; i++) {
 		struct zc_svc_taken *tk = &srv->taken[i];
-		send_failure(srv, tk);
+		zc_svc_send_failure(srv, tk);
 		if (tk->resp) /* an unsent loan: its slot goes back when the caller drops it */
 			tk->resp = NULL;
 		zcast_msg_drop(tk->req);

@@ -67,6 +67,9 @@ struct zcast_server {
 };
 /* Answers every taken request with a failure and forgets it (server_close.c). */
 ZC_HIDDEN void zc_svc_server_fail_all(zcast_server *srv);
+/* A failure (a header alone) for the client of tk; errors are ignored: the client then learns
+ * it from the request slot this server releases next (server_routes.c). */
+ZC_HIDDEN void zc_svc_send_failure(zcast_server *srv, const struct zc_svc_taken *tk);
 /* The request a taken message is, or NULL (server.c). */
 ZC_HIDDEN struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req);
 /* The publisher on that client's response topic, opened when missing; NULL when the client is

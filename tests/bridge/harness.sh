@@ -33,7 +33,7 @@ zbh_bridge() {
   local name=$1 conf=$3 n
   local -n ns=in$2
   shift 3
-  n=$(grep -cE '^(in|out) ' "$conf")
+  n=$(grep -cE '^(in|out|service) ' "$conf")
   "${ns[@]}" "$@" "$BRIDGE" "$conf" > "$W/$name.log" 2>&1 &
   pids+=($!); eval "pid_$name=$!"
   for _ in $(seq 200); do

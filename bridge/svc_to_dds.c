@@ -1,0 +1,160 @@
+/* A zcast server exposed to DDS ("service <name> <type> zcast_to_dds"): the bridge serves
+ * rq<name>Request as a ROS 2 server does and calls the zcast server as a zcast client, many calls
+ * in flight (`pending=`). Each request's header is kept with its zcast call and written back in
+ * front of the response, so the DDS client takes the reply as its own. A zcast call that fails
+ * (no server, the server died or closed) gets no reply: a ROS 2 service has no error reply, its
+ * client times out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dds/ddsi/ddsi_serdata.h>
+
+#include "svc_internal.h"
+
+static int open_client(struct zb_svc_rt *rt)
+{
+	zcast_service_opts o;
+	zb_svc_opts(rt, &o);
+	o.request_size = rt->cfg->max_size + ZCAST_TYPED_HEADER_OFFSET;
+	o.slot_count = rt->cfg->pending;
+	if (zcast_client_open(rt->cfg->name, &o, &rt->cli) < 0) {
+		fprintf(stderr, "zcast-bridge: service %s: %s\n", rt->cfg->name, zcast_last_error());
+		return -1;
+	}
+	return 0;
+}
+
+static struct zb_svc_call *call_free(struct zb_svc_rt *rt)
+{
+	for (uint32_t i = 0; i < rt->cfg->pending; i++)
+		if (!rt->calls[i].used)
+			return &rt->calls[i];
+	return NULL;
+}
+
+/* Sends the request in sample b (n bytes) to the zcast server. */
+static void forward_request(struct zb_svc_rt *rt, const uint8_t *b, size_t n,
+			    const dds_sample_info_t *si)
+{
+	struct zb_svc_call *c = call_free(rt);
+	uint8_t hdr[ZB_SVC_HDR];
+	if (!c || zb_svc_header(rt, b, n, hdr, "requests without a request header") < 0)
+		return;
+	if (!zb_svc_peer_type_ok(rt, si->publication_handle)) {
+		zb_svc_drop(rt, ZB_SVC_WARN_TYPE, "requests of a client of another type", rt->why);
+		return;
+	}
+	zcast_msg *m;
+	int e = zcast_request_loan(rt->cli, rt->cfg->max_size + ZCAST_TYPED_HEADER_OFFSET, &m);
+	if (e < 0) {
+		zb_svc_fail(rt, ZB_SVC_WARN_NOSERVER, "requests finding no request slot",
+			    zcast_strerror(e));
+		return;
+	}
+	if (zb_svc_fill(rt, rt->cfg->type->request, m, b, n) < 0) {
+		zcast_msg_drop(m);
+		zb_svc_drop(rt, ZB_SVC_WARN_INVALID, "invalid requests", rt->why);
+		return;
+	}
+	uint64_t zseq;
+	if ((e = zcast_request_send(rt->cli, m, &zseq)) == ZCAST_EAGAIN) /* servers' queues full */
+		e = zcast_request_send_wait(rt->cli, m, 1000 * 1000 * 1000, &zseq);
+	if (e < 0) {
+		zcast_msg_drop(m);
+		zb_svc_fail(rt, ZB_SVC_WARN_NOSERVER, "requests finding no zcast server",
+			    zcast_strerror(e));
+		return;
+	}
+	*c = (struct zb_svc_call){.used = 1, .zseq = zseq, .writer = si->publication_handle};
+	memcpy(c->hdr, hdr, ZB_SVC_HDR);
+	rt->n_calls++;
+	atomic_fetch_add(&rt->n_sent, 1);
+}
+
+/* Takes requests while a call slot is free (the rest wait in the DDS reader). */
+static void take_requests(struct zb_svc_rt *rt)
+{
+	while (rt->n_calls < rt->cfg->pending && !atomic_load(&rt->b->stop)) {
+		struct ddsi_serdata *sd = NULL;
+		dds_sample_info_t si;
+		if (dds_takecdr(rt->reader, &sd, 1, &si, DDS_ANY_STATE) <= 0)
+			return;
+		size_t n;
+		const uint8_t *b = zb_serdata_bytes(sd, &n);
+		if (si.valid_data)
+			forward_request(rt, b, n, &si);
+		ddsi_serdata_unref(sd);
+	}
+}
+
+/* Waits (bounded) until the client's reply reader is matched, as rmw_cyclonedds does. */
+static int client_ready(struct zb_svc_rt *rt, const struct zb_svc_call *c)
+{
+	int st = zb_svc_client_present(rt, c->writer);
+	for (int i = 0; i < 100 && st == ZB_SVC_CLIENT_MAYBE && !atomic_load(&rt->b->stop); i++) {
+		dds_sleepfor(DDS_MSECS(10));
+		st = zb_svc_client_present(rt, c->writer);
+	}
+	if (st != ZB_SVC_CLIENT_YES)
+		zb_svc_fail(rt, ZB_SVC_WARN_CLIENT, "responses whose DDS client is gone",
+			    st == ZB_SVC_CLIENT_GONE ? "its request writer left"
+						     : "its reply reader is not matched after 1 s");
+	return st == ZB_SVC_CLIENT_YES;
+}
+
+static void reply(struct zb_svc_rt *rt, const struct zb_svc_call *c, zcast_msg *resp)
+{
+	uint8_t *d = zcast_service_data(resp);
+	size_t n = zcast_service_size(resp);
+	if (!d || n < ZCAST_TYPED_PREFIX || n - ZCAST_TYPED_HEADER_OFFSET > rt->cfg->max_size) {
+		zb_svc_fail(rt, ZB_SVC_WARN_INVALID, "zcast responses of a size out of range", "");
+		return;
+	}
+	if (!client_ready(rt, c))
+		return;
+	if (zb_svc_write(rt, c->hdr, d + ZCAST_TYPED_HEADER_OFFSET,
+			 n - ZCAST_TYPED_HEADER_OFFSET) < 0) {
+		zb_svc_fail(rt, ZB_SVC_WARN_CLIENT, "responses not written to DDS", "");
+		return;
+	}
+	atomic_fetch_add(&rt->n_answered, 1);
+}
+
+static void take_responses(struct zb_svc_rt *rt)
+{
+	for (;;) {
+		zcast_msg *resp = NULL;
+		uint64_t zseq = 0;
+		int e = zcast_response_take(rt->cli, &resp, &zseq);
+		if (e != 0 && e != ZCAST_ESRVGONE)
+			return;
+		struct zb_svc_call *c = NULL;
+		for (uint32_t i = 0; i < rt->cfg->pending && !c; i++)
+			if (rt->calls[i].used && rt->calls[i].zseq == zseq)
+				c = &rt->calls[i];
+		if (c && e == 0)
+			reply(rt, c, resp);
+		else if (c)
+			zb_svc_fail(rt, ZB_SVC_WARN_GONE, "calls whose zcast server went away",
+				    "the DDS client gets no reply");
+		if (resp)
+			zcast_msg_drop(resp);
+		if (c)
+			c->used = 0, rt->n_calls--;
+	}
+}
+
+void *zb_svc_to_dds(void *arg)
+{
+	struct zb_svc_rt *rt = arg;
+	int fd = -1;
+	if (zb_svc_activate(rt, open_client(rt) == 0 && zcast_client_fd(rt->cli, &fd) == 0) < 0)
+		return NULL;
+	while (!atomic_load(&rt->b->stop)) {
+		take_responses(rt);
+		take_requests(rt);
+		zb_svc_wait(rt, fd, 100); /* 100 ms: a safety net, nothing relies on it */
+	}
+	return NULL;
+}

@@ -1,0 +1,162 @@
+/* The zcast side of the bridge's service test (svc_test.sh): example_interfaces/srv/AddTwoInts,
+ * requests and responses checked byte for byte (4 reserved bytes, CDR_LE 00 01 00 00, the int64s).
+ *   svc_zpeer serve <name>                      answers sum = a + b until SIGTERM; prints "ready",
+ *                                               and at exit "served N"
+ *   svc_zpeer call <name> <count> <in flight> [gone] [timeout s]
+ *       call i sends a = i, b = 1000 i; each response must be exactly sum = 1001 i. Prints "ok N"
+ *       (every call answered) or, with "gone", "gone N" (every call ended with ZCAST_ESRVGONE). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <example_interfaces/srv/AddTwoInts.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static const uint8_t cdr_le[4] = {0, 1, 0, 0};
+
+/* The payload of a typed message of n int64s: reserved, CDR_LE, the values (little endian). */
+static int exact(const uint8_t *d, size_t size, const int64_t *v, int n)
+{
+	if (!d || size != 8 + 8 * (size_t)n || memcmp(d, "\0\0\0\0", 4) || memcmp(d + 4, cdr_le, 4))
+		return 0;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 8; k++)
+			if (d[8 + 8 * i + k] != (uint8_t)((uint64_t)v[i] >> (8 * k)))
+				return 0;
+	return 1;
+}
+
+static void put(uint8_t *d, const int64_t *v, int n)
+{
+	memset(d, 0, 4);
+	memcpy(d + 4, cdr_le, 4);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 8; k++)
+			d[8 + 8 * i + k] = (uint8_t)((uint64_t)v[i] >> (8 * k));
+}
+
+static int serve(const char *name)
+{
+	zcast_server *srv;
+	if (example_interfaces_srv_AddTwoInts_server_open(name, NULL, NULL, &srv) != 0)
+		return fprintf(stderr, "svc_zpeer: %s\n", zcast_last_error()), 1;
+	printf("ready\n");
+	fflush(stdout);
+	unsigned long served = 0, bad = 0;
+	while (!stop) {
+		zcast_msg *req, *resp;
+		if (zcast_server_wait(srv, 100 * 1000 * 1000) != 0 || zcast_request_take(srv, &req))
+			continue;
+		const uint8_t *d = zcast_service_data(req);
+		int64_t ab[2], sum;
+		memcpy(ab, d + 8, sizeof ab);
+		sum = ab[0] + ab[1];
+		if (!exact(d, zcast_service_size(req), ab, 2) || ab[1] != 1000 * ab[0]) {
+			bad++; /* not the bytes the caller wrote: never answered */
+			zcast_msg_drop(req);
+			continue;
+		}
+		if (zcast_response_loan(srv, req, 16, &resp) == 0) {
+			put(zcast_service_data(resp), &sum, 1);
+			if (zcast_response_send(srv, resp) == 0)
+				served++;
+			else
+				zcast_msg_drop(resp);
+		}
+		zcast_msg_drop(req);
+	}
+	printf("served %lu bad %lu\n", served, bad);
+	zcast_server_close(srv);
+	return bad ? 1 : 0;
+}
+
+struct calls {
+	zcast_client *cli;
+	uint64_t *seq_of; /* call i's zcast sequence number */
+	int64_t *sum_of;
+	int count, sent, ok, gone, bad;
+};
+
+static void send_one(struct calls *c)
+{
+	zcast_msg *m;
+	int64_t i = c->sent + 1, ab[2] = {i, 1000 * i};
+	if (zcast_request_loan(c->cli, 24, &m) != 0)
+		return;
+	put(zcast_service_data(m), ab, 2);
+	if (zcast_request_send_wait(c->cli, m, 1000 * 1000 * 1000, &c->seq_of[c->sent]) != 0) {
+		zcast_msg_drop(m);
+		return;
+	}
+	c->sum_of[c->sent++] = 1001 * i;
+}
+
+static void outcome(struct calls *c, int e, zcast_msg *resp, uint64_t seq)
+{
+	int k = 0;
+	while (k < c->sent && c->seq_of[k] != seq)
+		k++;
+	if (e == ZCAST_ESRVGONE) {
+		c->gone += k < c->sent, c->bad += k == c->sent;
+		return;
+	}
+	if (k < c->sent && exact(zcast_service_data(resp), zcast_service_size(resp), &c->sum_of[k], 1))
+		c->ok++;
+	else
+		c->bad++;
+	if (k < c->sent)
+		c->seq_of[k] = 0; /* answered once */
+	zcast_msg_drop(resp);
+}
+
+static int call(const char *name, int count, int inflight, int want_gone, int timeout_s)
+{
+	struct calls c = {NULL, calloc((size_t)count, 8), calloc((size_t)count, 8), count, 0, 0, 0, 0};
+	zcast_service_opts o;
+	zcast_service_opts_init(&o);
+	o.slot_count = (uint32_t)inflight;
+	if (example_interfaces_srv_AddTwoInts_client_open(name, NULL, &o, &c.cli) != 0)
+		return fprintf(stderr, "svc_zpeer: %s\n", zcast_last_error()), 1;
+	time_t end = time(NULL) + timeout_s;
+	while (c.ok + c.gone + c.bad < count && time(NULL) < end) {
+		while (c.sent < count && zcast_client_pending(c.cli) < inflight && time(NULL) < end)
+			send_one(&c);
+		zcast_client_wait(c.cli, 100 * 1000 * 1000);
+		zcast_msg *resp = NULL;
+		uint64_t seq;
+		int e;
+		while ((e = zcast_response_take(c.cli, &resp, &seq)) == 0 || e == ZCAST_ESRVGONE)
+			outcome(&c, e, resp, seq);
+	}
+	printf("%s %d (ok %d, gone %d, bad %d, sent %d of %d)\n", want_gone ? "gone" : "ok",
+	       want_gone ? c.gone : c.ok, c.ok, c.gone, c.bad, c.sent, count);
+	zcast_client_close(c.cli);
+	free(c.seq_of);
+	free(c.sum_of);
+	return (want_gone ? c.gone : c.ok) == count ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	if (argc == 3 && !strcmp(argv[1], "serve"))
+		return serve(argv[2]);
+	if (argc >= 5 && !strcmp(argv[1], "call")) {
+		int gone = argc > 5 && !strcmp(argv[5], "gone");
+		int t = argc > 6 ? atoi(argv[6]) : 15;
+		return call(argv[2], atoi(argv[3]), atoi(argv[4]), gone, t);
+	}
+	fprintf(stderr, "usage: svc_zpeer serve <name> | call <name> <count> <in flight> [gone] "
+			"[timeout s]\n");
+	return 2;
+}
