@@ -98,6 +98,8 @@ static int info(struct cli *c)
 {
 	if (c->npos != 2)
 		return cli_usage_error(c, "info NAME: one service name");
+	if (zcast_topic_name_valid(c->pos[1]) != 0)
+		return cli_usage_error(c, "NAME: '%s' is not a valid service name", c->pos[1]);
 	char rq[512];
 	snprintf(rq, sizeof rq, "%s/_rq", c->pos[1]);
 	struct cli_topic t;
