@@ -226,6 +226,11 @@ for values in ["{data: maybe}", "{nope: 1}", "{data: true", "[1]"]:
 ENV_CASES = [
     ({"ZCAST_DOMAIN": "bad.domain"}, ["list"], 2, r"ZCAST_DOMAIN: invalid domain name 'bad\.domain'"),
     ({"ZCAST_DOMAIN": "x" * 33}, ["info", T], 2, r"ZCAST_DOMAIN: invalid domain name 'x+'"),
+    # type libraries that are no libraries, or no directory: skipped, the search path named
+    ({"ZCAST_TYPE_PATH": f"{TMP}/badlib"}, ["pub", T, "nopkg/msg/X", "{}"], 2,
+     rf"TYPE: nopkg/msg/X is not a type .*in no type library on {re.escape(TMP)}/badlib"),
+    ({"ZCAST_TYPE_PATH": f"{MISSING}:{NOT_MCAP}"}, ["interface", "show", "nopkg/X"], 2,
+     rf"type: .*nopkg/X.*{re.escape(MISSING)}"),
 ]
 
 
@@ -286,6 +291,9 @@ def make_fixtures():
     with open(NOT_MCAP, "wb") as f:
         f.write(b"this is not an MCAP file\n" * 10)
     open(f"{TMP}/empty.mcap", "wb").close()
+    os.mkdir(f"{TMP}/badlib")
+    with open(f"{TMP}/badlib/libbad_types.so", "wb") as f:
+        f.write(b"not an ELF file")
     # A valid recording of one topic, for the play cases whose only fault is an option.
     rec = subprocess.Popen([ZCAST, "record", "-q", "-o", f"{TMP}/good", "--duration", "3"], env=ENV,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
