@@ -22,6 +22,7 @@ ENV = dict(os.environ, ZCAST_DOMAIN=DOMAIN, ZCAST_TYPE_PATH=TYPES,
 MISSING = f"{TMP}/missing"
 NOT_MCAP = f"{TMP}/not.mcap"
 EMPTY_DIR = f"{TMP}/empty"
+DEAD_BELL = f"/dev/shm/zcast-bell.{2**22 + os.getpid()}.1"  # above any pid_max
 HUGE = "99999999999999999999"
 
 # The bad values of a numeric option (strtoll and strtod each meet their own).
@@ -73,7 +74,8 @@ for name in ["nosuch", "/a//b", ""]:
     case(2, r"TOPIC: invalid topic name '", "pub", name, "hi")
 for cmd in ["info", "rm"]:
     case(3, r"no topic /sweep/none", cmd, "/sweep/none")
-case(3, r"no topic /sweep/none", "gc", "/sweep/none")
+case(3, r"no topic /sweep/none", "gc", "/sweep/none")  # and no doorbell sweep (a dead one below)
+case(3, r"no topic /sweep/none", "gc", "/sweep/none", "--json")
 
 # ---- list ----
 bad_number("list", "--window", lo_bad=["-1", "61"], whole=False)
@@ -291,6 +293,10 @@ def make_fixtures():
     with open(NOT_MCAP, "wb") as f:
         f.write(b"this is not an MCAP file\n" * 10)
     open(f"{TMP}/empty.mcap", "wb").close()
+    # A doorbell file of a wait set whose process is gone: `gc TOPIC` with a bad TOPIC must not
+    # sweep it (nor print that it did). Any other gc may remove it meanwhile.
+    with open(DEAD_BELL, "wb") as f:
+        f.write(b"\0" * 64)
     os.mkdir(f"{TMP}/badlib")
     with open(f"{TMP}/badlib/libbad_types.so", "wb") as f:
         f.write(b"not an ELF file")
@@ -317,6 +323,8 @@ def main():
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
         remove(shm_files())
+        if os.path.exists(DEAD_BELL):
+            os.unlink(DEAD_BELL)
     for f in failures:
         print("FAIL:", f)
     print(f"cli_sweep: {len(todo) - len(failures)} passed, {len(failures)} failed")
