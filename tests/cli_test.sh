@@ -99,7 +99,7 @@ awk -v r="$rate" 'BEGIN {exit !(r > 0)}' || fail "list shows no rate: $out"
 "$zcast" list --json | json "list --json"
 "$zcast" list --json -w 0 | /usr/bin/python3 -c '
 import json, sys
-t = json.load(sys.stdin)
+t = json.load(sys.stdin)["topics"]
 assert t[0]["topic"] == "/cli/chatter" and t[0]["publishers"] == 1 and t[0]["no_publisher"] is False, t
 assert t[0]["rate_hz"] is None, t' || fail "list --json fields"
 # -d before the command, after it, and as --domain=; options after the subcommand.
@@ -213,7 +213,7 @@ wait_for "the lonely subscriber" grep -q ready "$tmpd/lonely"
 "$zcast" list -w 0 | grep -q '^/cli/lonely .*NO PUBLISHER' || fail "list does not flag a topic without publisher"
 "$zcast" list --json -w 0 | /usr/bin/python3 -c '
 import json, sys
-t = {x["topic"]: x for x in json.load(sys.stdin)}
+t = {x["topic"]: x for x in json.load(sys.stdin)["topics"]}
 assert t["/cli/lonely"]["no_publisher"] is True and t["/cli/lonely"]["subscribers"] == 1, t' || fail "list --json no_publisher"
 kill $lonely; wait $lonely 2>/dev/null || true  # SIGTERM: dies without leaving, a dead member
 expect_rc 0 "$zcast" rm /cli/lonely

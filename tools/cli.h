@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <zcast/cdr.h>
 #include <zcast/zcast.h>
 
 /* Exit codes scripts can rely on (also in `zcast --help` and zcast(1)). */
@@ -171,6 +172,13 @@ struct cli_service {
 /* Snapshot of every service of the domain, by name. Returns the count or a negative error; *out is
  * malloc'ed. */
 int cli_services(const char *domain, struct cli_service **out);
+/* The same from a topic snapshot (t, n as cli_topics gives them). */
+int cli_services_of(const struct cli_topic *t, int n, struct cli_service **out);
+/* The service type named `name` (pkg/srv/Name or pkg/Name): a shipped one, else a type library's.
+ * 0 or a library error (zcast_last_error says why). */
+int cli_service_type_named(const char *name, const zcast_service_type **out);
+/* The service's JSON members, without braces (service, type, type_hash, servers, clients, pending). */
+void cli_service_json(FILE *f, const struct cli_service *s);
 
 /* ---- commands ---- */
 extern const struct cli_cmd cmd_list, cmd_info, cmd_echo, cmd_hz, cmd_bw, cmd_delay, cmd_pub,

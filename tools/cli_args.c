@@ -85,6 +85,25 @@ static int find_opt(const struct cli_cmd *cmd, const char *arg, size_t len, bool
 	return -4;
 }
 
+/* The names every command uses, checked before it runs: a TOPIC argument (the first, for the
+ * commands whose usage starts with it) and a domain from $ZCAST_DOMAIN (-d is checked as parsed). */
+static int check_names(struct cli *c)
+{
+	const char *a = c->cmd->args;
+	bool topic_first = !strncmp(a, "TOPIC", 5) && (a[5] == 0 || a[5] == ' ');
+	if ((topic_first || !strcmp(a, "[TOPIC]")) && c->npos > 0 &&
+	    zcast_topic_name_valid(c->pos[0]) != 0)
+		return cli_usage_error(c,
+				       "TOPIC: invalid topic name '%s' (want /name[/name...], each "
+				       "name [A-Za-z_][A-Za-z0-9_]*, at most 200 bytes)",
+				       c->pos[0]);
+	const char *env = getenv("ZCAST_DOMAIN");
+	if (!c->domain && env && *env && zcast_domain_name_valid(env) != 0)
+		return cli_usage_error(
+		    c, "ZCAST_DOMAIN: invalid domain name '%s' (want [A-Za-z0-9_-]{1,32})", env);
+	return CLI_OK;
+}
+
 int cli_parse(struct cli *c, const struct cli_cmd *cmd, int argc, char **argv)
 {
 	c->cmd = cmd;
@@ -137,7 +156,7 @@ int cli_parse(struct cli *c, const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	if (c->npos < cmd->min_pos)
 		return cli_usage_error(c, "missing argument: %s", cmd->args);
-	return CLI_OK;
+	return check_names(c);
 }
 
 static int index_of(const struct cli *c, const char *name)
@@ -171,8 +190,8 @@ static double number(const struct cli *c, const char *name, double dflt, double 
 	errno = 0;
 	double x = whole ? (double)strtoll(v, &end, 10) : strtod(v, &end);
 	if (errno || end == v || *end || !isfinite(x) || x < min || x > max) {
-		cli_usage_error(c, "--%s wants %s from %.15g to %.15g, not '%s'", name,
-				whole ? "a whole number" : "a number", min, max, v);
+		cli_usage_error(c, "--%s: '%s' is not %s from %.15g to %.15g", name, v,
+				whole ? "a whole number" : "a number", min, max);
 		exit(CLI_EUSAGE);
 	}
 	return x;

@@ -2,10 +2,14 @@
  * <name>/_rq (clients publish requests, servers subscribe in the BALANCE_RR group "servers") and one
  * response topic <name>/_rs/c<id>_<nonce> per client. */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <zcast/types.h>
+
 #include "cli.h"
+#include "zcast_shipped_types.h" /* ZCAST_SHIPPED_SERVICES (tools/msggen/shipped_types.py) */
 
 #define RQ "/_rq"
 #define RS "/_rs/c"
@@ -27,12 +31,8 @@ const char *cli_service_part(const char *topic, char *service, size_t n)
 	return NULL;
 }
 
-int cli_services(const char *domain, struct cli_service **out)
+int cli_services_of(const struct cli_topic *t, int n, struct cli_service **out)
 {
-	struct cli_topic *t;
-	int n = cli_topics(domain, &t);
-	if (n < 0)
-		return n;
 	struct cli_service *v = NULL;
 	int k = 0, cap = 0;
 	for (int i = 0; i < n; i++) {
@@ -46,11 +46,42 @@ int cli_services(const char *domain, struct cli_service **out)
 		s.pending = t[i].st.slots_published;
 		if (!cli_append((void **)&v, &k, &cap, &s, sizeof s)) {
 			free(v);
-			free(t);
 			return ZCAST_ENOMEM;
 		}
 	}
-	free(t);
 	*out = v;
 	return k;
+}
+
+int cli_services(const char *domain, struct cli_service **out)
+{
+	struct cli_topic *t;
+	int n = cli_topics(domain, &t);
+	if (n < 0)
+		return n;
+	n = cli_services_of(t, n, out);
+	free(t);
+	return n;
+}
+
+static const zcast_service_type *const shipped[] = {ZCAST_SHIPPED_SERVICES};
+
+int cli_service_type_named(const char *name, const zcast_service_type **out)
+{
+	for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
+		if (zcast_service_name_is(shipped[i]->name, name)) {
+			*out = shipped[i];
+			return 0;
+		}
+	return zcast_services_find(name, NULL, out);
+}
+
+void cli_service_json(FILE *f, const struct cli_service *s)
+{
+	fprintf(f, "\"service\":");
+	cli_json_str(f, s->name);
+	fprintf(f, ",\"type\":");
+	cli_json_str(f, s->rq.st.type_name);
+	fprintf(f, ",\"type_hash\":\"%s\",\"servers\":%u,\"clients\":%u,\"pending\":%" PRIu64,
+		s->rq.type_hash, s->servers, s->clients, s->pending);
 }

@@ -153,11 +153,14 @@ static int reindex(struct cli *c)
 
 static int run(struct cli *c)
 {
-	if (!strcmp(c->pos[0], "info") && c->npos == 2)
-		return info(c);
-	if (!strcmp(c->pos[0], "reindex") && c->npos >= 2)
+	const char *comp = cli_str(c, "compression", NULL);
+	if (comp && strcmp(comp, "none") && (!comp[0] || !bag_compression_known(comp)))
+		return cli_usage_error(c, "--compression: '%s' is not zstd, lz4 or none", comp);
+	if (!strcmp(c->pos[0], "info"))
+		return c->npos == 2 ? info(c) : cli_usage_error(c, "info: takes one RECORDING");
+	if (!strcmp(c->pos[0], "reindex"))
 		return reindex(c);
-	return cli_usage_error(c, "want 'info RECORDING' or 'reindex FILE...', not '%s'", c->pos[0]);
+	return cli_usage_error(c, "verb: '%s' is neither info nor reindex", c->pos[0]);
 }
 
 static const struct cli_opt opts[] = {

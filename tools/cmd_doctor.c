@@ -158,7 +158,10 @@ static int check_topic(const char *topic, void *ctx)
 {
 	struct leftovers *l = ctx;
 	struct cli_topic t;
-	char fix[160], what[300];
+	char fix[160], what[300], service[256];
+	const char *part = cli_service_part(topic, service, sizeof service);
+	if (part && !strcmp(part, "responses"))
+		return 0; /* check_responses says what a client left behind */
 	snprintf(what, sizeof what, "%s %s", l->domain, topic);
 	if (cli_topic_read(l->domain, topic, &t) != 0) {
 		if (t.err == ZCAST_ENOENT)
@@ -205,24 +208,92 @@ static void check_pools(struct doctor *d, const char *domain, int topics)
 }
 
 /* A service with clients and no server: their calls wait for one (or fail with ZCAST_ENOSERVER). */
+static int check_servers(struct doctor *d, const char *domain, const struct cli_service *s)
+{
+	if (!s->clients || s->servers)
+		return 0;
+	char what[300];
+	snprintf(what, sizeof what, "%s service %s", domain, s->name);
+	report(d, WARN, what, "start its server (zcast service info shows the clients)",
+	       "%u client(s), no server: their calls wait for one or fail", s->clients);
+	return 1;
+}
+
+/* The service's type hash against the installed definition of its type (shipped or a type
+ * library): members of one topic always agree (a member of another hash is refused at open, both
+ * hashes named), so a difference means the running ones were built from another .srv than the
+ * installed one, whose users will be refused. */
+static int check_service_type(struct doctor *d, const char *domain, const struct cli_service *s)
+{
+	const zcast_service_type *t;
+	static const uint8_t zero[ZCAST_TYPE_HASH_SIZE];
+	if (!s->rq.st.type_name[0] || !memcmp(s->rq.st.type_hash, zero, sizeof zero) ||
+	    cli_service_type_named(s->rq.st.type_name, &t) != 0 ||
+	    !memcmp(t->hash, s->rq.st.type_hash, ZCAST_TYPE_HASH_SIZE))
+		return 0;
+	char what[300], installed[ZCAST_TYPE_HASH_STR_SIZE], type[64];
+	zcast_type_hash_str(t->hash, installed);
+	snprintf(what, sizeof what, "%s service %s", domain, s->name);
+	report(d, WARN, what,
+	       "rebuild the side built from the older .srv (zcast interface show names the installed "
+	       "text)",
+	       "type %s %s differs from the installed definition (%s): a client or server of the "
+	       "installed type is refused",
+	       cli_safe_copy(s->rq.st.type_name, type, sizeof type), s->rq.type_hash, installed);
+	return 1;
+}
+
+/* A response topic (<service>/_rs/c<id>_<nonce>) whose client's subscriber is gone. Crashed: its
+ * dead records wait for a reclaim (problem). Closed: the servers that answered it keep their
+ * publisher and response pool there until they close (a server drops a route only when it next
+ * answers that client, which never comes): memory held, nothing broken (warning). */
+static int check_response(struct doctor *d, const char *domain, const struct cli_topic *t)
+{
+	char service[256], what[300], fix[400];
+	const char *part = cli_service_part(t->name, service, sizeof service);
+	if (!part || strcmp(part, "responses") || t->err || t->live_subs)
+		return 0;
+	snprintf(what, sizeof what, "%s %s", domain, t->name);
+	if (t->dead) {
+		snprintf(fix, sizeof fix, "zcast -d %s gc %s", domain, t->name);
+		report(d, PROBLEM, what, fix,
+		       "response topic of a client of %s that died: %u dead member(s) not reclaimed",
+		       service, t->dead);
+	} else if (t->live_pubs) {
+		snprintf(fix, sizeof fix,
+			 "none needed; restarting the server frees it now (zcast -d %s service info "
+			 "%s)",
+			 domain, service);
+		report(d, WARN, what, fix,
+		       "response topic of a client of %s that left, kept by %u server(s): their "
+		       "response pool for it stays until they close",
+		       service, t->live_pubs);
+	} else {
+		snprintf(fix, sizeof fix, "zcast -d %s rm %s", domain, t->name);
+		report(d, PROBLEM, what, fix, "leftover response topic of %s: no member", service);
+	}
+	return 1;
+}
+
 static void check_services(struct doctor *d, const char *domain)
 {
-	struct cli_service *v;
-	int n = cli_services(domain, &v), orphaned = 0;
-	for (int i = 0; i < n; i++) {
-		if (!v[i].clients || v[i].servers)
-			continue;
-		char what[300];
-		snprintf(what, sizeof what, "%s service %s", domain, v[i].name);
-		report(d, WARN, what, "start its server (zcast service info shows the clients)",
-		       "%u client(s), no server: their calls wait for one or fail", v[i].clients);
-		orphaned++;
-	}
-	if (n > 0 && !orphaned)
-		report(d, OK, "services", NULL, "%d in domain %s, each with a server or no client", n,
-		       domain);
-	if (n > 0)
-		free(v);
+	struct cli_topic *t;
+	struct cli_service *v = NULL;
+	int nt = cli_topics(domain, &t);
+	if (nt < 0)
+		return;
+	int n = cli_services_of(t, nt, &v), found = 0;
+	for (int i = 0; i < n; i++)
+		found += check_servers(d, domain, &v[i]) + check_service_type(d, domain, &v[i]);
+	for (int i = 0; i < nt; i++)
+		found += check_response(d, domain, &t[i]);
+	if (n > 0 && !found)
+		report(d, OK, "services", NULL,
+		       "%d in domain %s: each with a server or no client, no response topic left by "
+		       "a client, types as installed",
+		       n, domain);
+	free(v);
+	free(t);
 }
 
 static int run(struct cli *c)
@@ -254,11 +325,13 @@ static int run(struct cli *c)
 const struct cli_cmd cmd_doctor = {
     .name = "doctor",
     .args = "",
-    .summary = "check /dev/shm, kernel features and leftovers; say what to fix",
+    .summary = "check /dev/shm, kernel features, leftovers and services; say what to fix",
     .details =
 	"Exit status 6 when a problem was found (something breaks zcast or wastes memory);\n"
 	"warnings (something works, but slower) leave it 0. Leftovers are looked for in the\n"
-	"domain given (-d) only.\n",
+	"domain given (-d) only. Services: clients without a server (warning), a type hash\n"
+	"other than the installed definition's (warning), response topics of clients that\n"
+	"died (problem) or left while servers keep a pool there (warning).\n",
     .opts = (const struct cli_opt[]){{0}},
     .min_pos = 0,
     .max_pos = 0,

@@ -92,6 +92,10 @@ static int run_gc(struct cli *c)
 	bool all = cli_flag(c, "all"), dry = cli_flag(c, "dry-run");
 	if (all == (c->npos == 1))
 		return cli_usage_error(c, "give a TOPIC or --all");
+	zcast_topic_stat st; /* a missing TOPIC is an error before anything is done or printed */
+	int e = all ? 0 : zcast_topic_stat_get(cli_domain(c), c->pos[0], &st);
+	if (e < 0)
+		return cli_fail(c, e);
 	struct gc_out g = {c, NULL, 0, 0, true};
 	if (c->json)
 		printf("{\"dry_run\":%s,\"dead\":[", dry ? "true" : "false");

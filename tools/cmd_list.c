@@ -1,4 +1,5 @@
-/* zcast list: topics of a domain with type, members and rate; --domains: the domains in use. */
+/* zcast list: topics of a domain with type, members and rate, then its services (their own topics
+ * only with --all); --domains: the domains in use. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdlib.h>
@@ -116,43 +117,68 @@ static int keep_type(struct cli_topic *a, int n, const char *type)
 	return kept;
 }
 
-static int run(struct cli *c)
+/* The same for services ("pkg/srv/Name" or "pkg/Name"). */
+static int keep_service_type(struct cli_service *v, int n, const char *type)
 {
-	if (cli_flag(c, "domains"))
-		return list_domains(c);
-	const char *type = cli_str(c, "type", NULL);
-	if (type && !strchr(type, '/'))
-		return cli_usage_error(c, "--type: '%s' is not pkg/msg/Name or pkg/Name", type);
-	double window = cli_double(c, "window", 0.5, 0, 60);
-	const char *domain = cli_domain(c);
-	struct cli_topic *a = NULL, *b = NULL;
-	int n = cli_topics(domain, &a);
-	if (n < 0)
-		return cli_fail(c, n);
-	/* The rate is the sequence advance over the window, read again for the same names. */
-	b = calloc((size_t)n + 1, sizeof *b);
-	if (!b) {
-		free(a);
-		return CLI_EFAIL;
-	}
-	if (window > 0 && n > 0)
-		cli_sleep_ns((int64_t)(window * 1e9));
-	if (type)
-		n = keep_type(a, n, type);
+	int kept = 0;
 	for (int i = 0; i < n; i++)
-		if (window > 0 && !a[i].err)
-			cli_topic_read(domain, a[i].name, &b[i]);
-		else
-			b[i] = a[i];
+		if (zcast_service_name_is(v[i].rq.st.type_name, type))
+			v[kept++] = v[i];
+	return kept;
+}
+
+/* Drops the topics a service is made of (shown as their service; --all keeps them). */
+static int drop_service_topics(struct cli_topic *a, int n)
+{
+	int kept = 0;
+	char service[256];
+	for (int i = 0; i < n; i++)
+		if (!cli_service_part(a[i].name, service, sizeof service))
+			a[kept++] = a[i];
+	return kept;
+}
+
+static void print_services(const struct cli *c, const struct cli_service *v, int n)
+{
+	if (c->json) {
+		printf("],\"services\":[");
+		for (int i = 0; i < n; i++) {
+			printf("%s{", i ? "," : "");
+			cli_service_json(stdout, &v[i]);
+			printf(",\"no_server\":%s}", v[i].clients && !v[i].servers ? "true" : "false");
+		}
+		printf("]}\n");
+		return;
+	}
+	if (n) {
+		printf("\n");
+		cli_row("%-32s %-28s %7s %7s  %s\n", "SERVICE", "TYPE", "SERVERS", "CLIENTS", "FLAGS");
+	}
+	for (int i = 0; i < n; i++) {
+		char name[256], type[64];
+		cli_safe_copy(v[i].name, name, sizeof name);
+		cli_safe_copy(v[i].rq.st.type_name[0] ? v[i].rq.st.type_name : "(untyped)", type,
+			      sizeof type);
+		cli_row("%-32s %-28s %7u %7u  %s\n", name, type, v[i].servers, v[i].clients,
+			v[i].clients && !v[i].servers ? "NO SERVER" : "");
+	}
+}
+
+static void print_topics(const struct cli *c, const struct cli_topic *a, const struct cli_topic *b,
+			 int n, double window)
+{
 	int w = 24;
 	for (int i = 0; i < n; i++)
 		if ((int)strlen(a[i].name) > w)
 			w = (int)strlen(a[i].name);
-	if (c->json)
-		printf("[");
-	else
+	if (c->json) {
+		printf("{\"domain\":");
+		cli_json_str(stdout, cli_domain(c));
+		printf(",\"topics\":[");
+	} else {
 		cli_row("%-*s  %-20s %4s %4s %9s  %s\n", w, "TOPIC", "TYPE", "PUBS", "SUBS",
 			"RATE(Hz)", "FLAGS");
+	}
 	for (int i = 0; i < n; i++) {
 		const struct cli_topic *later = b[i].err ? &a[i] : &b[i];
 		double rate = window > 0 && !b[i].err
@@ -166,14 +192,53 @@ static int run(struct cli *c)
 			print_text(&a[i], later, rate, w);
 		}
 	}
-	if (c->json)
-		printf("]\n");
+}
+
+static int run(struct cli *c)
+{
+	if (cli_flag(c, "domains"))
+		return list_domains(c);
+	const char *type = cli_str(c, "type", NULL);
+	if (type && !strchr(type, '/'))
+		return cli_usage_error(c, "--type: '%s' is not pkg/msg/Name or pkg/Name", type);
+	double window = cli_double(c, "window", 0.5, 0, 60);
+	const char *domain = cli_domain(c);
+	struct cli_topic *a = NULL, *b = NULL;
+	struct cli_service *sv = NULL;
+	int n = cli_topics(domain, &a);
+	if (n < 0)
+		return cli_fail(c, n);
+	int ns = cli_services_of(a, n, &sv);
+	/* The rate is the sequence advance over the window, read again for the same names. */
+	b = calloc((size_t)n + 1, sizeof *b);
+	if (!b || ns < 0) {
+		free(a);
+		free(b);
+		return CLI_EFAIL;
+	}
+	if (!cli_flag(c, "all"))
+		n = drop_service_topics(a, n);
+	if (type) {
+		n = keep_type(a, n, type);
+		ns = keep_service_type(sv, ns, type);
+	}
+	if (window > 0 && n > 0)
+		cli_sleep_ns((int64_t)(window * 1e9));
+	for (int i = 0; i < n; i++)
+		if (window > 0 && !a[i].err)
+			cli_topic_read(domain, a[i].name, &b[i]);
+		else
+			b[i] = a[i];
+	print_topics(c, a, b, n, window);
+	print_services(c, sv, ns);
 	free(a);
 	free(b);
+	free(sv);
 	return CLI_OK;
 }
 
 static const struct cli_opt opts[] = {
+    {"all", 'a', NULL, "also list the topics services are made of (<service>/_rq, _rs/...)"},
     {"domains", 0, NULL, "list the domains in use (with their topic counts) instead"},
     {"type", 't', "TYPE", "only the topics of this type (pkg/msg/Name or pkg/Name)"},
     {"window", 'w', "SECONDS", "measure rates over this long (default 0.5; 0: no rates)"},
@@ -183,9 +248,12 @@ static const struct cli_opt opts[] = {
 const struct cli_cmd cmd_list = {
     .name = "list",
     .args = "",
-    .summary = "list the topics of a domain: type, live publishers and subscribers, rate",
+    .summary = "list the topics and services of a domain: type, members, rate",
     .details = "FLAGS: NO PUBLISHER marks a topic nobody publishes on (a subscriber created it: a\n"
-	       "misspelled name?); DEAD MEMBERS: crashed members not yet reclaimed (zcast gc).\n",
+	       "misspelled name?); DEAD MEMBERS: crashed members not yet reclaimed (zcast gc).\n"
+	       "Services follow, one line each (servers, clients; NO SERVER: clients wait for\n"
+	       "one); the topics a service is made of are listed with --all. --json gives\n"
+	       "{\"domain\", \"topics\": [...], \"services\": [...]}.\n",
     .opts = opts,
     .min_pos = 0,
     .max_pos = 0,

@@ -33,6 +33,7 @@ struct player {
 	uint64_t first;
 	bool any;
 	double rate;
+	uint32_t slots; /* --slots */
 };
 
 static bool in_list(const char *list, const char *topic)
@@ -133,7 +134,7 @@ static int open_publishers(struct player *P)
 		memcpy(o.type_hash, pc->d.type_hash, sizeof o.type_hash);
 		size_t need = pc->max_len + (pc->d.typed ? ZCAST_TYPED_HEADER_OFFSET : 0);
 		o.slot_size = need > 64 ? need : 64;
-		o.slot_count = (uint32_t)cli_long(P->c, "slots", 16, 2, 4096);
+		o.slot_count = P->slots;
 		o.history_depth = pc->d.history_depth; /* transient local: late joiners get it */
 		if (o.history_depth > 64)
 			o.topic.history_capacity = o.history_depth;
@@ -235,14 +236,43 @@ static int play_file(struct player *P, const struct rec_piece *piece, uint64_t t
 	return x < 0 || (!cli_stop && k < 0) ? -1 : 0;
 }
 
+/* --topics and --remap, checked before any file is read: an entry that can match nothing is a
+ * mistake, not a quiet no-op. */
+static int check_lists(const struct cli *c)
+{
+	const char *topics = cli_str(c, "topics", NULL), *map = cli_str(c, "remap", NULL);
+	if (topics && (!topics[0] || strlen(topics) >= 4096 || strstr(topics, ",,") ||
+		       topics[0] == ',' || topics[strlen(topics) - 1] == ','))
+		return cli_usage_error(c, "--topics: '%s' names no topic (want NAME_OR_GLOB[,...])",
+				       topics);
+	if (!map)
+		return CLI_OK;
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", map) >= (int)sizeof buf)
+		return cli_usage_error(c, "--remap: longer than %zu bytes", sizeof buf - 1);
+	char *save, *t = strtok_r(buf, ",", &save);
+	bool ok = t != NULL;
+	for (; t && ok; t = strtok_r(NULL, ",", &save)) {
+		char *sep = strstr(t, ":=");
+		if (sep)
+			*sep = 0;
+		ok = sep && !zcast_topic_name_valid(t) && !zcast_topic_name_valid(sep + 2);
+	}
+	return ok ? CLI_OK
+		  : cli_usage_error(c, "--remap: '%s' is not FROM:=TO[,...] with topic names", map);
+}
+
 static int run(struct cli *c)
 {
 	struct player P;
 	memset(&P, 0, sizeof P);
 	P.c = c;
 	P.rate = cli_double(c, "rate", 1, 1e-6, 1e6);
+	P.slots = (uint32_t)cli_long(c, "slots", 16, 2, 4096);
 	double offset = cli_double(c, "start-offset", 0, 0, 1e9);
 	long subs = cli_long(c, "wait-for-subscribers", 0, 0, 1024);
+	if (check_lists(c) != CLI_OK)
+		return CLI_EUSAGE;
 	P.npieces = rec_pieces("play", c->pos[0], &P.pieces);
 	P.map = calloc(65536, sizeof *P.map);
 	int r = CLI_EFAIL;
@@ -263,7 +293,7 @@ static int run(struct cli *c)
 		if (P.ch[i].pub)
 			zcast_pub_close(P.ch[i].pub);
 	}
-	if (!cli_flag(c, "quiet") && P.npieces > 0)
+	if (!cli_flag(c, "quiet") && r == CLI_OK)
 		fprintf(stderr, "zcast play: published %" PRIu64 " messages\n", sent);
 	free(P.ch);
 	free(P.map);

@@ -79,17 +79,15 @@ static int load_payload(const struct cli *c, uint8_t **data, size_t *len)
 	}
 	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
 	if (!f) {
-		fprintf(stderr, "zcast pub: cannot open %s: %m\n", file);
+		fprintf(stderr, "zcast pub: --file: %s: cannot open: %m\n", file);
 		return CLI_EFAIL;
 	}
 	int r = slurp(f, data, len);
+	if (r < 0) /* before fclose, which may change errno */
+		fprintf(stderr, "zcast pub: --file: %s: cannot read: %m\n", file);
 	if (f != stdin)
 		fclose(f);
-	if (r < 0) {
-		fprintf(stderr, "zcast pub: cannot read %s\n", file);
-		return CLI_EFAIL;
-	}
-	return CLI_OK;
+	return r < 0 ? CLI_EFAIL : CLI_OK;
 }
 
 /* CLI_EREFUSED when the topic has a type and --force was not given. */
@@ -115,8 +113,6 @@ static int run(struct cli *c)
 	double timeout = cli_double(c, "timeout", 1, 0, 1e6);
 	bool force = cli_flag(c, "force");
 	uint32_t history = (uint32_t)cli_long(c, "history", 0, 0, 4096);
-	if (zcast_topic_name_valid(topic) != 0)
-		return cli_usage_error(c, "invalid topic name '%s'", topic);
 	uint8_t *data = NULL;
 	size_t len = 0;
 	const zcast_cdr_type *t;

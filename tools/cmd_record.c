@@ -353,6 +353,20 @@ static int loop(struct recorder *R, int64_t stop_at)
 	return R->failed ? CLI_EFAIL : CLI_OK;
 }
 
+/* mkdir, or a directory that is there already; else -1 with errno. */
+static int make_dir(const char *path)
+{
+	struct stat st;
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno != EEXIST || stat(path, &st) != 0)
+		return -1;
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	errno = ENOTDIR;
+	return -1;
+}
+
 static int setup(struct recorder *R, struct cli *c)
 {
 	R->c = c;
@@ -371,7 +385,7 @@ static int setup(struct recorder *R, struct cli *c)
 	const char *comp = cli_str(c, "compression", "zstd");
 	R->wo.compression = !strcmp(comp, "none") ? "" : comp;
 	if (!bag_compression_known(R->wo.compression) || !strcmp(comp, ""))
-		return cli_usage_error(c, "--compression wants zstd, lz4 or none, not '%s'", comp);
+		return cli_usage_error(c, "--compression: '%s' is not zstd, lz4 or none", comp);
 	R->wo.chunk_size = (size_t)cli_long(c, "chunk-size", 4 << 20, 4096, 1L << 30);
 	R->wo.profile = "ros2";
 	R->wo.library = "zcast record";
@@ -380,10 +394,11 @@ static int setup(struct recorder *R, struct cli *c)
 	R->max_dur_ns = (int64_t)(cli_double(c, "max-duration", 0, 0, 1e7) * 1e9);
 	for (int i = 0; i < c->npos; i++)
 		if (c->pos[i][0] != '/')
-			return cli_usage_error(c, "topic pattern '%s' does not start with '/'",
+			return cli_usage_error(c, "TOPIC_PATTERN: '%s' does not start with '/'",
 					       c->pos[i]);
-	if (mkdir(R->dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "zcast record: cannot create %s: %s\n", R->dir, strerror(errno));
+	if (make_dir(R->dir) != 0) {
+		fprintf(stderr, "zcast record: --output: %s: cannot create: %s\n", R->dir,
+			strerror(errno));
 		return CLI_EFAIL;
 	}
 	struct timespec rt, mt;

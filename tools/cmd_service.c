@@ -12,32 +12,6 @@
 #include "cli.h"
 #include "typed_print.h"
 #include "typed_values.h"
-#include "zcast_shipped_types.h" /* ZCAST_SHIPPED_SERVICES (tools/msggen/shipped_types.py) */
-
-static const zcast_service_type *const shipped[] = {ZCAST_SHIPPED_SERVICES};
-
-/* The service type named `name` (pkg/srv/Name or pkg/Name): a shipped one, else a library's. */
-static int service_named(const char *name, const zcast_service_type **out)
-{
-	for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
-		if (zcast_service_name_is(shipped[i]->name, name)) {
-			*out = shipped[i];
-			return 0;
-		}
-	return zcast_services_find(name, NULL, out);
-}
-
-/* The service's JSON members, without braces. */
-static void service_json(const struct cli_service *s)
-{
-	printf("\"service\":");
-	cli_json_str(stdout, s->name);
-	printf(",\"type\":");
-	cli_json_str(stdout, s->rq.st.type_name);
-	printf(",\"type_hash\":\"%s\",\"servers\":%u,\"clients\":%u,\"pending\":%" PRIu64,
-	       s->rq.type_hash, s->servers, s->clients, s->pending);
-}
-
 static int list(struct cli *c)
 {
 	struct cli_service *v;
@@ -52,7 +26,7 @@ static int list(struct cli *c)
 	for (int i = 0; i < n; i++) {
 		if (c->json) {
 			printf("%s{", i ? "," : "");
-			service_json(&v[i]);
+			cli_service_json(stdout, &v[i]);
 			printf("}");
 			continue;
 		}
@@ -98,6 +72,8 @@ static int info(struct cli *c)
 {
 	if (c->npos != 2)
 		return cli_usage_error(c, "info NAME: one service name");
+	if (zcast_topic_name_valid(c->pos[1]) != 0)
+		return cli_usage_error(c, "NAME: '%s' is not a valid service name", c->pos[1]);
 	char rq[512];
 	snprintf(rq, sizeof rq, "%s/_rq", c->pos[1]);
 	struct cli_topic t;
@@ -114,7 +90,7 @@ static int info(struct cli *c)
 	struct members ms = {0, c->json};
 	if (c->json) {
 		printf("{");
-		service_json(&s);
+		cli_service_json(stdout, &s);
 		printf(",\"members\":[");
 	} else {
 		printf("service: %s\ntype:    %s %s\nservers: %u\nclients: %u\npending: %" PRIu64
@@ -166,7 +142,7 @@ static int call(struct cli *c)
 	if (zcast_topic_name_valid(c->pos[1]) != 0)
 		return cli_usage_error(c, "NAME: '%s' is not a valid service name", c->pos[1]);
 	const zcast_service_type *s;
-	if (service_named(c->pos[2], &s) < 0)
+	if (cli_service_type_named(c->pos[2], &s) < 0)
 		return cli_usage_error(c, "TYPE: %s is not a service type zcast knows (%s)",
 				       c->pos[2], cli_error_text());
 	char err[512];

@@ -1,4 +1,5 @@
-/* zcast top: a live view of every topic of a domain (rate, bandwidth, queue fill, drops, refusals),
+/* zcast top: a live view of every topic of a domain (rate, bandwidth, queue fill, drops, refusals)
+ * and of its services (calls/s, pending calls, servers, clients),
  * refreshed every interval until 'q' or Ctrl-C. With --once / --iterations N it prints that many
  * snapshots without touching the terminal, for scripts. Reads shared memory only: top is not a
  * member of any topic and slows nobody down. */
@@ -39,7 +40,42 @@ static const struct cli_topic *find(const struct cli_topic *v, int n, const char
 	return NULL;
 }
 
-static void print_json(const char *domain, const struct row *rows, int n)
+/* A service's row: calls/s is the rate of its request topic. */
+struct svc_row {
+	const struct cli_service *s;
+	double calls;
+};
+
+static void print_services_json(const struct svc_row *v, int n)
+{
+	printf(",\"services\":[");
+	for (int i = 0; i < n; i++) {
+		printf("%s{", i ? "," : "");
+		cli_service_json(stdout, v[i].s);
+		printf(",\"calls_per_s\":%.3f}", v[i].calls);
+	}
+	printf("]");
+}
+
+static void print_services_table(const struct svc_row *v, int n)
+{
+	if (n)
+		printf("\n%-28s %-28s %10s %7s %7s %7s %s\n", "SERVICE", "TYPE", "CALLS/s", "PENDING",
+		       "SERVERS", "CLIENTS", "NOTE");
+	for (int i = 0; i < n; i++) {
+		const struct cli_service *s = v[i].s;
+		char name[256], type[64];
+		cli_safe_copy(s->name, name, sizeof name);
+		cli_safe_copy(s->rq.st.type_name[0] ? s->rq.st.type_name : "(untyped)", type,
+			      sizeof type);
+		cli_row("%-28s %-28s %10.1f %7llu %7u %7u %s\n", name, type, v[i].calls,
+			(unsigned long long)s->pending, s->servers, s->clients,
+			s->clients && !s->servers ? "no server" : "");
+	}
+}
+
+static void print_json(const char *domain, const struct row *rows, int n, const struct svc_row *sv,
+		       int ns)
 {
 	printf("{\"domain\":");
 	cli_json_str(stdout, domain);
@@ -56,16 +92,18 @@ static void print_json(const char *domain, const struct row *rows, int n)
 		    r->rejects, r->now->refusing, (unsigned long long)r->now->dropped,
 		    (unsigned long long)r->now->rejected, r->now->dead);
 	}
-	printf("]}\n");
+	printf("]");
+	print_services_json(sv, ns);
+	printf("}\n");
 }
 
-static void print_table(const char *domain, const struct row *rows, int n, double interval,
-			bool tty)
+static void print_table(const char *domain, const struct row *rows, int n, const struct svc_row *sv,
+			int ns, double interval, bool tty)
 {
 	if (tty)
 		printf("\033[H\033[2J"); /* home, clear */
-	printf("zcast top - domain %s - %d topic%s - every %.1f s%s\n\n", domain, n,
-	       n == 1 ? "" : "s", interval, tty ? " - q quits" : "");
+	printf("zcast top - domain %s - %d topic%s, %d service%s - every %.1f s%s\n\n", domain, n,
+	       n == 1 ? "" : "s", ns, ns == 1 ? "" : "s", interval, tty ? " - q quits" : "");
 	printf("%-28s %4s %4s %10s %11s %5s %8s %8s %s\n", "TOPIC", "PUB", "SUB", "RATE(Hz)",
 	       "BW/s", "FILL", "DROP/s", "REFUSE/s", "NOTE");
 	for (int i = 0; i < n; i++) {
@@ -82,6 +120,7 @@ static void print_table(const char *domain, const struct row *rows, int n, doubl
 			r->now->live_pubs, r->now->live_subs, r->rate, bw, r->now->fill * 100,
 			r->drops, r->rejects, note);
 	}
+	print_services_table(sv, ns);
 	fflush(stdout);
 }
 
@@ -105,6 +144,41 @@ static bool wait_key(int64_t ns, bool tty)
 		}
 	}
 	return false;
+}
+
+/* One snapshot: topics (without those services are made of, unless --all), then services. */
+static int show(const struct cli *c, const struct cli_topic *now, int n,
+		const struct cli_topic *before, int nb, double interval, bool tty)
+{
+	struct cli_service *sv = NULL;
+	int ns = cli_services_of(now, n, &sv);
+	struct row *rows = calloc((size_t)n + 1, sizeof *rows);
+	struct svc_row *srows = calloc((size_t)(ns > 0 ? ns : 0) + 1, sizeof *srows);
+	if (ns < 0 || !rows || !srows) {
+		free(sv);
+		free(rows);
+		free(srows);
+		return CLI_EFAIL;
+	}
+	bool all = cli_flag(c, "all");
+	char service[256];
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (all || !cli_service_part(now[i].name, service, sizeof service))
+			rows[k++] = row_of(&now[i], find(before, nb, now[i].name));
+	for (int i = 0; i < ns; i++) {
+		srows[i].s = &sv[i];
+		srows[i].calls = row_of(&sv[i].rq, find(before, nb, sv[i].rq.name)).rate;
+	}
+	if (c->json)
+		print_json(cli_domain(c), rows, k, srows, ns);
+	else
+		print_table(cli_domain(c), rows, k, srows, ns, interval, tty);
+	fflush(stdout);
+	free(rows);
+	free(srows);
+	free(sv);
+	return CLI_OK;
 }
 
 static int run(struct cli *c)
@@ -138,20 +212,7 @@ static int run(struct cli *c)
 			r = cli_fail(c, n);
 			break;
 		}
-		struct row *rows = calloc((size_t)n + 1, sizeof *rows);
-		if (!rows) {
-			free(now);
-			r = CLI_EFAIL;
-			break;
-		}
-		for (int i = 0; i < n; i++)
-			rows[i] = row_of(&now[i], find(before, nb, now[i].name));
-		if (c->json)
-			print_json(domain, rows, n);
-		else
-			print_table(domain, rows, n, interval, tty);
-		fflush(stdout);
-		free(rows);
+		r = show(c, now, n, before, nb, interval, tty);
 		free(before);
 		before = now;
 		nb = n;
@@ -165,6 +226,7 @@ static int run(struct cli *c)
 }
 
 static const struct cli_opt opts[] = {
+    {"all", 'a', NULL, "also show the topics services are made of (<service>/_rq, _rs/...)"},
     {"interval", 'i', "SECONDS", "refresh every SECONDS (default 1)"},
     {"once", 0, NULL, "print one snapshot (after one interval) and exit"},
     {"iterations", 'n', "N", "print N snapshots and exit (no terminal control)"},
@@ -174,10 +236,12 @@ static const struct cli_opt opts[] = {
 const struct cli_cmd cmd_top = {
     .name = "top",
     .args = "",
-    .summary = "live view of all topics: rates, bandwidth, fill, drops, refusals (q quits)",
+    .summary = "live view of topics (rate, bandwidth, fill, drops) and services (q quits)",
     .details = "BW/s is the rate times the newest message's size (exact for fixed-size messages;\n"
 	       "zcast bw measures by receiving). FILL: the fullest subscriber queue. REFUSE/s:\n"
-	       "publishes refused by full FULL queues; REFUSING: such subscribers right now.\n",
+	       "publishes refused by full FULL queues; REFUSING: such subscribers right now.\n"
+	       "Services follow: CALLS/s (requests sent), PENDING (requests queued at servers or\n"
+	       "taken and not released), SERVERS, CLIENTS; their own topics are shown with --all.\n",
     .opts = opts,
     .min_pos = 0,
     .max_pos = 0,

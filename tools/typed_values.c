@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +209,18 @@ static void *falloc(struct fill *F, size_t n)
 }
 
 /* One primitive of f's kind from text into dst. */
+/* YAML's spellings of infinities and NaN (.inf, -.Inf, .nan, ...), else 0. */
+static double yaml_special(const char *text)
+{
+	const char *t = text + (*text == '-' || *text == '+');
+	double sign = *text == '-' ? -1 : 1;
+	if (!strcmp(t, ".inf") || !strcmp(t, ".Inf") || !strcmp(t, ".INF"))
+		return sign * INFINITY;
+	if (t == text && (!strcmp(t, ".nan") || !strcmp(t, ".NaN") || !strcmp(t, ".NAN")))
+		return NAN;
+	return 0;
+}
+
 static int fill_prim(struct fill *F, const zcast_cdr_field *f, const char *text, uint8_t *dst)
 {
 	static const long long lo[] = {0, 0, 0, INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0, INT64_MIN};
@@ -226,8 +239,15 @@ static int fill_prim(struct fill *F, const zcast_cdr_field *f, const char *text,
 		return 0;
 	}
 	if (f->kind == ZCAST_CDR_FLOAT32 || f->kind == ZCAST_CDR_FLOAT64) {
-		double d = strtod(text, &end);
-		if (*end || end == text || (f->kind == ZCAST_CDR_FLOAT32 && (d > FLT_MAX || d < -FLT_MAX)))
+		double d = yaml_special(text);
+		bool special = d != 0, bad = false;
+		if (!special) {
+			d = strtod(text, &end);
+			/* 1e999 overflows: not a number that can be sent */
+			bad = *end || end == text || (errno == ERANGE && isinf(d));
+		}
+		if (bad ||
+		    (f->kind == ZCAST_CDR_FLOAT32 && isfinite(d) && (d > FLT_MAX || d < -FLT_MAX)))
 			return ferr(F, "'%s' is not a %s", text, kind);
 		float x = (float)d;
 		memcpy(dst, f->kind == ZCAST_CDR_FLOAT32 ? (void *)&x : (void *)&d,
@@ -329,6 +349,9 @@ static int fill_struct(struct fill *F, const zcast_cdr_type *t, const struct yn 
 		snprintf(F->path + at, sizeof F->path - at, "%s%s", at ? "." : "", y->keys[i]);
 		if (!f)
 			return ferr(F, "%s has no such member", t->name);
+		for (uint32_t j = 0; j < i; j++)
+			if (!strcmp(y->keys[j], y->keys[i]))
+				return ferr(F, "given twice");
 		int e = f->shape == ZCAST_CDR_ONE ? fill_one(F, f, &y->kids[i], dst + f->c_offset)
 						  : fill_many(F, f, &y->kids[i], dst + f->c_offset);
 		if (e < 0)

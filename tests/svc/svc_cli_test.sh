@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # zcast service list / info / call against typed servers (tests/svc/svc_cli_server.c): typed
 # requests from YAML flow values with defaults, the typed response printed, JSON of list and info,
-# services marked in `zcast list --json`, a call waiting for its first server, `doctor` warning of
+# services marked in `zcast list --json --all`, a call waiting for its first server, `doctor` warning of
 # a service with clients and no server, a server of another service type refusing the call with
 # both hashes, bad arguments as `ARGUMENT: what` with exit status 2.
 # Usage: svc_cli_test.sh ZCAST SERVER
@@ -58,10 +58,10 @@ expect_rc 0 "$zcast" service list --json
 import json, sys
 v = json.loads(sys.argv[1])
 assert [(s["service"], s["servers"]) for s in v] == [("/svc/add", 1)], v' "$out" || fail "list --json: $out"
-expect_rc 0 "$zcast" list --json --window 0
+expect_rc 0 "$zcast" list --json --window 0 --all
 /usr/bin/python3 -c '
 import json, sys
-v = {t["topic"]: t for t in json.loads(sys.argv[1])}
+v = {t["topic"]: t for t in json.loads(sys.argv[1])["topics"]}
 t = v["/svc/add/_rq"]
 assert t["service"] == "/svc/add" and t["service_part"] == "requests", t
 rs = [t for n, t in v.items() if n.startswith("/svc/add/_rs/")]

@@ -90,7 +90,7 @@ done
 expect_rc 0 "$zcast" list -t std_msgs/msg/Int32 -w 0 --json
 /usr/bin/python3 -c '
 import json, sys
-assert [t["topic"] for t in json.loads(sys.argv[1])] == ["/tcli2/int"], sys.argv[1]' "$out" ||
+assert [t["topic"] for t in json.loads(sys.argv[1])["topics"]] == ["/tcli2/int"], sys.argv[1]' "$out" ||
   fail "list --type --json: $out"
 expect_rc 0 "$zcast" list --type sensor_msgs/msg/Image -w 0
 [ "$(wc -l <<<"$out")" = 1 ] || fail "list --type with no such topic: $out"

@@ -1,6 +1,7 @@
 # bash completion of the zcast tool: commands, their flags (read from `zcast CMD --help`, so new
-# flags need no edit here), live topic names (`zcast list`), message types (`zcast interface list`)
-# and domains (the /dev/shm file names). Installed as share/bash-completion/completions/zcast.
+# flags need no edit here), live topic names (`zcast list`), services (`zcast service list`),
+# message types (`zcast interface list`) and domains (the /dev/shm file names). Installed as
+# share/bash-completion/completions/zcast.
 
 # The domain given on the line (-d D, --domain D, --domain=D), else none: zcast's own default.
 _zcast_domain_args() {
@@ -13,7 +14,9 @@ _zcast_domain_args() {
 	done
 }
 
-_zcast_topics() { "$1" $(_zcast_domain_args) list 2>/dev/null | awk 'NR > 1 && $1 ~ /^\// { print $1 }'; }
+# topics: the first table of `zcast list` (services follow it after an empty line)
+_zcast_topics() { "$1" $(_zcast_domain_args) list -w 0 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 && $1 ~ /^\// { print $1 }'; }
+_zcast_services() { "$1" $(_zcast_domain_args) service list 2>/dev/null | awk 'NR > 1 { print $1 }'; }
 _zcast_types() { "$1" interface list 2>/dev/null | awk '{ print $1 }'; }
 _zcast_domains() {
 	local f
@@ -57,6 +60,8 @@ _zcast() {
 	interface:0) COMPREPLY=($(compgen -W "list show" -- "$cur")) ;;
 	interface:1) COMPREPLY=($(compgen -W "$(_zcast_types "$zcast")" -- "$cur")) ;;
 	bag:0) COMPREPLY=($(compgen -W "info reindex" -- "$cur")) ;;
+	service:0) COMPREPLY=($(compgen -W "list info call" -- "$cur")) ;;
+	service:1) COMPREPLY=($(compgen -W "$(_zcast_services "$zcast")" -- "$cur")) ;;
 	bag:* | play:*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Services in zcast list, top and doctor (issue 23, "Tools"): list shows one line per service and
+# hides the topics it is made of unless --all (--json: a "services" array); top shows per-service
+# rows (calls/s, pending, servers, clients); doctor finds a client without a server, a type hash
+# other than the installed definition's, the response topic of a killed client (with a fix that
+# works) and that of a client that left while its server keeps a pool there. Members come from tests/svc_tools/svc_tools_peer.c.
+# Usage: svc_tools_test.sh ZCAST PEER
+set -euo pipefail
+zcast=$1 peer=$2
+export ZCAST_DOMAIN="tsvc-tools-$$"
+tmpd=$(mktemp -d)
+cleanup() {
+  for p in $(jobs -p); do kill -9 "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".*
+  rm -rf "$tmpd"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_rc() {
+  local want=$1 rc=0
+  shift
+  out=$("$@" 2>&1) || rc=$?
+  [ "$rc" -eq "$want" ] || fail "$* exited $rc, want $want: $out"
+}
+# start NAME ARGS...: a peer in the background, until it says ready; its pid in $pid.
+start() {
+  local log=$tmpd/$1.out
+  shift
+  "$peer" "$@" >"$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 400); do grep -qs ready "$log" && return 0; sleep 0.05; done
+  fail "peer $* not ready: $(cat "$log")"
+}
+py() { /usr/bin/python3 -c "$1" "$out" || fail "$2: $out"; }
+
+# ---- list: one line per service, its topics only with --all ----
+start srv_echo server /st/echo answer
+start cli_echo client /st/echo loop
+cli_echo=$pid
+start srv_slow server /st/slow hold
+start cli_slow client /st/slow 3
+cli_slow=$pid
+expect_rc 0 "$zcast" list -w 0
+grep -qE '^/st/echo +\(untyped\) +1 +1 *$' <<<"$out" || fail "list: no service row for /st/echo: $out"
+grep -q '^SERVICE ' <<<"$out" || fail "list: no services header: $out"
+grep -q '_rq\|_rs/' <<<"$out" && fail "list shows a service's own topics: $out"
+expect_rc 0 "$zcast" list -w 0 --all
+grep -q '^/st/echo/_rq ' <<<"$out" && grep -q '^/st/echo/_rs/c' <<<"$out" ||
+  fail "list --all lacks the service's topics: $out"
+expect_rc 0 "$zcast" list -w 0 --json
+py '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["topics"] == [], d
+s = {x["service"]: x for x in d["services"]}
+assert sorted(s) == ["/st/echo", "/st/slow"], s
+assert s["/st/echo"]["servers"] == 1 and s["/st/echo"]["clients"] == 1, s
+assert s["/st/slow"]["pending"] == 3 and s["/st/slow"]["no_server"] is False, s' "list --json"
+expect_rc 0 "$zcast" list -w 0 --json --all
+py '
+import json, sys
+d = json.loads(sys.argv[1])
+t = {x["topic"]: x for x in d["topics"]}
+assert t["/st/echo/_rq"]["service_part"] == "requests", t
+assert len(d["services"]) == 2, d' "list --json --all"
+
+# ---- top: per-service rows ----
+expect_rc 0 "$zcast" top --once -i 0.3 --json
+py '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["topics"] == [], d
+s = {x["service"]: x for x in d["services"]}
+assert s["/st/echo"]["calls_per_s"] > 0 and s["/st/echo"]["servers"] == 1, s
+assert s["/st/echo"]["clients"] == 1, s
+assert s["/st/slow"]["pending"] == 3 and s["/st/slow"]["calls_per_s"] == 0, s' "top --json"
+expect_rc 0 "$zcast" top -n 1 -i 0.3
+grep -qE '^/st/slow +\(untyped\) +0\.0 +3 +1 +1 *$' <<<"$out" || fail "top: /st/slow row: $out"
+grep -qE '^SERVICE +TYPE +CALLS/s +PENDING +SERVERS +CLIENTS' <<<"$out" || fail "top: header: $out"
+grep -q '_rq' <<<"$out" && fail "top shows a service's own topics: $out"
+expect_rc 0 "$zcast" top -n 1 -i 0.1 --all
+grep -q '^/st/echo/_rq ' <<<"$out" || fail "top --all lacks /st/echo/_rq: $out"
+
+# ---- doctor: all well so far ----
+expect_rc 0 "$zcast" doctor
+grep -q '^ok  *services  *2 in domain' <<<"$out" || fail "doctor: services ok line: $out"
+
+# ---- doctor: the response topic of a killed client, and its fix ----
+rs=$("$zcast" list -w 0 --all | awk '$1 ~ /^\/st\/slow\/_rs\// {print $1}')
+[ -n "$rs" ] || fail "no response topic of /st/slow"
+kill -9 "$cli_slow"
+wait "$cli_slow" 2>/dev/null || true
+expect_rc 6 "$zcast" doctor
+grep -q "^PROBLEM $ZCAST_DOMAIN $rs .*response topic of a client of /st/slow that died" <<<"$out" ||
+  fail "doctor: no finding for $rs: $out"
+fix=$(grep -A1 "^PROBLEM $ZCAST_DOMAIN $rs" <<<"$out" | sed -n 's/^ *fix: //p')
+[ "$fix" = "zcast -d $ZCAST_DOMAIN gc $rs" ] || fail "doctor: fix for $rs is '$fix': $out"
+grep -c "$rs" <<<"$out" | grep -qx 2 || fail "doctor reports $rs more than once: $out"
+${fix/#zcast/$zcast} >/dev/null # the fix as doctor wrote it
+expect_rc 0 "$zcast" doctor
+grep -q "$rs" <<<"$out" && fail "doctor after the fix: $out"
+
+# ---- doctor: a client that left, whose server keeps a response pool on its topic ----
+rs=$("$zcast" list -w 0 --all | awk '$1 ~ /^\/st\/echo\/_rs\// {print $1}')
+kill -TERM "$cli_echo"
+wait "$cli_echo" || fail "the looping client did not close cleanly"
+expect_rc 0 "$zcast" doctor
+grep -q "^WARN    $ZCAST_DOMAIN $rs .*client of /st/echo that left, kept by 1 server" <<<"$out" ||
+  fail "doctor: no warning for $rs: $out"
+
+# ---- doctor: clients without a server; a type hash other than the installed one ----
+start cli_none client /st/none 0
+start srv_typed server /st/typed hold std_srvs/srv/SetBool 11
+expect_rc 0 "$zcast" doctor --json
+py '
+import json, sys
+d = json.loads(sys.argv[1])
+c = {x["check"]: x for x in d["checks"]}
+dom = "'"$ZCAST_DOMAIN"'"
+n = c[dom + " service /st/none"]
+assert n["status"] == "warn" and "no server" in n["detail"], n
+t = c[dom + " service /st/typed"]
+assert t["status"] == "warn" and "RIHS01_" + "11" * 32 in t["detail"], t
+assert "RIHS01_abe9e4bb6b41b40e6789712c00ec8871923e089af3f667a79992a428cff2da0a" in t["detail"], t
+assert "services" not in c and d["problems"] == 0, d' "doctor --json"
+expect_rc 0 "$zcast" list -w 0
+grep -qE '^/st/none +\(untyped\) +0 +1 +NO SERVER$' <<<"$out" || fail "list: NO SERVER flag: $out"
+echo "svc_tools: ok"
