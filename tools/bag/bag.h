@@ -190,7 +190,8 @@ struct bag_reader {
 	bool ended;	      /* the walk met Data End or the end of the complete records */
 	bool first_pass;      /* bag_open's walk: counts chunks, checks CRCs and indexes */
 	bool have_chunk;      /* a chunk was read (message indexes refer to it) */
-	uint8_t *chunk;	      /* decompressed records of the current chunk */
+	uint8_t *chunk;	      /* decompressed records of the current chunk (owned) */
+	const uint8_t *recs;  /* the current chunk's records: chunk, or in the map (see load_chunk) */
 	size_t chunk_len, chunk_cap, chunk_at;
 	uint64_t chunk_offset;
 	struct bag_err err;
