@@ -1,9 +1,9 @@
 /* CRC-32 (ISO-HDLC: reflected polynomial 0xEDB88320), which MCAP uses for chunks, the data section
  * and the summary. On x86-64 with PCLMULQDQ, blocks of 16 bytes are folded with carry-less
  * multiplies (Gopal et al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ
- * Instruction", Intel 2009): about ten times zlib's table code here, so the recorder's CRC of
- * every byte costs little beside the kernel's copy (bench/record.sh). The rest, and other
- * machines, go through zlib. */
+ * Instruction", Intel 2009): about three times zlib's table code here (zcast-bench-crc), so the
+ * recorder's CRC of every byte costs less than the kernel's copy (bench/record.sh). The rest, and
+ * other machines, go through zlib. */
 #include <zlib.h>
 
 #include "bag.h"
