@@ -4,16 +4,19 @@
 #     while `zcast record --compression none` records them; the bytes it wrote per second against
 #     the filesystem's own sequential write (dd, 4 MiB blocks) of the same total bytes into the same
 #     directory (after the recording is deleted and synced), both into the page cache; with the
-#     recorder's CPU time per MB and its drops. With no drops the publisher set the pace: the
-#     recorder kept up with all it was offered;
+#     recorder's and dd's CPU time per MB and the drops; ZCAST_RECORD_REPS rounds (default 3),
+#     dd after the recorder in odd rounds and before it in even ones, medians of the ratios. With
+#     no drops the publisher set the pace: the recorder kept up with all it was offered;
 #  2. replay timing: a 1 kHz stream of 16 B and a 30 Hz stream of 4 MiB recorded, each played
-#     back while a second recorder records the replay; |replayed - recorded| inter-message
-#     interval per message, p50 / p99 (record_timing.py);
+#     back ZCAST_PLAY_REPS times (default 5) while a second recorder records the replay;
+#     |replayed - recorded| inter-message interval per message, p50 / p99 (record_timing.py),
+#     beside the same-run floor of what the scheduler allows (zcast-play-floor);
 #  3. the recorder during the Autoware-shaped container case (zcast-bench --case container, when
 #     built): the case alone and with `zcast record` recording all its topics, same run; the
 #     recorder's CPU per MB and drops (record_container.py).
 # Same-run A/B: ZCAST_RECORD_BASELINE / ZCAST_PLAY_BASELINE name another zcast binary whose
 # recorder (part 1) / player (part 2) is measured beside this one.
+# ZCAST_RECORD_PARTS picks parts (default "1 2 3").
 # Usage: bench/record.sh BUILD_DIR [--quick]
 set -euo pipefail
 build=$1
@@ -31,76 +34,119 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- 1. sustained rate (of $zcast, and of $ZCAST_RECORD_BASELINE too when set: a same-run A/B) ----
+# $reps rounds; each round records, then runs dd (even rounds: dd first), both timed and their CPU
+# taken; record_rate.py prints each round and the medians of the ratios.
 head -c $((1 << 20)) /dev/urandom >"$dir/payload"
-rate_test() {
-local recorder=$1 label=$2
-"$zcast" pub /bench/big --file "$dir/payload" --rate 0 >/dev/null 2>&1 &
-pub=$!
-sleep 0.5
-/usr/bin/time -f '%U %S' -o "$dir/cpu" "$recorder" record -q -o "$dir/rate" --compression none \
-  --duration "$secs" /bench/big
-kill $pub; wait $pub 2>/dev/null || true
-bytes=$(cat "$dir"/rate/*.mcap | wc -c)
-info=$("$zcast" bag info "$dir/rate")
-drops=$(grep -o 'Dropped: [0-9]*' <<<"$info" | grep -o '[0-9]*$' || echo 0)
-count=$(grep -o 'Count: [0-9]*' <<<"$info" | grep -o '[0-9]*$' || echo 0)
-sync
-rm -rf "$dir/rate"
-sync
-t0=$(date +%s.%N)
-dd if=/dev/zero of="$dir/dd.bin" bs=4M count=$(( (bytes + 4194303) / 4194304 )) status=none
-t1=$(date +%s.%N)
-rm -f "$dir/dd.bin"
-/usr/bin/python3 - "$bytes" "$secs" "$t0" "$t1" "$(cat "$dir/cpu")" "$count" "$drops" "$label" <<'PY'
-import sys
-b, secs, t0, t1 = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-user, sys_ = map(float, sys.argv[5].split())
-count, drops, label = int(sys.argv[6]), int(sys.argv[7]), sys.argv[8]
-rec = b / secs / 1e6
-fs = b / (t1 - t0) / 1e6
-print(f"record{label}: {count} messages of 1 MiB in {secs:.0f} s, {drops} dropped")
-print(f"record{label}: recorder {rec:.0f} MB/s, filesystem (dd, same {b/1e6:.0f} MB) {fs:.0f} MB/s, "
-      f"ratio {rec/fs:.2f}; recorder CPU {(user + sys_) * 1e3 / (b / 1e6):.2f} ms per MB")
-PY
+reps=${ZCAST_RECORD_REPS:-3}; [ "$quick" = --quick ] && reps=1
+rates="$dir/rates.tsv"
+: >"$rates"
+last_bytes=$(( (secs * 450) << 20 )) # what dd writes when it goes first: the last recording's size
+dd_round() { # prints: bytes t0 t1 user sys
+  local blocks=$(( ($1 + 4194303) / 4194304 )) t0 t1
+  sync
+  t0=$(date +%s.%N)
+  /usr/bin/time -f '%U %S' -o "$dir/ddcpu" dd if=/dev/zero of="$dir/dd.bin" bs=4M \
+    count=$blocks status=none
+  t1=$(date +%s.%N)
+  rm -f "$dir/dd.bin"
+  sync
+  echo "$((blocks * 4194304)) $t0 $t1 $(cat "$dir/ddcpu")"
 }
-rate_test "$zcast" ""
-[ -z "${ZCAST_RECORD_BASELINE:-}" ] || rate_test "$ZCAST_RECORD_BASELINE" " (baseline recorder)"
+rate_test() { # recorder label round dd_first
+  local recorder=$1 label=$2 round=$3 ddfirst=$4 ddt="" pub bytes info drops count
+  [ "$ddfirst" = 1 ] && ddt=$(dd_round "$last_bytes")
+  "$zcast" pub /bench/big --file "$dir/payload" --rate 0 >/dev/null 2>&1 &
+  pub=$!
+  sleep 0.5
+  /usr/bin/time -f '%U %S' -o "$dir/cpu" "$recorder" record -q -o "$dir/rate" --compression none \
+    --duration "$secs" /bench/big
+  kill $pub; wait $pub 2>/dev/null || true
+  bytes=$(cat "$dir"/rate/*.mcap | wc -c)
+  info=$("$zcast" bag info "$dir/rate")
+  drops=$(grep -o 'Dropped: [0-9]*' <<<"$info" | grep -o '[0-9]*$' || echo 0)
+  count=$(grep -o 'Count: [0-9]*' <<<"$info" | grep -o '[0-9]*$' || echo 0)
+  sync
+  rm -rf "$dir/rate"
+  last_bytes=$bytes
+  [ "$ddfirst" = 1 ] || ddt=$(dd_round "$bytes")
+  echo "recorder$label	$round	$bytes $secs $(cat "$dir/cpu") $count $drops	$ddt" >>"$rates"
+}
+HERE_RB=$(cd "$(dirname "$0")" && pwd)
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+for ((r = 1; r <= reps; r++)); do
+  [[ " ${ZCAST_RECORD_PARTS:-1 2 3} " == *" 1 "* ]] || break
+  rate_test "$zcast" "" "$r" $(( r % 2 == 0 ))
+  [ -z "${ZCAST_RECORD_BASELINE:-}" ] || rate_test "$ZCAST_RECORD_BASELINE" " (baseline)" "$r" $(( r % 2 == 0 ))
+done
+[ ! -s "$rates" ] || /usr/bin/python3 "$HERE_RB/record_rate.py" "$rates"
 
 # ---- 2. replay timing: 1 kHz of 16 B, and 4 MiB messages at 30 Hz ----
 # replay TAG NAME RATE PUB_ARGS...: topic /bench/TAG at RATE Hz recorded for SECONDS, then played
-# (by $zcast, and by $ZCAST_PLAY_BASELINE too when set: a same-run A/B of two players) into another
-# domain while a second recorder records the replay; record_timing.py compares the two recordings.
+# $preps times into another domain while a second recorder records the replay (record_timing.py
+# compares the two recordings). Each round, interleaved: the floor (zcast-play-floor: the player's
+# wait doing nothing else) plain (a bare clock_nanosleep loop), with the player's settings, and at
+# SCHED_FIFO; the player as it plays by default and with --realtime; and $ZCAST_PLAY_BASELINE's
+# player when set. The summary: medians over the rounds of each one's p50 / p99, and the player's
+# p99 against the floor's of the same settings.
+floor="$build/bench/zcast-play-floor"
+preps=${ZCAST_PLAY_REPS:-5}; [ "$quick" = --quick ] && preps=2
+timing="$dir/timing.tsv"
+: >"$timing"
+# The player gets $slots slots (a second of messages, at most 256): the measuring recorder, a FULL
+# subscriber that the loaded machine starves now and then, would otherwise hold the default 16 and
+# make the player wait for a loan, which is the recorder's timing, not the player's.
+play_once() { # label player args...
+  local label=$1 player=$2 out="$dir/$tag-replay"
+  shift 2
+  ZCAST_DOMAIN=recbench2-$$ "$zcast" record -q -o "$out" --compression none --lossless "/bench/$tag" &
+  local rec=$!
+  ZCAST_DOMAIN=recbench2-$$ "$player" play -q "$dir/$tag" --wait-for-subscribers 1 --slots "$slots" "$@"
+  sleep 0.3
+  kill -INT $rec; wait $rec
+  /usr/bin/python3 "$HERE_RB/record_timing.py" "$name: $label" "$rate" "$dir/$tag" "$out" "$timing"
+  rm -rf "$out"
+}
+floor_once() { # label args...
+  local label=$1 r
+  shift
+  [ -x "$floor" ] || return 0
+  r=$("$floor" "$rate" "$secs" "$@")
+  echo "play $name: $label: $r"
+  sed -E 's/n=([0-9.]+) p50_us=([0-9.]+) p99_us=([0-9.]+) max_us=([0-9.]+)/\2\t\3\t\4/' <<<"$r" |
+    sed "s|^|$name: $label\t|" >>"$timing"
+}
 replay() {
-  local tag=$1 name=$2 rate=$3 player
+  tag=$1 name=$2 rate=$3 slots=$(( $3 < 256 ? $3 : 256 ))
   shift 3
+  [[ " ${ZCAST_RECORD_PARTS:-1 2 3} " == *" 2 "* ]] || return 0
   "$zcast" pub "/bench/$tag" "$@" --rate "$rate" >/dev/null 2>&1 &
   local pub=$!
   sleep 0.3
   "$zcast" record -q -o "$dir/$tag" --compression none --lossless --duration "$secs" "/bench/$tag"
   kill $pub; wait $pub 2>/dev/null || true
-  for player in "$zcast" ${ZCAST_PLAY_BASELINE:-}; do
-    local out="$dir/$tag-replay" label="$name"
-    [ "$player" = "$zcast" ] || { out="$dir/$tag-baseline"; label="$name (baseline player)"; }
-    ZCAST_DOMAIN=recbench2-$$ "$zcast" record -q -o "$out" --compression none --lossless "/bench/$tag" &
-    local rec=$!
-    ZCAST_DOMAIN=recbench2-$$ "$player" play -q "$dir/$tag" --wait-for-subscribers 1
-    sleep 0.3
-    kill -INT $rec; wait $rec
-    /usr/bin/python3 "$HERE_RB/record_timing.py" "$label" "$rate" "$dir/$tag" "$out"
-    rm -rf "$out"
+  echo "load average before $name: $(cut -d' ' -f1-3 /proc/loadavg)"
+  for ((r = 1; r <= preps; r++)); do
+    floor_once "floor, bare clock_nanosleep" --plain
+    floor_once "floor, player's wait" --spin-us 50
+    play_once "player" "$zcast"
+    floor_once "floor, player's wait, SCHED_FIFO" --spin-us 50 --realtime
+    play_once "player --realtime" "$zcast" --realtime
+    [ -z "${ZCAST_PLAY_BASELINE:-}" ] || play_once "baseline player" "$ZCAST_PLAY_BASELINE"
   done
+  echo "load average after $name: $(cut -d' ' -f1-3 /proc/loadavg)"
   rm -rf "$dir/$tag"
 }
-HERE_RB=$(cd "$(dirname "$0")" && pwd)
 replay tick "1 kHz, 16 B" 1000 "0123456789abcdef"
 head -c $((4 << 20)) /dev/urandom >"$dir/payload4m"
 replay big "30 Hz, 4 MiB" 30 --file "$dir/payload4m"
+[ ! -s "$timing" ] || /usr/bin/python3 "$HERE_RB/record_timing.py" --summary "$timing"
 
 # ---- 3. the recorder during the Autoware-shaped container case (bench/case_container.c) ----
 # The case alone, then again with `zcast record` (default: DROP_OLD, zstd) recording every topic of
 # its domain: the recorder's CPU per MB recorded and its drops, and what the case itself saw in
 # both runs (deliveries lost, latency). The case's domain is ZB_RUN_ID + the bench's pid.
 bench="$build/bench/zcast-bench"
+[[ " ${ZCAST_RECORD_PARTS:-1 2 3} " == *" 3 "* ]] || exit 0
 if [ ! -x "$bench" ]; then
   echo "container: skipped ($bench not built)"
   exit 0

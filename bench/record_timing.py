@@ -1,7 +1,11 @@
 """Replay timing of bench/record.sh: |replayed - recorded| inter-message interval, per message, from
-two uncompressed recordings (the original and one of its replay), read by their log times.
-Usage: record_timing.py NAME RATE_HZ RECORDED_DIR REPLAY_DIR"""
+two uncompressed recordings (the original and one of its replay), read by their log times; the
+percentiles are appended to RESULTS_TSV when given. --summary: medians over the rounds of every
+label in RESULTS_TSV (players and floors), and each player's p99 against its floor's.
+Usage: record_timing.py NAME RATE_HZ RECORDED_DIR REPLAY_DIR [RESULTS_TSV]
+       record_timing.py --summary RESULTS_TSV"""
 import glob
+import statistics
 import struct
 import sys
 
@@ -31,6 +35,28 @@ def log_times(d):
     return out
 
 
+def summary(path):
+    runs = {}
+    for line in open(path):
+        label, p50, p99, mx = line.rstrip("\n").split("\t")
+        runs.setdefault(label, []).append((float(p50), float(p99), float(mx)))
+    med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), len(v))
+           for k, v in runs.items()}
+    for k, (p50, p99, n) in med.items():
+        print(f"play {k}: median of {n} rounds: p50 {p50:.1f} us, p99 {p99:.1f} us")
+    for k, (p50, p99, n) in med.items():
+        name, _, who = k.partition(": ")
+        floor = {"player": "floor, player's wait",
+                 "player --realtime": "floor, player's wait, SCHED_FIFO"}.get(who)
+        if floor and f"{name}: {floor}" in med:
+            f99 = med[f"{name}: {floor}"][1]
+            print(f"play {k}: p99 / same-run floor ({floor}) p99 = {p99:.1f} / {f99:.1f} us = "
+                  f"{p99 / max(f99, 1e-3):.2f}")
+
+
+if sys.argv[1] == "--summary":
+    summary(sys.argv[2])
+    sys.exit(0)
 name, rate = sys.argv[1], sys.argv[2]
 a, b = log_times(sys.argv[3]), log_times(sys.argv[4])
 n = min(len(a), len(b))
@@ -45,3 +71,6 @@ def p(q):
 
 print(f"play {name}: {len(a)} messages at {rate} Hz recorded, {len(b)} replayed; interval error "
       f"p50 {p(0.5):.1f} us, p99 {p(0.99):.1f} us, max {err[-1] / 1e3:.1f} us")
+if len(sys.argv) > 5:
+    with open(sys.argv[5], "a") as f:
+        f.write(f"{name}\t{p(0.5):.1f}\t{p(0.99):.1f}\t{err[-1] / 1e3:.1f}\n")

@@ -12,6 +12,7 @@
 #include <zcast/typed.h>
 #include <zcast/waitset.h>
 
+#include "play_clock.h"
 #include "rec.h"
 
 struct play_chan {
@@ -34,6 +35,7 @@ struct player {
 	bool any;
 	double rate;
 	uint32_t slots; /* --slots */
+	int64_t spin_ns; /* the last stretch before a message's time is spun (play_clock.c) */
 };
 
 static bool in_list(const char *list, const char *topic)
@@ -157,19 +159,6 @@ static void wait_for_subscribers(struct player *P, long n)
 			cli_sleep_ns(10000000);
 }
 
-/* Sleeps until CLOCK_MONOTONIC reaches `at` (absolute), looking at cli_stop now and then. */
-static void sleep_until(int64_t at)
-{
-	while (!cli_stop) {
-		int64_t now = cli_now_ns(), left = at - now;
-		if (left <= 0)
-			return;
-		int64_t to = left > 50000000 ? now + 50000000 : at;
-		struct timespec ts = {to / 1000000000, to % 1000000000};
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	}
-}
-
 /* The message in a loan, ready to go: done before its deadline, so the deadline costs a publish
  * only (not a loan wait and a copy of up to megabytes). */
 static int prepare(struct play_chan *pc, const struct bag_message *m, zcast_msg **out)
@@ -217,7 +206,8 @@ static int play_file(struct player *P, const struct rec_piece *piece, uint64_t t
 		/* Read (bag_next) and copied into a loan before the deadline; published at it. */
 		zcast_msg *msg = NULL;
 		if ((x = prepare(pc, &m, &msg)) == 0)
-			sleep_until(mono0 + (int64_t)((double)(m.log_time - t0) / P->rate));
+			play_clock_wait(mono0 + (int64_t)((double)(m.log_time - t0) / P->rate),
+					P->spin_ns, &cli_stop);
 		if (cli_stop) {
 			if (msg)
 				zcast_msg_drop(msg);
@@ -269,6 +259,10 @@ static int run(struct cli *c)
 	P.c = c;
 	P.rate = cli_double(c, "rate", 1, 1e-6, 1e6);
 	P.slots = (uint32_t)cli_long(c, "slots", 16, 2, 4096);
+	P.spin_ns = (int64_t)(cli_double(c, "spin-us", 50, 0, 1e6) * 1e3);
+	const char *why = play_clock_setup(cli_flag(c, "realtime"));
+	if (why)
+		fprintf(stderr, "zcast play: --realtime: no SCHED_FIFO (%s); playing without\n", why);
 	double offset = cli_double(c, "start-offset", 0, 0, 1e9);
 	long subs = cli_long(c, "wait-for-subscribers", 0, 0, 1024);
 	if (check_lists(c) != CLI_OK)
@@ -309,6 +303,8 @@ static const struct cli_opt opts[] = {
     {"remap", 0, "FROM:=TO,...", "publish topic FROM as TO"},
     {"wait-for-subscribers", 0, "N", "before playing, wait until every topic has N subscribers"},
     {"slots", 0, "N", "slots of each publisher's pool (default 16)"},
+    {"spin-us", 0, "US", "spin the last US microseconds before each message's time (default 50)"},
+    {"realtime", 0, NULL, "run at SCHED_FIFO priority 10 where permitted (on time on a busy host)"},
     {"quiet", 'q', NULL, "no summary line"},
     {0},
 };
@@ -319,7 +315,8 @@ const struct cli_cmd cmd_play = {
     .summary = "publish a recording (directory or .mcap file) on its original timing",
     .details =
 	"Messages go out in file order, each at its recorded time relative to the first\n"
-	"(CLOCK_MONOTONIC, scaled by --rate); a late message goes out at once. Typed topics\n"
+	"(CLOCK_MONOTONIC, scaled by --rate); a late message goes out at once. It sleeps to\n"
+	"--spin-us before that time and spins the rest; --realtime asks for SCHED_FIFO. Typed topics\n"
 	"keep their type name and hash; topics recorded with history publish with it again.\n"
 	"A publisher waits (never drops) when a FULL subscriber's queue is full.\n",
     .opts = opts,

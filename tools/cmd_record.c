@@ -1,7 +1,7 @@
 /* zcast record: every topic of a domain (or those matching patterns, also topics that appear
  * later) into MCAP files as rosbag2 writes them (docs/RECORDING.md). The take loop copies each
  * message into the open chunk and drops it at once; a writer thread compresses and writes sealed
- * chunks. Subscribers are DROP_OLD with a deep queue (drops counted per topic), or FULL with
+ * chunks. Uncompressed, a large message is written from its slot before it is dropped (no copy). Subscribers are DROP_OLD with a deep queue (drops counted per topic), or FULL with
  * --lossless. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -387,6 +387,7 @@ static int setup(struct recorder *R, struct cli *c)
 	if (!bag_compression_known(R->wo.compression) || !strcmp(comp, ""))
 		return cli_usage_error(c, "--compression: '%s' is not zstd, lz4 or none", comp);
 	R->wo.chunk_size = (size_t)cli_long(c, "chunk-size", 4 << 20, 4096, 1L << 30);
+	R->wo.no_crc = cli_flag(c, "no-crc");
 	R->wo.profile = "ros2";
 	R->wo.library = "zcast record";
 	R->wo.threaded = true;
@@ -466,6 +467,7 @@ static const struct cli_opt opts[] = {
     {"queue", 0, "N", "queue depth of each subscriber (default 256, at most the topic's limit)"},
     {"compression", 0, "NAME", "chunk compression: zstd (default), lz4 or none"},
     {"chunk-size", 0, "BYTES", "uncompressed bytes per chunk (default 4194304)"},
+    {"no-crc", 0, NULL, "no CRC of chunks and data (MCAP's 0: not computed; default: computed)"},
     {"quiet", 'q', NULL, "no progress line"},
     {0},
 };

@@ -11,20 +11,10 @@
 #include <unistd.h>
 
 #include "bag.h"
+#include "bag_check.h"
 
 #define N_MSGS 3000
 #define N_CH 3
-
-static int failures;
-#define CHECK(c, ...)                                                                              \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 static size_t msg_len(int i)
 {

@@ -6,6 +6,7 @@
  *   compress.c  zstd / lz4 frames
  *   chunk.c     an open chunk: records and per-channel message indexes
  *   writer.c    schemas, channels, messages, metadata; a writer thread that compresses and writes
+ *   direct.c    uncompressed chunks streamed to the file, large messages without a copy
  *   summary.c   summary section, summary offsets and footer
  *   reader.c    opening, the data section walk, messages in file order
  *   verify.c    the summary checked against the data section
@@ -106,7 +107,10 @@ struct bag_writer_opts {
 	size_t chunk_size;	 /* a chunk is sealed when its records reach this (default 4 MiB) */
 	const char *profile;	 /* header profile ("ros2") */
 	const char *library;	 /* header library */
-	bool threaded;		 /* compress and write on a thread of the writer's own */
+	bool threaded;		 /* compress and write on a thread of the writer's own (compressed
+				  * chunks; uncompressed ones are written by the appender as they
+				  * fill, large messages from where they are: no copy) */
+	bool no_crc;		 /* chunk and data section CRCs left 0 (MCAP: "not computed") */
 	int queue_chunks;	 /* sealed chunks waiting at most before an append waits (default 4) */
 };
 int bag_writer_open(const char *path, const struct bag_writer_opts *o, struct bag_writer **out,
@@ -118,7 +122,8 @@ int bag_writer_schema(struct bag_writer *w, const char *name, const char *encodi
  * (0..) or -1. */
 int bag_writer_channel(struct bag_writer *w, int schema, const char *topic, const char *encoding,
 		       const char *const *kv, int npairs);
-/* Appends a message to the current chunk (copying data); seals the chunk when it is full. */
+/* Appends a message to the current chunk (copying data; uncompressed, a large message is written
+ * before the call returns, from data itself); seals the chunk when it is full. */
 int bag_writer_message(struct bag_writer *w, int channel, uint32_t sequence, uint64_t log_time,
 		       uint64_t publish_time, const void *data, size_t n);
 /* Seals and writes the current chunk now (for a recorder: at most this much is lost to kill -9). */
@@ -185,7 +190,8 @@ struct bag_reader {
 	bool ended;	      /* the walk met Data End or the end of the complete records */
 	bool first_pass;      /* bag_open's walk: counts chunks, checks CRCs and indexes */
 	bool have_chunk;      /* a chunk was read (message indexes refer to it) */
-	uint8_t *chunk;	      /* decompressed records of the current chunk */
+	uint8_t *chunk;	      /* decompressed records of the current chunk (owned) */
+	const uint8_t *recs;  /* the current chunk's records: chunk, or in the map (see load_chunk) */
 	size_t chunk_len, chunk_cap, chunk_at;
 	uint64_t chunk_offset;
 	struct bag_err err;

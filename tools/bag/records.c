@@ -43,6 +43,16 @@ static int load_chunk(struct bag_reader *r, const struct bag_rec *rec)
 	const char *why = chunk_fields(&c, &size, &crc, comp, &data);
 	if (why)
 		return bag_fail(r, rec, "%s", why);
+	if (!comp[0] && !r->first_pass) {
+		/* Uncompressed, after the first pass checked its size and CRC: read where it is (the
+		 * player's message goes from the file into its loan with one copy). */
+		r->recs = data.p;
+		r->chunk_len = data.len;
+		r->chunk_at = 0;
+		r->chunk_offset = rec->offset;
+		r->have_chunk = true;
+		return 0;
+	}
 	if (size > r->chunk_cap || !r->chunk) {
 		uint8_t *p = realloc(r->chunk, size ? size : 1); /* never NULL: decompressors offset it */
 		if (!p)
@@ -56,8 +66,9 @@ static int load_chunk(struct bag_reader *r, const struct bag_rec *rec)
 			 why);
 		return bag_fail(r, rec, "%s", msg);
 	}
-	if (crc && bag_crc32(0, r->chunk, size) != crc)
+	if (crc && r->first_pass && bag_crc32(0, r->chunk, size) != crc) /* once per open */
 		return bag_fail(r, rec, "%s", "chunk CRC mismatch (corrupted records)");
+	r->recs = r->chunk;
 	r->chunk_len = size;
 	r->chunk_at = 0;
 	r->chunk_offset = rec->offset;
@@ -80,7 +91,7 @@ static int chunk_record(struct bag_reader *r, struct bag_rec *rec)
 	rec->offset = r->chunk_offset;
 	if (left < 9)
 		return bag_fail(r, rec, "%s", "chunk ends inside a record's opcode and length");
-	const uint8_t *p = r->chunk + r->chunk_at;
+	const uint8_t *p = r->recs + r->chunk_at;
 	uint64_t len = bag_le64(p + 1);
 	if (len > left - 9)
 		return bag_fail(r, rec, "%s", "record runs past the end of its chunk");
@@ -162,7 +173,7 @@ int bag_check_message_index(struct bag_reader *r, const struct bag_rec *rec)
 		return bag_fail(r, rec, "%s", "message index before any chunk");
 	while (e.at < e.len) {
 		uint64_t t = bag_get_u64(&e), off = bag_get_u64(&e);
-		const uint8_t *p = off < r->chunk_len ? r->chunk + off : NULL;
+		const uint8_t *p = off < r->chunk_len ? r->recs + off : NULL;
 		if (!p || r->chunk_len - off < 9 + 2 + 4 + 8 || p[0] != BAG_OP_MESSAGE ||
 		    (uint16_t)(p[9] | p[10] << 8) != ch || bag_le64(p + 15) != t)
 			return bag_fail(r, rec, "%s",

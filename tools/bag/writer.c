@@ -2,7 +2,8 @@
  * repeated in the summary), messages into chunks, sealed chunks compressed and written with their
  * message indexes in one write (so a writer killed at any moment leaves every earlier chunk whole),
  * metadata, data end, summary and footer. With opts.threaded the compression and writing run on a
- * thread of their own: an append copies the message into the chunk buffer and returns. */
+ * thread of their own: an append copies the message into the chunk buffer and returns.
+ * Uncompressed chunks are not buffered: direct.c streams them to the file. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,39 +16,8 @@
 
 #include "bag_chunk.h"
 
-struct bag_writer {
-	char *path;
-	int fd;
-	char compression[8];
-	int level;
-	size_t chunk_size;
-	/* appender side */
-	struct bag_chunk *cur;
-	struct bag_buf schemas, channels;
-	uint16_t nschemas;
-	uint32_t nchannels;
-	uint64_t *counts; /* per channel */
-	uint64_t messages, start, end;
-	struct bag_buf *metadata; /* one Metadata record each */
-	int nmetadata;
-	/* SYNC: the queue, free list, error and `stop` are guarded by mu; the appender signals
-	 * `work` after queueing, the writer thread signals `room` after writing (its partner). */
-	pthread_mutex_t mu;
-	pthread_cond_t work, room;
-	struct bag_chunk *queue_head, *queue_tail, *free_list;
-	int queued, max_queued;
-	bool threaded, stop, failed;
-	pthread_t thread;
-	/* writer side (the thread, or the appender when not threaded) */
-	uint64_t offset; /* bytes written */
-	uint32_t data_crc;
-	struct bag_buf head, compressed, indexes, chunk_indexes;
-	uint32_t nchunks;
-	int err; /* errno of the failure */
-};
-
 /* Writes the iovecs whole; the data section's CRC is the caller's (write_all, write_chunk). */
-static bool write_iov(struct bag_writer *w, struct iovec *iov, int n)
+bool bag_write_iov(struct bag_writer *w, struct iovec *iov, int n)
 {
 	while (n > 0) {
 		ssize_t r = writev(w->fd, iov, n);
@@ -75,7 +45,7 @@ static bool write_all(struct bag_writer *w, struct iovec *iov, int n)
 {
 	for (int i = 0; i < n; i++)
 		w->data_crc = bag_crc32(w->data_crc, iov[i].iov_base, iov[i].iov_len);
-	return write_iov(w, iov, n);
+	return bag_write_iov(w, iov, n);
 }
 
 static bool write_buf(struct bag_writer *w, const struct bag_buf *b)
@@ -87,8 +57,8 @@ static bool write_buf(struct bag_writer *w, const struct bag_buf *b)
 /* Compresses and writes one chunk and its message indexes (one writev). */
 static bool write_chunk(struct bag_writer *w, struct bag_chunk *c)
 {
-	if (!bag_chunk_encode(c, w->compression, w->level, w->offset, &w->head, &w->compressed,
-			      &w->indexes, &w->chunk_indexes)) {
+	if (!bag_chunk_encode(c, w->compression, w->level, w->crc, w->offset, &w->head,
+			      &w->compressed, &w->indexes, &w->chunk_indexes)) {
 		w->err = ENOMEM;
 		return false;
 	}
@@ -96,12 +66,14 @@ static bool write_chunk(struct bag_writer *w, struct bag_chunk *c)
 			     {(void *)c->body, c->body_len},
 			     {w->indexes.p, w->indexes.len}};
 	w->nchunks++;
-	/* Uncompressed records are checksummed once: their chunk CRC joins the data section's. */
-	uint32_t crc = bag_crc32(w->data_crc, w->head.p, w->head.len);
-	crc = c->body == c->records.p ? bag_crc32_combine(crc, c->records_crc, c->body_len)
-				      : bag_crc32(crc, c->body, c->body_len);
-	w->data_crc = bag_crc32(crc, w->indexes.p, w->indexes.len);
-	return write_iov(w, v, 3);
+	if (w->crc) {
+		/* Uncompressed records are checksummed once: their chunk CRC joins the data section's. */
+		uint32_t crc = bag_crc32(w->data_crc, w->head.p, w->head.len);
+		crc = c->body == c->records.p ? bag_crc32_combine(crc, c->records_crc, c->body_len)
+					      : bag_crc32(crc, c->body, c->body_len);
+		w->data_crc = bag_crc32(crc, w->indexes.p, w->indexes.len);
+	}
+	return bag_write_iov(w, v, 3);
 }
 
 static void *writer_thread(void *arg)
@@ -135,6 +107,8 @@ static void *writer_thread(void *arg)
 static int seal(struct bag_writer *w)
 {
 	struct bag_chunk *c = w->cur;
+	if (w->direct)
+		return bag_direct_seal(w);
 	if (!c->records.len)
 		return 0;
 	if (!w->threaded) {
@@ -180,6 +154,8 @@ int bag_writer_open(const char *path, const struct bag_writer_opts *o, struct ba
 		return -1;
 	}
 	snprintf(w->compression, sizeof w->compression, "%s", comp);
+	w->direct = !comp[0];
+	w->crc = !(o && o->no_crc);
 	w->level = o ? o->level : 0;
 	w->chunk_size = o && o->chunk_size ? o->chunk_size : 4u << 20;
 	w->max_queued = o && o->queue_chunks > 0 ? o->queue_chunks : 4;
@@ -202,9 +178,10 @@ int bag_writer_open(const char *path, const struct bag_writer_opts *o, struct ba
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->room, NULL);
-	if (ok && o && o->threaded)
+	bool thread = o && o->threaded && !w->direct;
+	if (ok && thread)
 		w->threaded = pthread_create(&w->thread, NULL, writer_thread, w) == 0;
-	if (!ok || (o && o->threaded && !w->threaded)) {
+	if (!ok || (thread && !w->threaded)) {
 		bag_err_set(e, path, -1, "cannot write: %s", strerror(w->err ? w->err : EAGAIN));
 		bag_writer_close(w, NULL);
 		unlink(path);
@@ -271,7 +248,10 @@ int bag_writer_message(struct bag_writer *w, int channel, uint32_t sequence, uin
 {
 	if (channel < 0 || (uint32_t)channel >= w->nchannels)
 		return -1;
-	if (!bag_chunk_message(w->cur, (uint16_t)channel, sequence, log_time, publish_time, data, n))
+	if (w->direct ? bag_direct_message(w, (uint16_t)channel, sequence, log_time, publish_time,
+					   data, n) != 0
+		      : !bag_chunk_message(w->cur, (uint16_t)channel, sequence, log_time,
+					   publish_time, data, n))
 		return -1;
 	if (!w->messages || log_time < w->start)
 		w->start = log_time;
@@ -279,7 +259,7 @@ int bag_writer_message(struct bag_writer *w, int channel, uint32_t sequence, uin
 		w->end = log_time;
 	w->messages++;
 	w->counts[channel]++;
-	return w->cur->records.len >= w->chunk_size ? seal(w) : 0;
+	return bag_chunk_length(w->cur) >= w->chunk_size ? seal(w) : 0;
 }
 
 int bag_writer_flush(struct bag_writer *w)
@@ -345,7 +325,7 @@ static bool write_tail(struct bag_writer *w)
 	bag_put_u64(&tail, 4);
 	bag_put_u32(&tail, 0);
 	if (ok && !tail.failed) {
-		uint32_t crc = w->data_crc; /* magic through the last record before Data End */
+		uint32_t crc = w->crc ? w->data_crc : 0; /* magic through the last record before it */
 		for (int i = 0; i < 4; i++)
 			tail.p[9 + i] = (uint8_t)(crc >> (8 * i));
 		ok = write_buf(w, &tail);
