@@ -222,10 +222,13 @@ static void wait_matched(run *r)
 				usleep(10000);
 }
 
-/* Waits for path to hold a number (written by the script once every host is ready). */
+/* Waits for path to hold a number (written by the script once every host is ready); gives up
+ * after 10 minutes (the script is gone). */
 static int64_t wait_file(const char *path)
 {
-	for (;;) {
+	for (int64_t until = zbe_now_ns() + 600 * 1000000000LL;;) {
+		if (zbe_now_ns() > until)
+			fprintf(stderr, "bridge_replay: no %s\n", path), exit(1);
 		FILE *f = fopen(path, "r");
 		long long v = 0;
 		int ok = f && fscanf(f, "%lld", &v) == 1;
