@@ -312,6 +312,14 @@ if [ -x "$BUILD/bench/zcast-bench-bridge" ] && [ -x "$BUILD/bridge/zcast-bridge"
 		{ echo "bridge benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
 	cat "$OUT/bridge.txt"
 fi
+# Bridge, two-host replay: the container graph split over two namespaces, the cross-host topics
+# through one bridge per host vs plain Cyclone DDS (bench/bridge_replay.sh; 60 s each, --quick 10 s).
+if [ -x "$BUILD/bench/zcast-bench-bridge-replay" ] && [ -x "$BUILD/bridge/zcast-bridge" ] && [ -z "$ONLY" ]; then
+	"$HERE/bridge_replay.sh" "$BUILD" --duration $([ "$QUICK" = 1 ] && echo 10 || echo 60) \
+		> "$OUT/bridge_replay.txt" 2>> "$LOG" ||
+		{ echo "bridge replay benchmark failed" | tee -a "$LOG"; FAILS=$((FAILS + 1)); }
+	cat "$OUT/bridge_replay.txt"
+fi
 # Record and replay (docs/RECORDING.md, docs/BENCHMARKS.md): recorder rate against the filesystem,
 # replay timing at 1 kHz and with 4 MiB at 30 Hz, the recorder during the container case.
 if [ -x "$BUILD/tools/zcast" ] && [ -z "$ONLY" ]; then
