@@ -69,7 +69,6 @@ static int routes_new(struct zcast_bridge *b, char *err, size_t errlen)
 		rt->b = b;
 		rt->claim = claim_for(b, i);
 		pthread_mutex_init(&rt->mu, NULL);
-		pthread_cond_init(&rt->cv, NULL);
 		b->n_routes = i + 1;
 		if (rt->cfg->dir == ZCAST_BRIDGE_OUT && !(rt->out = out_new())) {
 			snprintf(err, errlen, "out of memory");
@@ -189,7 +188,6 @@ void zcast_bridge_stop(zcast_bridge *b)
 		free(rt->in_off);
 		free(rt->in_len);
 		pthread_mutex_destroy(&rt->mu);
-		pthread_cond_destroy(&rt->cv);
 		if (rt->out && rt->out->stalled)
 			zcast_msg_drop(rt->out->stalled);
 		if (rt->sub)

@@ -146,10 +146,10 @@ struct zb_out {
 struct zb_route_rt {
 	const zcast_bridge_route *cfg;
 	struct zcast_bridge *b;
-	pthread_t thread;
+	pthread_t thread; /* a route kind with a thread of its own (none of in / out) */
 	int started;
 	struct zb_claim *claim; /* shared with the bridge's other route of this topic */
-	zcast_guard *wake;	/* wakes the route's standby wait (granted, stop) */
+	zcast_guard *wake;	/* its claim triggers it when granted (OUT: the out loop's) */
 	dds_entity_t topic, endpoint;
 	dds_entity_t catchup; /* IN: the transient-local reader of bridges' kept messages, or 0 */
 	struct ddsi_sertype *sertype;
@@ -160,10 +160,9 @@ struct zb_route_rt {
 	_Atomic unsigned warned; /* kinds of dropped sample already reported (route_in.c) */
 	char why[160];		 /* IN: why the last sample was invalid (route_in.c) */
 	/* IN routes: samples are delivered from Cyclone's listener while that never has to wait;
-	 * when a reliable route must wait for room, the sample is left in `pending` and the route's
+	 * when a reliable route must wait for room, the sample is left in `pending` and a pool
 	 * thread (`draining`) delivers it and what follows, with waits (route_in.c) */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	int draining;
 	struct ddsi_serdata *pending;
 	dds_sample_info_t pending_si;
