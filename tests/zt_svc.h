@@ -33,6 +33,8 @@ struct zt_server {
 	int start_r;  /* the server takes nothing until a byte arrives here (-1: at once) */
 	int hold_all; /* answer nothing: every request taken is kept (and reported on took_w) */
 	int take_limit; /* > 0: after taking that many, take no more (the rest stays queued) */
+	int close_r;    /* > 0: at take_limit, close the server after a byte here (else wait to be
+			 * killed) */
 };
 
 static inline void zt_put_byte(int fd)
@@ -94,6 +96,10 @@ static inline int zt_server_main(void *arg)
 	if (s->start_r >= 0)
 		zt_get_byte(s->start_r);
 	for (int taken = 0;;) {
+		if (s->take_limit && taken == s->take_limit && s->close_r > 0) {
+			zt_get_byte(s->close_r);
+			break; /* closes with the taken ones unanswered and the rest queued */
+		}
 		if (s->take_limit && taken == s->take_limit)
 			pause(); /* until killed */
 		CHECK_EQ(zcast_server_wait(srv, -1), 0);
@@ -155,6 +161,69 @@ static inline int zt_call_add(zcast_client *cli, int64_t a, int64_t b)
 	int pid = r->pid;
 	zcast_msg_drop(resp);
 	return pid;
+}
+
+/* Waits for the client's next outcome (without timeout: a hang fails the test) and takes it:
+ * 0 with *resp, or the call's error (ZCAST_ESRVGONE, ...); *seq is its call. */
+static inline int zt_next_outcome(zcast_client *cli, zcast_msg **resp, uint64_t *seq)
+{
+	for (;;) {
+		CHECK_EQ(zcast_client_wait(cli, -1), 0);
+		int r = zcast_response_take(cli, resp, seq);
+		if (r != ZCAST_EAGAIN)
+			return r;
+	}
+}
+
+/* A client process (zt_fork) with one call that its server takes and never answers: sends it,
+ * tells the test (a byte on sent_w), then expects ZCAST_ESRVGONE for it, whose text has `text`. */
+struct zt_lost_call {
+	const char *service;
+	int sent_w;
+	const char *text;
+};
+
+static inline int zt_lost_call_client(void *arg)
+{
+	const struct zt_lost_call *c = arg;
+	zcast_client *cli;
+	CHECK_EQ(zcast_client_open(c->service, NULL, &cli), 0);
+	uint64_t seq, got;
+	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 1, 1), &seq), 0);
+	zt_put_byte(c->sent_w);
+	zcast_msg *resp;
+	CHECK_EQ(zt_next_outcome(cli, &resp, &got), ZCAST_ESRVGONE);
+	CHECK_EQ(got, seq);
+	CHECK(resp == NULL);
+	CHECK(strstr(zcast_last_error(), c->text) != NULL);
+	CHECK_EQ(zcast_client_close(cli), 0);
+	return 0;
+}
+
+/* The scene of the server-loss tests: a server process (s: hold_all, take_limit 2) takes two
+ * calls and answers neither, the first from `cli` (its seq in *held), the second from a client
+ * process (zt_lost_call_client, its failure text `text`; returned in *other); then `cli` queues
+ * two more (their seqs in queued[]) behind them. Returns the server's pid. */
+static inline pid_t zt_two_taken_two_queued(struct zt_server *s, zcast_client *cli,
+					    const char *text, uint64_t *held, uint64_t *queued,
+					    pid_t *other)
+{
+	int took[2], sent[2];
+	CHECK_EQ(pipe(took), 0);
+	CHECK_EQ(pipe(sent), 0);
+	s->took_w = took[1];
+	pid_t srv = zt_start_server(s);
+	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 2, 2), held), 0);
+	zt_get_byte(took[0]);
+	struct zt_lost_call lost = {.service = s->service, .sent_w = sent[1], .text = text};
+	*other = zt_fork(zt_lost_call_client, &lost);
+	zt_get_byte(sent[0]);
+	zt_get_byte(took[0]); /* both taken: the server takes no more */
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 3, i), &queued[i]), 0);
+	for (int i = 0; i < 2; i++)
+		close(took[i]), close(sent[i]);
+	return srv;
 }
 
 /* Stops a server process with a STOP call. */

@@ -60,6 +60,7 @@ enum zcast_error {
 	ZCAST_EBUSY = -14,     /**< resource in use (e.g. remove of a topic with live members) */
 	ZCAST_ENOSERVER = -15, /**< a service has no live server (service.h) */
 	ZCAST_ESRVGONE = -16,  /**< the server that had a call died or closed before answering */
+	ZCAST_EREFUSED = -17,  /**< a server refused a request (the text says why) */
 };
 
 /** Name of an error code, as a short sentence. Never NULL. */

@@ -851,7 +851,8 @@ private:
 class client : public detail::handle<zcast_client, zcast_client_close>
 {
 public:
-	/** Receives one outcome: the response, or an empty message and err ZCAST_ESRVGONE. */
+	/** Receives one outcome: the response, or an empty message and err ZCAST_ESRVGONE or
+	 * ZCAST_EREFUSED. */
 	using callback = std::function<void(message response, int err)>;
 
 	/** A client of `service` (any start order); throws zcast::error. */
@@ -886,8 +887,8 @@ public:
 	{
 		detail::check(zcast_typed_service_finish(typed()->request, l.get(), &w.w));
 	}
-	/** Sends and waits for the response; throws zcast::error (ZCAST_ESRVGONE, ZCAST_ENOSERVER,
-	 * ZCAST_ETIMEDOUT...). The loan is consumed whatever the outcome. */
+	/** Sends and waits for the response; throws zcast::error (ZCAST_ESRVGONE, ZCAST_EREFUSED,
+	 * ZCAST_ENOSERVER, ZCAST_ETIMEDOUT...). The loan is consumed whatever the outcome. */
 	template <class Rep, class Period>
 	message call(loan &l, std::chrono::duration<Rep, Period> timeout)
 	{
@@ -905,7 +906,8 @@ public:
 		pending_.emplace_back(seq, std::move(cb));
 		return seq;
 	}
-	/** Sends; the future gets the response, or a zcast::error (ZCAST_ESRVGONE) from process(). */
+	/** Sends; the future gets the response, or a zcast::error (ZCAST_ESRVGONE, ZCAST_EREFUSED)
+	 * from process(). */
 	std::future<message> send(loan &l)
 	{
 		auto p = std::make_shared<std::promise<message>>();
@@ -928,7 +930,8 @@ public:
 		detail::check(r);
 		zcast_msg *resp;
 		uint64_t seq;
-		while ((r = zcast_response_take(h_, &resp, &seq)) == 0 || r == ZCAST_ESRVGONE) {
+		while ((r = zcast_response_take(h_, &resp, &seq)) == 0 || r == ZCAST_ESRVGONE ||
+		       r == ZCAST_EREFUSED) {
 			n += settle(seq, resp ? message(resp) : message(), r);
 		}
 		if (r != ZCAST_EAGAIN)

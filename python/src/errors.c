@@ -29,6 +29,7 @@ static struct pz_exc excs[] = {
     {ZCAST_EBUSY, "Busy", NULL, NULL},
     {ZCAST_ENOSERVER, "NoServer", NULL, NULL},
     {ZCAST_ESRVGONE, "ServerGone", NULL, NULL},
+    {ZCAST_EREFUSED, "Refused", NULL, NULL},
 };
 
 static PyObject *pz_Error;

@@ -263,7 +263,23 @@ static PyObject *client_send(PzEnd *self, PyObject *obj)
 	return PyLong_FromUnsignedLongLong(seq);
 }
 
-/* (seq, response) or (seq, None) when the server of that call is gone; None when nothing is ready. */
+/* A refused call: zcast.Refused raised, its .seq the call. */
+static PyObject *raise_refused(uint64_t seq)
+{
+	PyObject *type, *value, *tb;
+	pz_raise(ZCAST_EREFUSED);
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	PyObject *s = PyLong_FromUnsignedLongLong(seq);
+	if (value && s)
+		(void)PyObject_SetAttrString(value, "seq", s);
+	Py_XDECREF(s);
+	PyErr_Restore(type, value, tb);
+	return NULL;
+}
+
+/* (seq, response) or (seq, None) when the server of that call is gone; None when nothing is ready;
+ * zcast.Refused (with .seq) when a server refused that call's request. */
 static PyObject *client_take(PzEnd *self, PyObject *unused)
 {
 	(void)unused;
@@ -274,6 +290,8 @@ static PyObject *client_take(PzEnd *self, PyObject *unused)
 	int e = zcast_response_take(self->cli, &resp, &seq);
 	if (e == ZCAST_EAGAIN)
 		Py_RETURN_NONE;
+	if (e == ZCAST_EREFUSED)
+		return raise_refused(seq);
 	if (e < 0 && e != ZCAST_ESRVGONE)
 		return pz_raise(e);
 	PyObject *r = resp ? typed_received(self->type->response, resp) : Py_NewRef(Py_None);
@@ -421,7 +439,8 @@ static PyMethodDef client_methods[] = {
      "loan(bounds=None): a typed request loan at its declared defaults"},
     {"send", (PyCFunction)client_send, METH_O, "send(request): sends a loan; its call's seq"},
     {"take", (PyCFunction)client_take, METH_NOARGS,
-     "(seq, response), (seq, None) when that call's server is gone, or None"},
+     "(seq, response), (seq, None) when that call's server is gone, or None; raises zcast.Refused "
+     "(.seq: the call) when a server refused that call's request"},
     {"_call", (PyCFunction)(void (*)(void))client_call, METH_VARARGS | METH_KEYWORDS,
      "_call(request, timeout=None): sends a loan and returns the response"},
     END_METHODS{NULL, NULL, 0, NULL},

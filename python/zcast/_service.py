@@ -31,7 +31,7 @@ class Client(_zcast.Client):
 
     def call(self, request=None, timeout=None):
         """Sends a request (a loan, or values for one) and returns the response (a read-only
-        typed message: release it when done). Raises zcast.ServerGone, zcast.NoServer,
+        typed message: release it when done). Raises zcast.ServerGone, zcast.Refused, zcast.NoServer,
         zcast.Timeout; only with no other call pending (zcast.Busy)."""
         if not isinstance(request, _zcast.Message):
             request = self.request(request)
@@ -39,17 +39,26 @@ class Client(_zcast.Client):
 
     async def acall(self, request=None, timeout=None):
         """As call, awaited on the event loop (never blocks it): the response, or raises
-        zcast.ServerGone, zcast.NoServer (no server now) or asyncio.TimeoutError."""
+        zcast.ServerGone, zcast.Refused, zcast.NoServer (no server now) or asyncio.TimeoutError."""
         if not isinstance(request, _zcast.Message):
             request = self.request(request)
         seq = self.send(request)
         return await asyncio.wait_for(self._outcome(seq), timeout)
 
+    def _take_for(self, seq):
+        """take(), where another call's refusal is skipped like another call's response."""
+        while True:
+            try:
+                return self.take()
+            except _zcast.Refused as e:
+                if e.seq == seq:
+                    raise
+
     async def _outcome(self, seq):
         loop = asyncio.get_running_loop()
         fd = self.fileno()
         while True:
-            got = self.take()  # take until None: that re-arms the descriptor
+            got = self._take_for(seq)  # take until None: that re-arms the descriptor
             while got is not None:
                 s, resp = got
                 if s == seq:
@@ -58,7 +67,7 @@ class Client(_zcast.Client):
                     return resp
                 if resp is not None:
                     resp.release()  # another call's: the blocking API cannot have one pending
-                got = self.take()
+                got = self._take_for(seq)
             ready = loop.create_future()
             loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
             try:

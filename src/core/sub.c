@@ -214,6 +214,30 @@ ZC_HOT void zc_sub_unref(zcast_sub *s)
 		sub_leave(s);
 }
 
+/* Under the topic lock: no longer a target nor matched (even while it still holds messages); a
+ * member of a handover group gives its queue to the group's other live members, as it would if it
+ * died (proto/rr_handover.c). */
+static void retire_locked(zcast_sub *s)
+{
+	struct zc_topic *t = &s->t;
+	atomic_store(&s->rec->state, ZC_REC_DRAINING);
+	zc_topic_graph_changed(t);
+	if (s->policy == ZCAST_POLICY_BALANCE_RR && zc_rr_handover(t, s->index))
+		zc_wake_all(t); /* the members that got our queue */
+}
+
+int zc_sub_retire(zcast_sub *s)
+{
+	if (zc_inherited(&s->t))
+		return 0; /* a forked child's copy of its parent's handle: not ours to retire */
+	int r = zc_topic_lock(&s->t);
+	if (r)
+		return r;
+	retire_locked(s);
+	zc_topic_unlock(&s->t);
+	return 0;
+}
+
 int zcast_sub_close(zcast_sub *s)
 {
 	if (!s)
@@ -228,10 +252,9 @@ int zcast_sub_close(zcast_sub *s)
 		return 0;
 	}
 	if (zc_topic_lock(t) == 0) {
-		/* No longer a target; queued messages are released now, held ones when dropped. */
-		atomic_store(&s->rec->state, ZC_REC_DRAINING);
-		zc_topic_graph_changed(
-		    t); /* no longer matched, even while it still holds messages */
+		/* No longer a target; queued messages are handed over or released now, held ones
+		 * when dropped. */
+		retire_locked(s);
 		ZC_CRASH("close:after-draining");
 		drain_ring(s);
 		zc_wake_space(t->hdr); /* a publisher waiting for our room waits no more */

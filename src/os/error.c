@@ -61,6 +61,7 @@ const char *zcast_strerror(int err)
 	case ZCAST_EBUSY: return "resource busy";
 	case ZCAST_ENOSERVER: return "the service has no live server";
 	case ZCAST_ESRVGONE: return "the server that had the call is gone (died or closed before answering)";
+	case ZCAST_EREFUSED: return "a server refused the request";
 	default: return "unknown error";
 	}
 }

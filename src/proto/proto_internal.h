@@ -202,9 +202,10 @@ ZC_HIDDEN int zc_reclaim_locked(struct zc_topic *t);
 ZC_HIDDEN void zc_reclaim_pool(struct zc_topic *t, uint32_t p, const uint64_t *stale);
 /* Clears subscriber k's bit everywhere and empties its ring. */
 ZC_HIDDEN void zc_reclaim_sub(struct zc_topic *t, uint32_t k);
-/* rr_handover.c: a dead BALANCE_RR member k's queued messages go to live members of its group
- * with room (under the lock, before its bits are cleared), if the group's name starts with
- * ZC_HANDOVER_PREFIX (services' server groups). Returns how many were moved. */
+/* rr_handover.c: a dead (ACTIVE) or closing (DRAINING) BALANCE_RR member k's queued messages go
+ * to live members of its group with room (under the lock; k's bit on each is cleared), if the
+ * group's name starts with ZC_HANDOVER_PREFIX (services' server groups). Returns how many were
+ * moved. */
 #define ZC_HANDOVER_PREFIX "_handover_"
 ZC_HIDDEN uint32_t zc_rr_handover(struct zc_topic *t, uint32_t k);
 /* Clears `bit` on the slot a descriptor names, if the slot still carries that generation. */

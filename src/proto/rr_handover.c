@@ -1,14 +1,16 @@
-/* A dead BALANCE_RR member's queue goes to the live members of its group (a killed service
- * server's queued requests go to another server), for groups named with ZC_HANDOVER_PREFIX only:
- * a handed-over message arrives after newer ones, and other groups keep the promise of
- * publication order per member (docs/POLICIES.md). Runs in reclaim, under the topic lock, before
- * the dead member's bits are cleared. Messages it had taken are not moved: they are released.
+/* A dead or closing BALANCE_RR member's queue goes to the live members of its group (a killed or
+ * closed service server's queued requests go to another server), for groups named with
+ * ZC_HANDOVER_PREFIX only: a handed-over message arrives after newer ones, and other groups keep
+ * the promise of publication order per member (docs/POLICIES.md). Runs under the topic lock: in
+ * reclaim before the dead member's bits are cleared, or in its own close once its record is
+ * DRAINING (no longer a target). Messages it had taken are not moved: they are released.
  *
- * Each queued entry is given, then dropped from the dead ring: the taker's bit and its push first,
- * then the drop. A reclaim that dies between the two leaves the entry in both rings; the next
- * reclaim finds the taker's bit set and only drops it. The depth, policy and group of every record
+ * Each queued entry is given, then dropped from the old ring, then the old member's bit is
+ * cleared: the taker's bit and its push first. A reclaim or close that dies between the give and
+ * the drop leaves the entry in both rings; the next reclaim finds the taker's bit set and only
+ * drops it (and clears the dead member's bits). The depth, policy and group of every record
  * are read once and checked; a descriptor is used only when its slot is PUBLISHED with the
- * descriptor's generation and held by the dead member. */
+ * descriptor's generation and held by the old member. */
 #include <string.h>
 
 #include "proto_internal.h"
@@ -69,9 +71,9 @@ static bool give(struct zc_topic *t, uint32_t k, uint32_t j, const struct zc_rin
 uint32_t zc_rr_handover(struct zc_topic *t, uint32_t k)
 {
 	struct zc_sub_rec *r = &t->subs[k];
-	uint32_t g = ZC_READ_ONCE(r->group), moved = 0, next = k + 1;
+	uint32_t g = ZC_READ_ONCE(r->group), moved = 0, next = k + 1, st = atomic_load(&r->state);
 	uint32_t depth = zc_valid_depth(t, ZC_READ_ONCE(r->depth));
-	if (atomic_load(&r->state) != ZC_REC_ACTIVE || !depth || g >= t->max_groups ||
+	if ((st != ZC_REC_ACTIVE && st != ZC_REC_DRAINING) || !depth || g >= t->max_groups ||
 	    ZC_READ_ONCE(r->policy) != ZCAST_POLICY_BALANCE_RR || !hands_over(t, g))
 		return 0;
 	struct zc_ring dead = zc_sub_ring(t, k, depth), to;
@@ -80,9 +82,12 @@ uint32_t zc_rr_handover(struct zc_topic *t, uint32_t k)
 		int64_t j = taker(t, k, g, &next, &to);
 		if (j < 0)
 			break; /* nobody has room: the rest is released with the dead member's bits */
-		moved += give(t, k, (uint32_t)j, &to, d);
+		bool given = give(t, k, (uint32_t)j, &to, d);
 		if (!zc_ring_drop(&dead, head))
 			break;
+		if (given) /* the taker's bit keeps the slot: ours goes (a closer lives on) */
+			zc_release_desc_bit(t, d, ZC_SUB_BIT(k));
+		moved += given;
 	}
 	return moved;
 }

@@ -5,77 +5,28 @@
  * call is suspect; a marker published behind it on the client's own response topic tells which:
  * a response is always queued before its request is released, so a suspect call still without
  * response when its marker is taken will never get one (docs/SERVICES.md). */
-#include <unistd.h>
+#include <stddef.h>
 
 #include "svc_internal.h"
 
-static pthread_mutex_t clients_mu = PTHREAD_MUTEX_INITIALIZER;
-static zcast_client *clients;
-static pid_t clients_pid; /* a forked child inherits the list: its clients are not its own */
-
-/* A fork while another thread holds the lock must not leave the child's copy locked. */
-static void fork_prepare(void)
+static void client_changed(struct zc_svc_handle *h)
 {
-	pthread_mutex_lock(&clients_mu);
-}
-
-static void fork_parent(void)
-{
-	pthread_mutex_unlock(&clients_mu);
-}
-
-static void fork_child(void)
-{
-	pthread_mutex_init(&clients_mu, NULL);
-}
-
-static void install_atfork(void)
-{
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
-/* Under clients_mu: the list, empty in a process that did not make it (the fork rule). */
-static zcast_client **list(void)
-{
-	if (clients_pid != getpid()) {
-		clients = NULL;
-		clients_pid = getpid();
-	}
-	return &clients;
-}
-
-static void on_members_changed(void)
-{
-	pthread_mutex_lock(&clients_mu);
-	for (zcast_client *c = *list(); c; c = c->next) {
-		pthread_mutex_lock(&c->mu);
-		c->hooks_run++;
-		zc_svc_client_check(c);
-		pthread_mutex_unlock(&c->mu);
-	}
-	pthread_mutex_unlock(&clients_mu);
+	zcast_client *c = (zcast_client *)(void *)((char *)h - offsetof(zcast_client, link));
+	pthread_mutex_lock(&c->mu);
+	c->hooks_run++;
+	zc_svc_client_check(c);
+	pthread_mutex_unlock(&c->mu);
 }
 
 void zc_svc_clients_add(zcast_client *cli)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, install_atfork);
-	pthread_mutex_lock(&clients_mu);
-	cli->next = *list();
-	clients = cli;
-	pthread_mutex_unlock(&clients_mu);
-	zc_deaths_set_hook(on_members_changed);
+	cli->link.changed = client_changed;
+	zc_svc_handle_add(&cli->link);
 }
 
 void zc_svc_clients_remove(zcast_client *cli)
 {
-	pthread_mutex_lock(&clients_mu);
-	for (zcast_client **p = list(); *p; p = &(*p)->next)
-		if (*p == cli) {
-			*p = cli->next;
-			break;
-		}
-	pthread_mutex_unlock(&clients_mu);
+	zc_svc_handle_remove(&cli->link);
 }
 
 static bool released(zcast_client *cli, const struct zc_svc_call *c)

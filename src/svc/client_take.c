@@ -27,7 +27,8 @@ static void settle(zcast_client *cli, uint64_t marker)
 	for (uint32_t i = 0; i < cli->o.slot_count; i++) {
 		struct zc_svc_call *c = &cli->calls[i];
 		if (c->state == ZC_CALL_SUSPECT && c->marker <= marker)
-			c->state = ZC_CALL_FAILED;
+			*c = (struct zc_svc_call){.state = ZC_CALL_FAILED, .seq = c->seq,
+						  .fail = ZC_FAIL_DIED};
 	}
 }
 
@@ -45,13 +46,16 @@ int zc_svc_client_absorb(zcast_client *cli, zcast_msg *m, zcast_msg **resp, uint
 		settle(cli, h.seq);
 		return 0;
 	}
-	if (h.kind != ZC_SVC_RESPONSE && h.kind != ZC_SVC_FAILURE)
+	if (h.kind != ZC_SVC_RESPONSE && h.kind != ZC_SVC_FAILURE && h.kind != ZC_SVC_REFUSED)
 		return reject(cli, m, "not a response");
 	struct zc_svc_call *c = call_of(cli, h.seq);
 	if (!c)
 		return reject(cli, m, "no pending call has its sequence number");
-	if (h.kind == ZC_SVC_FAILURE) { /* the server closed: an outcome of the failed list */
-		c->state = ZC_CALL_FAILED;
+	if (h.kind != ZC_SVC_RESPONSE) { /* closed or refused: an outcome of the failed list */
+		uint32_t why = h.why < ZC_SVC_WHY_END ? h.why : 0; /* a shared value: range-checked */
+		*c = (struct zc_svc_call){.state = ZC_CALL_FAILED, .seq = c->seq,
+					  .fail = h.kind == ZC_SVC_FAILURE ? ZC_FAIL_CLOSED
+									   : ZC_FAIL_REFUSED + why};
 		zcast_msg_drop(m);
 		return 0;
 	}
@@ -61,17 +65,35 @@ int zc_svc_client_absorb(zcast_client *cli, zcast_msg *m, zcast_msg **resp, uint
 	return 1;
 }
 
-bool zc_svc_client_failed(zcast_client *cli, uint64_t *seq)
+/* The error of a call that failed `fail` (ZC_FAIL_*), its text saying why. */
+static int failure_error(const zcast_client *cli, uint64_t seq, uint32_t fail)
+{
+	static const char *const refused[ZC_SVC_WHY_END] = {
+	    "for an unknown reason",
+	    [ZC_SVC_WHY_HEADER] = "its service header is not a request's (spoilt in shared memory)",
+	    [ZC_SVC_WHY_ID] = "its client id is not its publisher's (spoilt in shared memory)",
+	    [ZC_SVC_WHY_MEMORY] = "the server had no memory to record it"};
+	unsigned long long s = (unsigned long long)seq;
+	if (fail < ZC_FAIL_REFUSED)
+		return zc_err(ZCAST_ESRVGONE,
+			      "service %s: call %llu: the server that had it is gone: it %s before "
+			      "answering",
+			      cli->service, s, fail == ZC_FAIL_DIED ? "died" : "closed");
+	return zc_err(ZCAST_EREFUSED, "service %s: call %llu: a server refused the request: %s",
+		      cli->service, s, refused[fail - ZC_FAIL_REFUSED]);
+}
+
+int zc_svc_client_failed(zcast_client *cli, uint64_t *seq)
 {
 	for (uint32_t i = 0; i < cli->o.slot_count; i++) {
 		struct zc_svc_call *c = &cli->calls[i];
 		if (c->state == ZC_CALL_FAILED) {
 			c->state = ZC_CALL_FREE;
 			*seq = c->seq;
-			return true;
+			return failure_error(cli, c->seq, c->fail);
 		}
 	}
-	return false;
+	return 0;
 }
 
 /* Under cli->mu: the next outcome, without waiting. */
@@ -83,13 +105,11 @@ static int take_locked(zcast_client *cli, zcast_msg **resp, uint64_t *seq)
 		return 0;
 	}
 	for (;;) {
-		if (zc_svc_client_failed(cli, seq))
-			return zc_err(ZCAST_ESRVGONE,
-				      "service %s: call %llu: the server that had it is gone (died or "
-				      "closed before answering)",
-				      cli->service, (unsigned long long)*seq);
+		int r = zc_svc_client_failed(cli, seq);
+		if (r)
+			return r;
 		zcast_msg *m;
-		int r = zcast_take(cli->resp_sub, &m);
+		r = zcast_take(cli->resp_sub, &m);
 		if (r)
 			return r;
 		if (zc_svc_client_absorb(cli, m, resp, seq))
@@ -179,13 +199,14 @@ int zcast_client_call(zcast_client *cli, zcast_msg *req, int64_t timeout_ns, zca
 	for (;;) {
 		zcast_msg *m;
 		r = zcast_response_take(cli, &m, &s);
-		if ((r == 0 || r == ZCAST_ESRVGONE) && s == seq) {
+		bool failed = r == ZCAST_ESRVGONE || r == ZCAST_EREFUSED;
+		if ((r == 0 || failed) && s == seq) {
 			*resp = m;
 			return r;
 		}
 		if (r == 0)
 			zcast_msg_drop(m); /* not ours: no other call was pending */
-		else if (r != ZCAST_ESRVGONE && r != ZCAST_EAGAIN)
+		else if (!failed && r != ZCAST_EAGAIN)
 			break;
 		int64_t left = deadline < 0 ? -1 : deadline - zc_now_ns();
 		if (deadline >= 0 && left <= 0) {

@@ -43,6 +43,7 @@ int zcast_server_open(const char *service, const zcast_service_opts *opts, zcast
 		free(srv);
 		return r;
 	}
+	zc_svc_server_watch(srv);
 	*out = srv;
 	return 0;
 }
@@ -61,29 +62,35 @@ static void taken_forget(zcast_server *srv, struct zc_svc_taken *tk)
 	*tk = srv->taken[--srv->n_taken];
 }
 
+/* A request that failed a check: its client (the member that published it: the core copied that
+ * id at take; the header's nonce names its response topic) is told why before the request is
+ * released, as a response would be (response-before-release), when that topic exists. A forger
+ * publishes with its own id, so it can only be refused itself. Then it is dropped and counted. */
+static int refuse(zcast_server *srv, zcast_msg *m, const struct zc_svc_hdr *h, uint32_t why,
+		  const char *text)
+{
+	srv->rejected++;
+	if (m->size >= sizeof *h)
+		zc_svc_notify(srv, m->publisher_id, h->nonce, h->seq, ZC_SVC_REFUSED, why);
+	zcast_msg_drop(m);
+	return zc_err(why == ZC_SVC_WHY_MEMORY ? ZCAST_ENOMEM : ZCAST_ECORRUPT,
+		      "service %s: a request was refused: %s", srv->service, text);
+}
+
 int zc_svc_server_adopt(zcast_server *srv, zcast_msg *m)
 {
-	struct zc_svc_hdr h;
-	const char *why = NULL;
+	struct zc_svc_hdr h = {0};
 	if (!zc_svc_hdr_read(m, &h) || h.kind != ZC_SVC_REQUEST)
-		why = "no request header";
-	else if (h.client_id != m->publisher_id) /* the core copied the publisher's id at take */
-		why = "its client id is not its publisher's";
-	else if (srv->n_taken == srv->cap_taken) {
+		return refuse(srv, m, &h, ZC_SVC_WHY_HEADER, "no request header");
+	if (h.client_id != m->publisher_id) /* the core copied the publisher's id at take */
+		return refuse(srv, m, &h, ZC_SVC_WHY_ID, "its client id is not its publisher's");
+	if (srv->n_taken == srv->cap_taken) {
 		uint32_t cap = srv->cap_taken ? 2 * srv->cap_taken : 16;
 		struct zc_svc_taken *t = realloc(srv->taken, cap * sizeof *t);
-		if (!t) {
-			zcast_msg_drop(m);
-			return zc_err(ZCAST_ENOMEM, "table of taken requests");
-		}
+		if (!t)
+			return refuse(srv, m, &h, ZC_SVC_WHY_MEMORY, "no memory for its table entry");
 		srv->taken = t;
 		srv->cap_taken = cap;
-	}
-	if (why) {
-		srv->rejected++;
-		zcast_msg_drop(m);
-		return zc_err(ZCAST_ECORRUPT, "service %s: a request was rejected: %s", srv->service,
-			      why);
 	}
 	srv->taken[srv->n_taken++] = (struct zc_svc_taken){
 	    .req = m, .client_id = h.client_id, .nonce = h.nonce, .seq = h.seq};
@@ -132,15 +139,14 @@ int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_ms
 	if (size > srv->o.response_size)
 		return zc_err(ZCAST_EINVAL, "response size %zu exceeds response_size %zu", size,
 			      srv->o.response_size);
-	zcast_pub *pub = zc_svc_route_get(srv, tk->client_id, tk->nonce);
-	if (!pub) {
+	zcast_msg *m;
+	int r = zc_svc_route_loan(srv, tk->client_id, tk->nonce, size + ZCAST_SERVICE_HEADER, &m);
+	if (r == ZCAST_ENOENT) {
 		uint64_t id = tk->client_id;
 		taken_forget(srv, tk); /* nobody waits for it */
 		return zc_err(ZCAST_ENOENT, "service %s: client %llu is gone", srv->service,
 			      (unsigned long long)id);
 	}
-	zcast_msg *m;
-	int r = zcast_loan(pub, size + ZCAST_SERVICE_HEADER, &m);
 	if (r)
 		return r;
 	ZC_CRASH("svc:respond:after-loan");
@@ -179,7 +185,7 @@ int zcast_request_fail(zcast_server *srv, zcast_msg *req)
 	struct zc_svc_taken *tk = srv ? zc_svc_taken_find(srv, req) : NULL;
 	if (!tk)
 		return zc_err(ZCAST_EINVAL, "not a request this server took and has not answered");
-	zc_svc_send_failure(srv, tk);
+	zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
 	tk->resp = NULL; /* an unsent loan: its slot goes back when the caller drops it */
 	taken_forget(srv, tk);
 	return 0;
@@ -189,9 +195,11 @@ int zcast_server_close(zcast_server *srv)
 {
 	if (!srv)
 		return zc_err(ZCAST_EINVAL, "srv is NULL");
+	zc_svc_server_unwatch(srv); /* the hook no longer sees it */
 	zc_svc_server_fail_all(srv);
 	int r = zcast_sub_close(srv->sub);
 	zc_svc_routes_close(srv);
+	pthread_mutex_destroy(&srv->mu);
 	free(srv->taken);
 	free(srv);
 	return r;

@@ -1,5 +1,6 @@
 /* A server's publishers on its clients' response topics (one per client it answers), and what a
- * closing server owes its clients: a failure for every request it took or had queued. */
+ * closing server owes its clients: a failure for every request it took, or had queued and could
+ * not hand over to another server. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,7 +8,7 @@
 
 /* Leaves a client's response topic; a killed client's records there are reclaimed and the topic
  * removed when nobody else is left (nobody else would: its name is never used again). */
-static void route_drop(zcast_server *srv, uint32_t i)
+void zc_svc_route_drop(zcast_server *srv, uint32_t i)
 {
 	struct zc_svc_route rt = srv->routes[i];
 	srv->routes[i] = srv->routes[--srv->n_routes];
@@ -70,7 +71,7 @@ zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonc
 			continue;
 		if (route_live(rt))
 			return rt->pub;
-		route_drop(srv, i); /* its client is gone: so is the topic once we leave */
+		zc_svc_route_drop(srv, i); /* its client is gone: so is the topic once we leave */
 		return NULL;
 	}
 	if (srv->n_routes == srv->cap_routes) {
@@ -92,31 +93,34 @@ zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonc
 void zc_svc_routes_close(zcast_server *srv)
 {
 	while (srv->n_routes)
-		route_drop(srv, srv->n_routes - 1);
+		zc_svc_route_drop(srv, srv->n_routes - 1);
 	free(srv->routes);
 	srv->routes = NULL;
 	srv->cap_routes = 0;
 }
 
-void zc_svc_send_failure(zcast_server *srv, const struct zc_svc_taken *tk)
+void zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint64_t seq,
+		   uint32_t kind, uint32_t why)
 {
-	zcast_pub *pub = zc_svc_route_get(srv, tk->client_id, tk->nonce);
 	zcast_msg *m;
-	if (!pub || zcast_loan(pub, ZCAST_SERVICE_HEADER, &m) != 0)
+	if (zc_svc_route_loan(srv, client_id, nonce, ZCAST_SERVICE_HEADER, &m) != 0)
 		return;
-	zc_svc_hdr_write(m, ZC_SVC_FAILURE, tk->client_id, tk->nonce, tk->seq);
-	if (zcast_publish(pub, m) != 0)
+	zc_svc_hdr_write(m, kind, client_id, nonce, seq);
+	((struct zc_svc_hdr *)(void *)m->data)->why = why; /* our loan, unpublished */
+	if (zcast_publish(m->pub, m) != 0)
 		zcast_msg_drop(m);
 }
 
 void zc_svc_server_fail_all(zcast_server *srv)
 {
+	/* No new request comes; the queued ones go to other live servers with room (as at a kill). */
+	(void)zc_sub_retire(srv->sub);
 	zcast_msg *m;
-	while (zcast_take(srv->sub, &m) == 0) /* the queued ones first: the table owns them */
+	while (zcast_take(srv->sub, &m) == 0) /* what nobody took: the table owns them */
 		(void)zc_svc_server_adopt(srv, m);
 	for (uint32_t i = 0; i < srv->n_taken; i++) {
 		struct zc_svc_taken *tk = &srv->taken[i];
-		zc_svc_send_failure(srv, tk);
+		zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
 		if (tk->resp) /* an unsent loan: its slot goes back when the caller drops it */
 			tk->resp = NULL;
 		zcast_msg_drop(tk->req);

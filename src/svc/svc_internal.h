@@ -16,14 +16,26 @@ struct zc_svc_hdr {
 	uint32_t kind;
 	uint64_t client_id;
 	uint32_t nonce;
-	uint32_t reserved0;
-	uint64_t seq; /* the call (requests, responses, failures) or the marker's number */
+	uint32_t why; /* a refusal: why the server refused the request (ZC_SVC_WHY_*) */
+	uint64_t seq; /* the call (requests, responses, failures, refusals) or the marker's number */
 	uint64_t reserved[4];
 };
 _Static_assert(sizeof(struct zc_svc_hdr) == ZCAST_SERVICE_HEADER, "the header is 64 bytes");
 
 #define ZC_SVC_MAGIC 0x3156535au /* "ZSV1" */
-enum { ZC_SVC_REQUEST = 1, ZC_SVC_RESPONSE = 2, ZC_SVC_MARKER = 3, ZC_SVC_FAILURE = 4 };
+enum { ZC_SVC_REQUEST = 1, ZC_SVC_RESPONSE = 2, ZC_SVC_MARKER = 3, ZC_SVC_FAILURE = 4,
+       ZC_SVC_REFUSED = 5 };
+/* Why a server refused a request (a refusal's `why`; any other value reads as "unknown"). */
+enum { ZC_SVC_WHY_HEADER = 1, ZC_SVC_WHY_ID = 2, ZC_SVC_WHY_MEMORY = 3, ZC_SVC_WHY_END };
+
+/* svc_handles.c: the process's clients and servers, each checked after every reclaim and
+ * membership change by the death watcher's hook (changed runs under the list's lock). */
+struct zc_svc_handle {
+	struct zc_svc_handle *next;
+	void (*changed)(struct zc_svc_handle *h);
+};
+ZC_HIDDEN void zc_svc_handle_add(struct zc_svc_handle *h);
+ZC_HIDDEN void zc_svc_handle_remove(struct zc_svc_handle *h);
 
 /* svc_msg.c */
 ZC_HIDDEN void zc_svc_hdr_write(zcast_msg *m, uint32_t kind, uint64_t client_id, uint32_t nonce,
@@ -64,26 +76,47 @@ struct zcast_server {
 	uint64_t rejected; /* requests that failed a check */
 	zcast_request_callback ex_cb;
 	void *ex_ctx;
+	/* The routes and their loans: the death watcher's hook drops routes to clients that are
+	 * gone (server_sweep.c) in its own thread. */
+	pthread_mutex_t mu;
+	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
+	uint32_t swept_graph;      /* the request topic's graph word at the last sweep (hook only) */
 };
-/* Answers every taken request with a failure and forgets it (server_close.c). */
+/* A header-only message of `kind` (a failure or a refusal, with `why`) for one call of a client;
+ * errors are ignored: the client then learns it from the request slot released next
+ * (server_routes.c). */
+ZC_HIDDEN void zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint64_t seq,
+			     uint32_t kind, uint32_t why);
+/* Hands the queued requests over to other live servers, then answers every request left (taken,
+ * or queued with nobody to take it) with a failure and forgets it (server_routes.c). */
 ZC_HIDDEN void zc_svc_server_fail_all(zcast_server *srv);
-/* A failure (a header alone) for the client of tk; errors are ignored: the client then learns
- * it from the request slot this server releases next (server_routes.c). */
-ZC_HIDDEN void zc_svc_send_failure(zcast_server *srv, const struct zc_svc_taken *tk);
 /* The request a taken message is, or NULL (server.c). */
 ZC_HIDDEN struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req);
 /* The publisher on that client's response topic, opened when missing; NULL when the client is
  * gone (its topic does not exist or nobody subscribes any more). */
 ZC_HIDDEN zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce);
+/* Closes route i and removes its topic if nobody is left on it. */
+ZC_HIDDEN void zc_svc_route_drop(zcast_server *srv, uint32_t i);
 ZC_HIDDEN void zc_svc_routes_close(zcast_server *srv);
+/* server_sweep.c: a loan of `size` bytes on the client's route, under srv->mu (the sweep closes
+ * no route with a loan out): 0, ZCAST_ENOENT when the client is gone, or the loan's error. */
+ZC_HIDDEN int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t nonce, size_t size,
+				zcast_msg **m);
+/* server_sweep.c: the server in the process's list of handles (its routes swept by the hook). */
+ZC_HIDDEN void zc_svc_server_watch(zcast_server *srv);
+ZC_HIDDEN void zc_svc_server_unwatch(zcast_server *srv);
 /* Checks a message the server's subscriber took and records it as taken: 0, or an error with the
  * message dropped (and counted) when it fails a check. */
 ZC_HIDDEN int zc_svc_server_adopt(zcast_server *srv, zcast_msg *m);
 
 /* ---- client ---- */
 enum { ZC_CALL_FREE = 0, ZC_CALL_SENDING, ZC_CALL_PENDING, ZC_CALL_SUSPECT, ZC_CALL_FAILED };
+/* How a FAILED call failed: its server died (a marker settled it), closed (a failure), or refused
+ * the request (a refusal: ZC_FAIL_REFUSED + its why). */
+enum { ZC_FAIL_DIED = 0, ZC_FAIL_CLOSED = 1, ZC_FAIL_REFUSED = 2 };
 struct zc_svc_call {
 	uint32_t state;
+	uint32_t fail; /* FAILED: ZC_FAIL_* */
 	uint64_t seq;
 	uint32_t slot;   /* the request's slot in the client's own pool, and its generation: */
 	uint64_t gen;    /* kept from the loan, never read back from shared memory */
@@ -107,22 +140,23 @@ struct zcast_client {
 	uint64_t stash_seq;
 	zcast_response_callback ex_cb;
 	void *ex_ctx;
-	zcast_client *next; /* the process's list of clients (client_deaths.c) */
+	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
 };
 /* Sends req (client.c): deadline 0 = do not wait, < 0 = wait for a server or room forever, else
  * until that zc_now_ns() time. */
 ZC_HIDDEN int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_t *seq);
-/* client_deaths.c: the list of this process's clients, and the death watcher's hook. */
+/* client_deaths.c: a client in the process's list of handles, checked by the hook. */
 ZC_HIDDEN void zc_svc_clients_add(zcast_client *cli);
 ZC_HIDDEN void zc_svc_clients_remove(zcast_client *cli);
 /* Under cli->mu: marks the pending calls whose request slot was released as suspects and
  * publishes a marker behind them. */
 ZC_HIDDEN void zc_svc_client_check(zcast_client *cli);
 /* Under cli->mu: what a taken message of the response topic gives (client_take.c): 1 with *resp
- * and *seq for a response; 0 for a failure or a marker (the calls they settle become FAILED) or a
- * rejected message. Consumes m's reference unless it is returned. */
+ * and *seq for a response; 0 for a failure, a refusal or a marker (the calls they settle become
+ * FAILED) or a rejected message. Consumes m's reference unless it is returned. */
 ZC_HIDDEN int zc_svc_client_absorb(zcast_client *cli, zcast_msg *m, zcast_msg **resp, uint64_t *seq);
-/* Under cli->mu: a FAILED call, freed, with its seq; false when none. */
-ZC_HIDDEN bool zc_svc_client_failed(zcast_client *cli, uint64_t *seq);
+/* Under cli->mu: a FAILED call, freed: its error (ZCAST_ESRVGONE or ZCAST_EREFUSED, the text saying
+ * why) with *seq its call; 0 when none. */
+ZC_HIDDEN int zc_svc_client_failed(zcast_client *cli, uint64_t *seq);
 
 #endif

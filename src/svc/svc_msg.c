@@ -20,7 +20,8 @@ bool zc_svc_hdr_read(zcast_msg *m, struct zc_svc_hdr *out)
 	const struct zc_svc_hdr *h = (const struct zc_svc_hdr *)(const void *)m->data;
 	*out = (struct zc_svc_hdr){.magic = ZC_READ_ONCE(h->magic), .kind = ZC_READ_ONCE(h->kind),
 				   .client_id = ZC_READ_ONCE(h->client_id),
-				   .nonce = ZC_READ_ONCE(h->nonce), .seq = ZC_READ_ONCE(h->seq)};
+				   .nonce = ZC_READ_ONCE(h->nonce), .why = ZC_READ_ONCE(h->why),
+				   .seq = ZC_READ_ONCE(h->seq)};
 	return out->magic == ZC_SVC_MAGIC;
 }
 

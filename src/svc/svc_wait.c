@@ -62,11 +62,11 @@ static void deliver(zcast_client *cli, zcast_msg *m)
 	}
 	for (;;) {
 		pthread_mutex_lock(&cli->mu);
-		bool failed = zc_svc_client_failed(cli, &seq);
+		int err = zc_svc_client_failed(cli, &seq);
 		pthread_mutex_unlock(&cli->mu);
-		if (!failed)
+		if (!err)
 			return;
-		cli->ex_cb(cli, seq, NULL, ZCAST_ESRVGONE, cli->ex_ctx);
+		cli->ex_cb(cli, seq, NULL, err, cli->ex_ctx);
 	}
 }
 

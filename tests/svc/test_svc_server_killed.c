@@ -6,36 +6,14 @@
 
 static const char *service = "/svc/killed";
 
-/* A second client process: one call, which the killed server had taken. */
-static int other_client(void *arg)
-{
-	int sent_w = *(int *)arg;
-	zcast_client *cli;
-	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
-	uint64_t seq, got;
-	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 1, 1), &seq), 0);
-	zt_put_byte(sent_w);
-	zcast_msg *resp;
-	CHECK_EQ(zcast_client_wait(cli, -1), 0);
-	CHECK_EQ(zcast_response_take(cli, &resp, &got), ZCAST_ESRVGONE);
-	CHECK_EQ(got, seq);
-	CHECK(resp == NULL);
-	CHECK(strstr(zcast_last_error(), "gone") != NULL);
-	CHECK_EQ(zcast_client_close(cli), 0);
-	return 0;
-}
-
 /* Outcomes of n calls: failures counted, responses checked to come from `pid`. */
 static int collect(zcast_client *cli, int n, pid_t pid, uint64_t failed_seq)
 {
 	int failed = 0;
 	while (n > 0) {
-		CHECK_EQ(zcast_client_wait(cli, -1), 0);
 		zcast_msg *resp;
 		uint64_t seq;
-		int r = zcast_response_take(cli, &resp, &seq);
-		if (r == ZCAST_EAGAIN)
-			continue;
+		int r = zt_next_outcome(cli, &resp, &seq);
 		n--;
 		if (r == ZCAST_ESRVGONE) {
 			CHECK(failed_seq == 0 || seq == failed_seq);
@@ -51,22 +29,11 @@ static int collect(zcast_client *cli, int n, pid_t pid, uint64_t failed_seq)
 
 static void killed_case(int with_second_server)
 {
-	int took[2], sent[2];
-	CHECK_EQ(pipe(took), 0);
-	CHECK_EQ(pipe(sent), 0);
-	struct zt_server s1 = {.service = service, .took_w = took[1], .start_r = -1, .hold_all = 1,
-			       .take_limit = 2};
-	pid_t p1 = zt_start_server(&s1);
+	struct zt_server s1 = {.service = service, .start_r = -1, .hold_all = 1, .take_limit = 2};
 	zcast_client *cli;
 	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
-	uint64_t held;
-	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 2, 2), &held), 0);
-	zt_get_byte(took[0]);
-	pid_t other = zt_fork(other_client, &sent[1]);
-	zt_get_byte(sent[0]);
-	zt_get_byte(took[0]); /* both taken: server 1 takes no more */
-	for (int i = 0; i < 2; i++)
-		CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 3, i), NULL), 0);
+	uint64_t held, queued[2];
+	pid_t other, p1 = zt_two_taken_two_queued(&s1, cli, "died", &held, queued, &other);
 	pid_t p2 = 0;
 	if (with_second_server) {
 		struct zt_server s2 = {.service = service, .took_w = -1, .start_r = -1};
@@ -80,8 +47,6 @@ static void killed_case(int with_second_server)
 	if (p2)
 		zt_stop_server(cli, p2);
 	CHECK_EQ(zcast_client_close(cli), 0);
-	for (int i = 0; i < 2; i++)
-		close(took[i]), close(sent[i]);
 	CHECK_EQ(zt_shm_count(), 0);
 }
 

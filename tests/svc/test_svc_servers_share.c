@@ -11,13 +11,9 @@ static void collect(zcast_client *cli, const uint64_t *seqs, int n, int *by_serv
 {
 	int got[48] = {0};
 	for (int k = 0; k < n;) {
-		CHECK_EQ(zcast_client_wait(cli, -1), 0);
 		zcast_msg *resp;
 		uint64_t seq;
-		int r = zcast_response_take(cli, &resp, &seq);
-		if (r == ZCAST_EAGAIN)
-			continue;
-		CHECK_EQ(r, 0);
+		CHECK_EQ(zt_next_outcome(cli, &resp, &seq), 0);
 		int i = (int)(seq - seqs[0]);
 		CHECK(i >= 0 && i < n && seqs[i] == seq && !got[i]);
 		got[i] = 1;
