@@ -1,5 +1,4 @@
-/* A bridge: one DDS participant, and a fixed number of threads whatever the number of routes
- * (docs/BRIDGE.md, "Threads"): the claim watcher, the out loop, the ack thread and the pool. */
+/* A bridge: one DDS participant, one thread per route (docs/BRIDGE.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,6 @@ static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->granted_cv, NULL);
 	c->fd = -1;
-	c->wd = -1;
 	return c;
 }
 
@@ -53,37 +51,6 @@ static void out_free(struct zb_out *o)
 	free(o);
 }
 
-/* Each route's state, its claim file and (OUT) its writer and subscriber. 0 or an error. */
-static int routes_new(struct zcast_bridge *b, char *err, size_t errlen)
-{
-	const zcast_bridge_config *c = b->cfg;
-	b->routes = calloc(c->n_routes ? c->n_routes : 1, sizeof *b->routes);
-	b->claims = calloc(c->n_routes ? c->n_routes : 1, sizeof *b->claims);
-	if (!b->routes || !b->claims || zb_outloop_new(b) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return ZCAST_ENOMEM;
-	}
-	for (size_t i = 0; i < c->n_routes; i++) {
-		struct zb_route_rt *rt = &b->routes[i];
-		rt->cfg = &c->routes[i];
-		rt->b = b;
-		rt->claim = claim_for(b, i);
-		pthread_mutex_init(&rt->mu, NULL);
-		b->n_routes = i + 1;
-		if (rt->cfg->dir == ZCAST_BRIDGE_OUT && !(rt->out = out_new())) {
-			snprintf(err, errlen, "out of memory");
-			return ZCAST_ENOMEM;
-		}
-		if (rt->cfg->dir == ZCAST_BRIDGE_OUT) {
-			rt->wake = zb_outloop_wake(b); /* the loop's, not the route's own */
-			zb_route_out_open(rt);
-		} else if (zb_route_claim_open(rt) < 0) {
-			atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
-		}
-	}
-	return 0;
-}
-
 int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *err, size_t errlen)
 {
 	struct zcast_bridge *b = calloc(1, sizeof *b);
@@ -106,36 +73,41 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		free(b);
 		return ZCAST_ESYS;
 	}
-	int e = zb_graph_open(b) < 0 ? ZCAST_ESYS : 0;
-	if (e)
+	for (size_t i = 0; i < c->n_routes; i++) {
+		struct zb_route_rt *rt = &b->routes[i];
+		rt->cfg = &c->routes[i];
+		rt->b = b;
+		rt->claim = claim_for(b, i);
+		pthread_mutex_init(&rt->mu, NULL);
+		pthread_cond_init(&rt->cv, NULL);
+		if (zcast_guard_create(&rt->wake) < 0 ||
+		    (rt->cfg->dir == ZCAST_BRIDGE_OUT && !(rt->out = out_new()))) {
+			snprintf(err, errlen, "out of memory");
+			b->n_routes = i + 1;
+			zcast_bridge_stop(b);
+			return ZCAST_ENOMEM;
+		}
+	}
+	b->n_routes = c->n_routes;
+	if (zb_graph_open(b) < 0) {
 		snprintf(err, errlen, "DDS writer of ros_discovery_info");
-	else
-		zb_graph_publish(b); /* the node, before its endpoints */
-	b->graph_held = 1; /* the endpoints opened now are announced once, below */
-	if (!e)
-		e = routes_new(b, err, errlen);
-	if (!e && (zb_acks_start(b) < 0 || zb_pool_start(b) < 0 || zb_watch_start(b) < 0 ||
-		   zb_outloop_start(b) < 0)) {
-		snprintf(err, errlen, "cannot start the bridge's threads");
-		e = ZCAST_ESYS;
-	}
-	if (e) {
 		zcast_bridge_stop(b);
-		return e;
+		return ZCAST_ESYS;
 	}
-	/* SYNC: zb_graph_publish reads graph_held under graph_mu */
-	pthread_mutex_lock(&b->graph_mu);
-	b->graph_held = 0;
-	pthread_mutex_unlock(&b->graph_mu);
-	zb_graph_publish(b);
-	/* the watcher tried every claim: one not granted is another bridge's */
+	zb_graph_publish(b); /* the node, before its endpoints */
 	for (size_t i = 0; i < b->n_routes; i++) {
-		int st = ZCAST_BRIDGE_STARTING;
-		if (!atomic_load(&b->routes[i].claim->granted))
-			atomic_compare_exchange_strong(&b->routes[i].state, &st,
-						       ZCAST_BRIDGE_STANDBY);
+		struct zb_route_rt *rt = &b->routes[i];
+		int e = pthread_create(
+		    &rt->thread, NULL,
+		    rt->cfg->dir == ZCAST_BRIDGE_OUT ? zb_route_out : zb_route_in, rt);
+		if (e) {
+			snprintf(err, errlen, "thread for line %d: %s", rt->cfg->line, strerror(e));
+			zcast_bridge_stop(b);
+			return ZCAST_ESYS;
+		}
+		rt->started = 1;
 	}
-	e = zb_svcs_start(b, err, errlen); /* svc_route.c */
+	int e = zb_svcs_start(b, err, errlen); /* svc_route.c */
 	if (e < 0) {
 		zcast_bridge_stop(b);
 		return e;
@@ -172,20 +144,18 @@ int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
 void zcast_bridge_stop(zcast_bridge *b)
 {
 	atomic_store(&b->stop, 1);
-	for (size_t i = 0; i < b->n_routes; i++)
+	for (size_t i = 0; i < b->n_routes; i++) {
+		if (b->routes[i].wake)
+			zcast_guard_trigger(b->routes[i].wake);
 		if (b->routes[i].claim)
 			zb_claim_kick(b->routes[i].claim);
+	}
 	for (size_t i = 0; i < b->n_routes; i++)
 		if (b->routes[i].started)
 			pthread_join(b->routes[i].thread, NULL);
 	zb_svcs_stop(b); /* svc_route.c: its threads, endpoints and zcast handles */
-	zb_watch_stop(b);
-	zb_pool_stop(b);    /* before the out loop: a task hands its route back to the loop */
-	zb_outloop_stop(b); /* a submit meanwhile finds the pool stopped */
-	zb_acks_stop(b);    /* after the last write */
 	/* DDS first: a reader must not deliver into a publisher that is gone */
 	dds_delete(b->participant);
-	zb_pool_free(b);
 	for (size_t i = 0; i < b->n_routes; i++) {
 		struct zb_route_rt *rt = &b->routes[i];
 		if (rt->pending)
@@ -194,13 +164,14 @@ void zcast_bridge_stop(zcast_bridge *b)
 		free(rt->in_off);
 		free(rt->in_len);
 		pthread_mutex_destroy(&rt->mu);
-		if (rt->out && rt->out->stalled)
-			zcast_msg_drop(rt->out->stalled);
+		pthread_cond_destroy(&rt->cv);
 		if (rt->sub)
 			zcast_sub_close(rt->sub);
 		if (rt->pub)
 			zcast_pub_close(rt->pub);
 		out_free(rt->out);
+		if (rt->wake)
+			zcast_guard_destroy(rt->wake);
 	}
 	for (size_t i = 0; i < b->n_routes; i++) { /* after every route of the claim closed */
 		struct zb_route_rt *rt = &b->routes[i];
@@ -211,7 +182,5 @@ void zcast_bridge_stop(zcast_bridge *b)
 		}
 	}
 	pthread_mutex_destroy(&b->graph_mu);
-	free(b->routes);
-	free(b->claims);
 	free(b);
 }

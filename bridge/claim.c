@@ -1,9 +1,9 @@
 /* One bridge per topic on a host: a route runs only while its bridge holds the OFD write lock of
  * /dev/shm/zcast-bridge.<zcast domain>.<topic>, so a second bridge (or a restarted one racing the
- * old) stands by and duplicates nothing. The kernel drops the lock the moment the holder closes the
- * file or dies (kill -9 included); the bridge's claim watcher (claim_watch.c) hears the close and
- * takes the lock then (zb_claim_try), so a standby takes over at once. The file also holds the
- * routes' state (struct zb_state), so the next holder resumes. It is made whole before it is visible (a filled temporary file linked to
+ * old) stands by and duplicates nothing. A thread blocks in the lock (F_OFD_SETLKW): the kernel
+ * hands it over the moment the holder closes the file or dies (kill -9 included), so a standby
+ * takes over at once, without polling. The file also holds the routes' state (struct zb_state), so
+ * the next holder resumes. It is made whole before it is visible (a filled temporary file linked to
  * the name), so every opener reads a valid source id, and it is never removed (an unlinked, locked
  * file would let a newcomer lock a fresh one beside it); docs/BRIDGE.md says when it may be. */
 #include <errno.h>
@@ -102,17 +102,17 @@ static int map_file(struct zb_claim *c)
 }
 
 /* SYNC: zb_claim_wait reads `granted` (acquire) after this stores it (release) under c->lock. */
-int zb_claim_try(struct zb_claim *c)
+static void *waiter(void *arg)
 {
-	if (atomic_load_explicit(&c->granted, memory_order_acquire))
-		return 1;
+	struct zb_claim *c = arg;
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
-	if (c->fd < 0 || fcntl(c->fd, F_OFD_SETLK, &fl) < 0) {
-		if (c->fd >= 0 && errno != EAGAIN && errno != EACCES && errno != EINTR)
+	/* a cancellation point: zb_claim_release cancels a waiter that was never granted */
+	while (fcntl(c->fd, F_OFD_SETLKW, &fl) < 0)
+		if (errno != EINTR) {
 			fprintf(stderr, "zcast-bridge: cannot lock %s: %s\n", c->path,
 				strerror(errno));
-		return 0;
-	}
+			return NULL;
+		}
 	pthread_mutex_lock(&c->lock);
 	atomic_store_explicit(&c->granted, 1, memory_order_release);
 	pthread_cond_broadcast(&c->granted_cv);
@@ -120,7 +120,7 @@ int zb_claim_try(struct zb_claim *c)
 		if (c->wake[i])
 			zcast_guard_trigger(c->wake[i]);
 	pthread_mutex_unlock(&c->lock);
-	return 1;
+	return NULL;
 }
 
 int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zcast_guard *wake)
@@ -136,7 +136,10 @@ int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zc
 			t[i++] = *s == '/' ? '.' : *s;
 		t[i] = 0;
 		snprintf(c->path, sizeof c->path, "/dev/shm/zcast-bridge.%s.%s", zdomain, t);
-		e = map_file(c);
+		if ((e = map_file(c)) == 0) {
+			e = -pthread_create(&c->waiter, NULL, waiter, c);
+			c->waiting = e == 0;
+		}
 	}
 	if (!e && !c->state)
 		e = -EIO; /* the first route's open failed */
@@ -169,6 +172,11 @@ void zb_claim_kick(struct zb_claim *c)
 
 void zb_claim_release(struct zb_claim *c)
 {
+	if (c->waiting) {
+		pthread_cancel(c->waiter); /* ends a wait in the lock; a granted waiter has ended */
+		pthread_join(c->waiter, NULL);
+		c->waiting = 0;
+	}
 	if (c->state)
 		munmap(c->state, sizeof *c->state);
 	c->state = NULL;

@@ -26,8 +26,6 @@ zcast_bridge_config *zcast_bridge_config_new(void)
 
 void zcast_bridge_config_free(zcast_bridge_config *c)
 {
-	if (c)
-		free(c->routes);
 	free(c);
 }
 
@@ -153,13 +151,6 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 			       "[depth=N] [history=N] [max_size=N] [slots=N] [catchup=N] [ros_name=/x]");
 	if (c->n_routes == ZB_MAX_ROUTES)
 		return fail(p, "more than %d routes", ZB_MAX_ROUTES);
-	if (c->n_routes == c->cap_routes) {
-		size_t cap = c->cap_routes ? 2 * c->cap_routes : 16;
-		zcast_bridge_route *rs = realloc(c->routes, cap * sizeof *rs);
-		if (!rs)
-			return fail(p, "out of memory");
-		c->routes = rs, c->cap_routes = cap;
-	}
 	zcast_bridge_route *r = &c->routes[c->n_routes];
 	memset(r, 0, sizeof *r);
 	r->line = p->line;

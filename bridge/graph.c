@@ -113,9 +113,7 @@ void zb_graph_publish(struct zcast_bridge *br)
 		return;
 	pthread_mutex_lock(&br->graph_mu);
 	struct buf b = {NULL, 0, 0};
-	/* the header, the names, and 16 bytes per GID: at most two readers or one writer a route */
-	if (!br->graph_held &&
-	    grow(&b, 64 + strlen(br->cfg->node_name) + 32 * (br->n_routes + 1)) == 0) {
+	if (grow(&b, 64 + strlen(br->cfg->node_name) + 32 * 2 * ZB_MAX_ROUTES) == 0) {
 		memcpy(b.d, "\0\1\0\0", 4); /* XCDR1, little endian */
 		b.n = 4;
 		gid(&b, br->participant);

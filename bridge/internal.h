@@ -10,8 +10,7 @@
 #include "zcast_bridge.h"
 
 #define ZB_MAX_TYPES 256
-#define ZB_MAX_ROUTES 1024 /* routes of one config (arrays are sized from the config) */
-#define ZB_POOL 4	   /* threads that serve routes while they have to wait (pool.c) */
+#define ZB_MAX_ROUTES 64
 #define ZB_MAX_SERVICES 32 /* service routes (svc_*.c) */
 #define ZB_SOURCES 16	/* sending topics remembered per IN route */
 #define ZB_RING 4096	/* OUT: messages written to DDS and not yet acknowledged, at most */
@@ -24,8 +23,8 @@ struct zb_held;
 struct zcast_bridge_config {
 	const zcast_cdr_type *types[ZB_MAX_TYPES];
 	size_t n_types;
-	zcast_bridge_route *routes; /* n_routes of cap_routes */
-	size_t n_routes, cap_routes;
+	zcast_bridge_route routes[ZB_MAX_ROUTES];
+	size_t n_routes;
 	uint32_t dds_domain;   /* "dds_domain N"; default $ROS_DOMAIN_ID, else 0 */
 	int dds_domain_set;
 	char node_name[64];    /* "node NAME": the bridge's ROS 2 node name; default zcast_bridge */
@@ -112,16 +111,14 @@ struct zb_claim {
 	char path[300];
 	struct zb_state *state; /* mapped from open to release; written only while granted */
 	uint64_t source;	/* copied once at open */
-	int wd;			/* the claim watcher's inotify watch while not granted, or -1 */
-	int64_t hot_until_ns;	/* claim_watch.c: retried every millisecond until then */
+	pthread_t waiter;	/* blocks in the lock until granted (claim.c) */
+	int waiting;
 	_Atomic int granted;
 	zcast_guard *wake[2]; /* triggered when granted (the routes' standby waits) */
 };
-/* Opens (making it if needed) and maps the claim file. 0 or -errno. Idempotent for the second route
- * of a topic. The bridge's claim watcher (claim_watch.c) grants it. */
+/* Opens (making it if needed) and maps the claim file, then starts waiting for the lock in a thread
+ * of its own. 0 or -errno. Idempotent for the second route of a topic. */
 int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zcast_guard *wake);
-/* Takes the lock if it is free (never waits): 1 granted (now or before), 0 not. */
-int zb_claim_try(struct zb_claim *c);
 /* Waits until granted or the bridge stops (stop is checked every 100 ms and on zb_claim_kick). */
 int zb_claim_wait(struct zb_claim *c, _Atomic int *stop);
 void zb_claim_kick(struct zb_claim *c);
@@ -130,8 +127,9 @@ void zb_claim_release(struct zb_claim *c);
 /* OUT route: what the next holder resumes from (out_resume.c), the acknowledgments (out_acks.c). */
 struct zb_out {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;   /* signalled on an ack (the window) */
-	int acks_on;	     /* the ack thread records this route's acknowledgments (out_acks.c) */
+	pthread_cond_t cv;   /* signalled on a write (the ack thread) and on an ack (the window) */
+	pthread_t ack_thread;
+	int ack_started;
 	uint64_t written, acked; /* under mu: newest written to DDS, newest acknowledged by all */
 	/* From the predecessor, copied once at takeover: what it wrote and did not see acked */
 	uint64_t resume_acked, resume_written;
@@ -140,22 +138,16 @@ struct zb_out {
 	int64_t clock_offset_ns;
 	/* Messages taken while standing by, kept until the holder's readers acknowledged them */
 	struct zb_held **held;
-	size_t n_held, held_cap, held_next; /* held_next: the next to send after taking over */
-	/* The out loop (out_loop.c) */
-	int ws_id;	   /* the subscriber's entry in the loop's wait set */
-	int active;	   /* granted and resumed */
-	int busy;	   /* handed to the pool: the loop keeps off the subscriber until it is back */
-	zcast_msg *stalled; /* taken, not yet written: DDS had no room */
-	struct zb_route_rt *next_back; /* the loop's list of routes the pool handed back */
+	size_t n_held, held_cap;
 };
 
 struct zb_route_rt {
 	const zcast_bridge_route *cfg;
 	struct zcast_bridge *b;
-	pthread_t thread; /* a route kind with a thread of its own (none of in / out) */
+	pthread_t thread;
 	int started;
 	struct zb_claim *claim; /* shared with the bridge's other route of this topic */
-	zcast_guard *wake;	/* its claim triggers it when granted (OUT: the out loop's) */
+	zcast_guard *wake;	/* wakes the route's standby wait (granted, stop) */
 	dds_entity_t topic, endpoint;
 	dds_entity_t catchup; /* IN: the transient-local reader of bridges' kept messages, or 0 */
 	struct ddsi_sertype *sertype;
@@ -166,18 +158,15 @@ struct zb_route_rt {
 	_Atomic unsigned warned; /* kinds of dropped sample already reported (route_in.c) */
 	char why[160];		 /* IN: why the last sample was invalid (route_in.c) */
 	/* IN routes: samples are delivered from Cyclone's listener while that never has to wait;
-	 * when a reliable route must wait for room, the sample is left in `pending` and a pool
+	 * when a reliable route must wait for room, the sample is left in `pending` and the route's
 	 * thread (`draining`) delivers it and what follows, with waits (route_in.c) */
 	pthread_mutex_t mu;
+	pthread_cond_t cv;
 	int draining;
 	struct ddsi_serdata *pending;
 	dds_sample_info_t pending_si;
 	uint32_t *in_off, *in_len;  /* reader slots for validation */
 	struct zb_sources *sources; /* IN: the duplicate filter (sources.c) */
-	int in_open;		    /* IN: endpoints opened (after the claim was granted) */
-	struct zb_route_rt *next_task; /* the pool's queue (pool.c) */
-	int queued;		       /* in the pool's queue or being served (under the pool's lock) */
-	int resubmit;		       /* submitted while being served (under the pool's lock) */
 	_Atomic uint64_t forwarded, skipped, dropped, resent;
 };
 
@@ -188,14 +177,9 @@ struct zcast_bridge {
 	struct ddsi_sertype *graph_sertype;
 	pthread_mutex_t graph_mu;
 	_Atomic int stop;
-	struct zb_route_rt *routes; /* n_routes */
+	struct zb_route_rt routes[ZB_MAX_ROUTES];
 	size_t n_routes;
-	struct zb_claim *claims; /* n_routes: a route's own, or unused when it shares another's */
-	int graph_held;		 /* starting: endpoints are announced once, at the end */
-	struct zb_watch *watch;	 /* claim_watch.c */
-	struct zb_pool *pool;	 /* pool.c */
-	struct zb_outloop *outloop; /* out_loop.c */
-	struct zb_acks *acks;	 /* out_acks.c */
+	struct zb_claim claims[ZB_MAX_ROUTES];
 	struct zb_svc_rt *svcs; /* one per service route (svc_route.c) */
 };
 
@@ -205,47 +189,8 @@ int zb_svcs_start(struct zcast_bridge *b, char *err, size_t errlen);
 void zb_svcs_stop(struct zcast_bridge *b);
 int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *why, size_t cap);
 
-/* Threads: a bridge runs a fixed number, whatever its number of routes (docs/BRIDGE.md, "Threads"):
- * the claim watcher, the out loop, the ack thread and the pool of ZB_POOL; and one per service
- * route (svc_route.c), of which a config holds at most ZB_MAX_SERVICES. */
-/* The claim watcher (claim_watch.c): grants each claim the moment its lock is free (inotify on the
- * file's close, retried; a 100 ms sweep as a safety net), then opens the IN routes of the topic and
- * wakes the out loop. Every 100 ms it also drains the IN routes (zb_route_in_sweep). */
-int zb_watch_start(struct zcast_bridge *b);
-void zb_watch_stop(struct zcast_bridge *b);
-/* The pool (pool.c): ZB_POOL threads serve routes that have to wait (a full DDS writer, a full
- * zcast queue). A task returns 1 to be queued again (it waited one round), 0 when done. */
-int zb_pool_start(struct zcast_bridge *b);
-void zb_pool_stop(struct zcast_bridge *b);
-/* After Cyclone's listeners ended (a late submit finds the pool stopped, not freed). */
-void zb_pool_free(struct zcast_bridge *b);
-void zb_pool_submit(struct zcast_bridge *b, struct zb_route_rt *rt);
-/* The out loop (out_loop.c): one thread and one zcast wait set for every OUT route. _new makes the
- * wait set and the wake guard the OUT routes' claims trigger (zb_outloop_wake); _start adds the
- * routes' subscribers and starts the thread. */
-int zb_outloop_new(struct zcast_bridge *b);
-zcast_guard *zb_outloop_wake(struct zcast_bridge *b);
-int zb_outloop_start(struct zcast_bridge *b);
-void zb_outloop_stop(struct zcast_bridge *b);
-/* Hands a route back from the pool to the out loop. */
-void zb_outloop_give_back(struct zcast_bridge *b, struct zb_route_rt *rt);
-
-/* OUT routes (route_out.c). Opens the writer and the subscriber; 0 or -1 (state FAILED). */
-int zb_route_out_open(struct zb_route_rt *rt);
-enum { ZB_DONE = 0, ZB_WOULD_WAIT = 1 };
-/* Standing by: takes and keeps what the subscriber has. */
-void zb_route_out_hold(struct zb_route_rt *rt);
-/* Active: forwards up to `max` messages without waiting; ZB_WOULD_WAIT: one is left in
- * rt->out->stalled (the pool sends it). */
-int zb_route_out_forward(struct zb_route_rt *rt, int max);
-/* The pool's task: sends what was held, then the stalled message, waiting one round at most. */
-int zb_route_out_task(struct zb_route_rt *rt);
-/* IN routes (route_in.c): opens the publisher and readers once the claim is granted; 0 or -1. */
-int zb_route_in_open(struct zb_route_rt *rt);
-/* Delivers what waits without waiting (the watcher's safety net). */
-void zb_route_in_sweep(struct zb_route_rt *rt);
-/* The pool's task: delivers with waits (one round), hands back to the listener when done. */
-int zb_route_in_task(struct zb_route_rt *rt);
+void *zb_route_out(void *arg); /* route_out.c */
+void *zb_route_in(void *arg);  /* route_in.c */
 /* QoS of a route's DDS endpoints (qos.c); src: the source id a writer announces, or 0. */
 dds_qos_t *zb_route_qos(const zcast_bridge_route *r, uint64_t src);
 /* QoS of an IN route's catch-up reader: reliable, transient local (route_in.c). */
@@ -273,17 +218,12 @@ int64_t zb_out_stamp(struct zb_out *o, uint64_t seq, int64_t time_ns, int *resen
 void zb_out_record(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, int64_t ts);
 /* After the write. */
 void zb_out_written(struct zb_route_rt *rt, uint64_t seq);
-/* 0 if message seq fits in the window of ZB_RING unacknowledged ones, waiting up to wait_ms for
- * an acknowledgment; -1 if it does not (yet), or the bridge stops. */
-int zb_out_window(struct zb_route_rt *rt, uint64_t seq, long wait_ms);
-/* The acknowledgment thread (out_acks.c): one for every OUT route; it records what every reader
- * acknowledged. zb_out_acks_add: the route's acknowledgments are recorded from now on. */
-int zb_acks_start(struct zcast_bridge *b);
-void zb_out_acks_add(struct zb_route_rt *rt);
-/* Something was written: the ack thread looks at the routes again. */
-void zb_acks_poke(struct zcast_bridge *b);
-/* Stops it; a clean stop then waits (1 s at most in all) for the routes' last acknowledgments. */
-void zb_acks_stop(struct zcast_bridge *b);
+/* Waits while ZB_RING messages are unacknowledged; -1 if the bridge stops. */
+int zb_out_window(struct zb_route_rt *rt, uint64_t seq);
+/* The acknowledgment thread (out_acks.c): records what every reader acknowledged. */
+int zb_out_acks_start(struct zb_route_rt *rt);
+/* Stops it; a clean stop first waits (bounded) for the last acknowledgments. */
+void zb_out_acks_stop(struct zb_route_rt *rt);
 
 /* A field another process can write, read once (docs/CRASH_SAFETY.md: read once, check, use). */
 #define ZB_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))

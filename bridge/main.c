@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,12 +76,6 @@ int main(int argc, char **argv)
 		zcast_bridge_config_free(c);
 		return 0;
 	}
-	/* about two descriptors a route (its claim file, its zcast topic): up to the hard limit */
-	struct rlimit nofile;
-	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
-		nofile.rlim_cur = nofile.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &nofile);
-	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -94,11 +87,11 @@ int main(int argc, char **argv)
 		zcast_bridge_config_free(c);
 		return 1;
 	}
-	int *shown = calloc(n, sizeof *shown); /* ZCAST_BRIDGE_STARTING is 0 */
-	uint32_t *matched = calloc(n, sizeof *matched);
-	int failed = !shown || !matched;
-	if (failed)
-		fprintf(stderr, "zcast-bridge: out of memory\n");
+	int shown[64];
+	uint32_t matched[64] = {0};
+	for (size_t i = 0; i < n; i++)
+		shown[i] = ZCAST_BRIDGE_STARTING;
+	int failed = 0;
 	while (!stop && !failed) {
 		for (size_t i = 0; i < n; i++) {
 			zcast_bridge_stat st;
@@ -136,7 +129,5 @@ int main(int argc, char **argv)
 	zb_cli_services_report(b, c);
 	zcast_bridge_stop(b);
 	zcast_bridge_config_free(c);
-	free(shown);
-	free(matched);
 	return failed ? 1 : 0;
 }

@@ -98,25 +98,23 @@ void zb_out_written(struct zb_route_rt *rt, uint64_t seq)
 	struct zb_out *o = rt->out;
 	pthread_mutex_lock(&o->mu);
 	o->written = seq;
+	pthread_cond_broadcast(&o->cv);
 	pthread_mutex_unlock(&o->mu);
-	zb_acks_poke(rt->b);
 }
 
-int zb_out_window(struct zb_route_rt *rt, uint64_t seq, long wait_ms)
+int zb_out_window(struct zb_route_rt *rt, uint64_t seq)
 {
 	struct zb_out *o = rt->out;
 	pthread_mutex_lock(&o->mu);
 	/* an entry is reused only once its message was acknowledged */
-	int full = o->written > o->acked && seq - o->acked >= ZB_RING;
-	if (full && wait_ms > 0 && !atomic_load(&rt->b->stop)) {
+	while (o->written > o->acked && seq - o->acked >= ZB_RING && !atomic_load(&rt->b->stop)) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += wait_ms * 1000 * 1000;
-		while (ts.tv_nsec >= 1000000000)
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000)
 			ts.tv_sec++, ts.tv_nsec -= 1000000000;
 		pthread_cond_timedwait(&o->cv, &o->mu, &ts);
-		full = o->written > o->acked && seq - o->acked >= ZB_RING;
 	}
 	pthread_mutex_unlock(&o->mu);
-	return full || atomic_load(&rt->b->stop) ? -1 : 0;
+	return atomic_load(&rt->b->stop) ? -1 : 0;
 }

@@ -16,10 +16,8 @@ dds_qos_t *zb_route_qos(const zcast_bridge_route *r, uint64_t src)
 	if (!q)
 		return NULL;
 	if (r->reliable) {
-		/* a writer never blocks for room: the out loop hands the route to the pool, which
-		 * waits for acknowledgments and retries (route_out.c) */
-		dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE,
-				     r->dir == ZCAST_BRIDGE_OUT ? 0 : DDS_SECS(1));
+		/* a writer waits at most 1 s for room, then the route retries (route_out.c) */
+		dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
 		dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
 	} else {
 		dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);

@@ -4,10 +4,9 @@
  * Latency: samples are delivered from Cyclone's data-available listener, on the thread that
  * received them, as long as that needs no wait. A reliable route that must wait for a slot or for
  * room in a FULL queue never waits there (it would stall all of Cyclone's reception): it leaves the
- * sample in rt->pending, sets rt->draining and queues the route in the pool (pool.c), whose thread
- * delivers it and everything after it with waits, in order, and hands back to the listener when DDS
- * has nothing more. No thread of its own: the claim watcher opens the route once the topic is
- * granted (claim_watch.c). */
+ * sample in rt->pending, sets rt->draining and wakes the route's thread, which delivers it and
+ * everything after it with waits, in order, and hands back to the listener when DDS has nothing
+ * more. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,7 @@ static int open_pub(struct zb_route_rt *rt)
 	return 0;
 }
 
-enum { DONE = ZB_DONE, WOULD_WAIT = ZB_WOULD_WAIT, DONE_INVALID = 2 /* not of the type */ };
+enum { DONE = 0, WOULD_WAIT = 1, DONE_INVALID = 2 /* not of the type: reported by the caller */ };
 enum { WARN_SIZE = 1, WARN_INVALID = 2, WARN_NO_ROOM = 4, WARN_TYPE = 8 };
 
 /* Counts a dropped sample; the first of each kind per route is reported. */
@@ -50,8 +49,8 @@ static void drop(struct zb_route_rt *rt, unsigned kind, const char *what, const 
 static int deliver_normalized(struct zb_route_rt *rt, const void *bytes, size_t n,
 			      const dds_sample_info_t *si, int wait);
 
-/* Delivers one sample. A reliable route returns WOULD_WAIT (nothing consumed) where it would have to
- * wait (with `wait`: after waiting one round of 100 ms); a best-effort route drops instead. */
+/* Delivers one sample. Without `wait`, a reliable route returns WOULD_WAIT (nothing consumed)
+ * where it would have to wait; a best-effort route drops instead. */
 static int deliver_bytes(struct zb_route_rt *rt, const void *bytes, size_t n,
 			 const dds_sample_info_t *si, int wait, int normalized)
 {
@@ -65,9 +64,11 @@ static int deliver_bytes(struct zb_route_rt *rt, const void *bytes, size_t n,
 	if (!wait || !r->reliable)
 		e = zcast_loan(rt->pub, n + 4, &m);
 	else
-		e = zcast_loan_wait(rt->pub, n + 4, 100 * 1000 * 1000, &m);
-	if ((e == ZCAST_ENOSLOT || e == ZCAST_ETIMEDOUT) && r->reliable &&
-	    !atomic_load(&rt->b->stop))
+		while ((e = zcast_loan_wait(rt->pub, n + 4, 100 * 1000 * 1000, &m)) ==
+			   ZCAST_ETIMEDOUT &&
+		       !atomic_load(&rt->b->stop))
+			;
+	if (e == ZCAST_ENOSLOT && r->reliable && !wait)
 		return WOULD_WAIT;
 	if (e < 0) {
 		drop(rt, WARN_NO_ROOM, "samples finding no slot", zcast_strerror(e));
@@ -92,10 +93,11 @@ static int deliver_bytes(struct zb_route_rt *rt, const void *bytes, size_t n,
 	if (!wait || !r->reliable)
 		e = zcast_publish(rt->pub, m);
 	else
-		e = zcast_publish_wait(rt->pub, m, 100 * 1000 * 1000);
-	if ((e == ZCAST_EAGAIN || e == ZCAST_ETIMEDOUT) && r->reliable &&
-	    !atomic_load(&rt->b->stop)) {
-		zcast_msg_drop(m); /* loaned and copied again next time: only when congested */
+		while ((e = zcast_publish_wait(rt->pub, m, 100 * 1000 * 1000)) < 0 &&
+		       (e == ZCAST_ETIMEDOUT || e == ZCAST_EAGAIN) && !atomic_load(&rt->b->stop))
+			;
+	if (e == ZCAST_EAGAIN && r->reliable && !wait) {
+		zcast_msg_drop(m); /* the thread loans and copies again: only when congested */
 		return WOULD_WAIT;
 	}
 	if (e < 0) {
@@ -202,37 +204,46 @@ static int drain(struct zb_route_rt *rt, int wait)
 	return rt->catchup ? drain_reader(rt, rt->catchup, wait) : DONE;
 }
 
-/* Cyclone's listener: deliver now unless the pool is draining the route. */
+/* Cyclone's listener: deliver now unless the route's thread is draining. */
 static void on_data(dds_entity_t reader, void *arg)
 {
 	(void)reader;
-	zb_route_in_sweep(arg);
-}
-
-void zb_route_in_sweep(struct zb_route_rt *rt)
-{
+	struct zb_route_rt *rt = arg;
 	pthread_mutex_lock(&rt->mu);
 	if (!rt->draining && atomic_load(&rt->state) == ZCAST_BRIDGE_ACTIVE &&
 	    drain(rt, 0) == WOULD_WAIT) {
 		rt->draining = 1;
-		zb_pool_submit(rt->b, rt);
+		pthread_cond_signal(&rt->cv);
 	}
 	pthread_mutex_unlock(&rt->mu);
 }
 
-/* The pool's task: the listener keeps off the publisher and the reader while `draining`, so the
- * waits happen without the lock; done when DDS has nothing more (a sample that came meanwhile is
- * taken under the lock, not left behind). */
-int zb_route_in_task(struct zb_route_rt *rt)
+/* The route's thread: drains with waits when the listener handed over; every 100 ms it also
+ * drains without waiting (a safety net: nothing relies on it). */
+static void run(struct zb_route_rt *rt)
 {
-	if (atomic_load(&rt->b->stop) || drain(rt, 1) == WOULD_WAIT)
-		return !atomic_load(&rt->b->stop);
 	pthread_mutex_lock(&rt->mu);
-	int again = drain(rt, 0) == WOULD_WAIT;
-	if (!again)
-		rt->draining = 0;
+	while (!atomic_load(&rt->b->stop)) {
+		if (!rt->draining) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100 * 1000 * 1000;
+			if (ts.tv_nsec >= 1000000000)
+				ts.tv_sec++, ts.tv_nsec -= 1000000000;
+			pthread_cond_timedwait(&rt->cv, &rt->mu, &ts);
+			if (!rt->draining && drain(rt, 0) == WOULD_WAIT)
+				rt->draining = 1;
+			continue;
+		}
+		/* draining: the listener keeps off the publisher and the reader until we hand back,
+		 * so the waits happen without the lock */
+		pthread_mutex_unlock(&rt->mu);
+		drain(rt, 1);
+		pthread_mutex_lock(&rt->mu);
+		if (drain(rt, 0) == DONE) /* a sample that came just now is not left behind */
+			rt->draining = 0;
+	}
 	pthread_mutex_unlock(&rt->mu);
-	return again;
 }
 
 /* A receiving bridge that restarts must get what the sending bridges wrote while it was down: a
@@ -260,23 +271,32 @@ static int open_catchup(struct zb_route_rt *rt, const dds_listener_t *l)
 	return 0;
 }
 
-int zb_route_in_open(struct zb_route_rt *rt)
+void *zb_route_in(void *arg)
 {
+	struct zb_route_rt *rt = arg;
+	if (zb_route_claim_open(rt) < 0) {
+		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
+		return NULL;
+	}
+	if (zb_route_claim(rt) < 0)
+		return NULL;
 	uint32_t nf = rt->cfg->type->n_flat ? rt->cfg->type->n_flat : 1;
 	rt->in_off = calloc(nf, sizeof *rt->in_off);
 	rt->in_len = calloc(nf, sizeof *rt->in_len);
 	dds_listener_t *l = dds_create_listener(rt);
 	if (l)
 		dds_lset_data_available(l, on_data);
-	int e = -1;
-	if (rt->in_off && rt->in_len && l && open_pub(rt) == 0 && zb_route_dds_open(rt, l) == 0 &&
-	    (rt->sources = zb_sources_new(rt->claim->state, rt->endpoint, rt->cfg->type)) &&
-	    open_catchup(rt, l) == 0) {
+	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
+	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint, rt->cfg->type)) ||
+	    open_catchup(rt, l) < 0) {
+		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
+	} else {
+		pthread_mutex_lock(&rt->mu);
 		atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
-		zb_route_in_sweep(rt); /* what came before the route was active */
-		e = 0;
+		pthread_mutex_unlock(&rt->mu);
+		run(rt);
 	}
 	if (l)
 		dds_delete_listener(l);
-	return e;
+	return NULL;
 }

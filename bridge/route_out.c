@@ -1,6 +1,5 @@
 /* A route from a local zcast topic to DDS: take a typed message, hand its CDR bytes (header
- * included) to dds_forwardcdr with its source timestamp (out_resume.c). The out loop (out_loop.c)
- * takes and forwards without waiting; the pool (pool.c) waits for a route that has to.
+ * included) to dds_forwardcdr with its source timestamp (out_resume.c).
  *
  * The route's writer and subscriber are open from the start, also while another bridge holds the
  * topic: the writer is then already matched by the remote readers when this bridge takes over, and
@@ -42,25 +41,9 @@ static int open_sub(struct zb_route_rt *rt)
 	return e;
 }
 
-/* A reliable writer never blocks in dds_forwardcdr (its max_blocking_time is 0, qos.c): without
- * room it returns DDS_RETCODE_TIMEOUT, and with `wait` the route waits here (one round) until the
- * readers acknowledged what the writer holds, as Cyclone's own throttling would have. */
-static int write_sample(struct zb_route_rt *rt, struct ddsi_serdata *sd, int wait)
-{
-	/* dds_forwardcdr keeps our source timestamp and, like dds_writecdr, consumes one reference
-	 * on every path; ours keeps the sample for the retry */
-	int rc = dds_forwardcdr(rt->endpoint, ddsi_serdata_ref(sd));
-	if (rc == DDS_RETCODE_TIMEOUT && wait && !atomic_load(&rt->b->stop)) {
-		dds_wait_for_acks(rt->endpoint, DDS_MSECS(100));
-		rc = dds_forwardcdr(rt->endpoint, ddsi_serdata_ref(sd));
-	}
-	return rc;
-}
-
-/* Sends one message (its zcast payload d, n bytes). ZB_WOULD_WAIT: not sent (the window or the
- * writer is full; with `wait`, still after one round of waiting): call again. */
-static int forward(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, const uint8_t *d,
-		   size_t n, int wait)
+/* Sends one message (its zcast payload d, n bytes). */
+static void forward(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, const uint8_t *d,
+		    size_t n)
 {
 	/* a message a bridge published came from DDS: never sent back (loops end here, whichever
 	 * bridge instance published it); read once, the payload is shared memory */
@@ -69,39 +52,37 @@ static int forward(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, const 
 	int64_t ts = zb_out_stamp(rt->out, seq, time_ns, &resend);
 	if ((flags & ZB_FROM_BRIDGE) || !ts) {
 		atomic_fetch_add(&rt->skipped, 1);
-		return ZB_DONE;
+		return;
 	}
-	if (n >= ZCAST_TYPED_PREFIX && zb_out_window(rt, seq, wait ? 100 : 0) < 0)
-		return atomic_load(&rt->b->stop) ? ZB_DONE : ZB_WOULD_WAIT;
 	struct ddsi_serdata *sd = NULL;
-	if (n >= ZCAST_TYPED_PREFIX)
+	if (n >= ZCAST_TYPED_PREFIX && zb_out_window(rt, seq) == 0)
 		sd = zb_serdata_new(rt->sertype, d + ZCAST_TYPED_HEADER_OFFSET,
 				    n - ZCAST_TYPED_HEADER_OFFSET);
+	/* dds_forwardcdr keeps our source timestamp and, like dds_writecdr, consumes one reference
+	 * on every path; ours keeps the sample for a retry when a reliable writer had no room for a
+	 * second (the bound lets a stop end the wait) */
 	int rc = DDS_RETCODE_ERROR;
 	if (sd) {
 		sd->statusinfo = 0;
 		sd->timestamp.v = ts;
-		/* recorded before the write: a successor must find it (written again on a retry,
-		 * with a newer timestamp: the first was not sent) */
 		zb_out_record(rt, seq, time_ns, ts);
-		rc = write_sample(rt, sd, wait);
+		do
+			rc = dds_forwardcdr(rt->endpoint, ddsi_serdata_ref(sd));
+		while (rc == DDS_RETCODE_TIMEOUT && !atomic_load(&rt->b->stop));
 		ddsi_serdata_unref(sd);
 	}
-	if (rc == DDS_RETCODE_TIMEOUT && !atomic_load(&rt->b->stop))
-		return ZB_WOULD_WAIT;
 	if (rc < 0) {
 		atomic_fetch_add(&rt->dropped, 1);
-		return ZB_DONE;
+		return;
 	}
 	zb_out_written(rt, seq);
 	atomic_fetch_add(resend ? &rt->resent : &rt->forwarded, 1);
-	return ZB_DONE;
 }
 
-static int forward_msg(struct zb_route_rt *rt, zcast_msg *m, int wait)
+static void forward_msg(struct zb_route_rt *rt, zcast_msg *m)
 {
-	return forward(rt, zcast_msg_sequence(m), zcast_msg_time_ns(m), zcast_msg_data(m),
-		       zcast_msg_size(m), wait);
+	forward(rt, zcast_msg_sequence(m), zcast_msg_time_ns(m), zcast_msg_data(m),
+		zcast_msg_size(m));
 }
 
 /* Standing by: keeps a copy of each message until the holder's readers acknowledged it. */
@@ -139,75 +120,91 @@ static void hold(struct zb_route_rt *rt, zcast_msg *m)
 	o->held[o->n_held++] = h;
 }
 
-void zb_route_out_hold(struct zb_route_rt *rt)
+/* Until the claim is granted (or the bridge stops): take and hold. 0 granted, -1 stopping. */
+static int stand_by(struct zb_route_rt *rt)
 {
-	zcast_msg *m;
-	while (zcast_take(rt->sub, &m) == 0) {
-		hold(rt, m);
-		zcast_msg_drop(m);
+	zcast_waitset *ws = NULL;
+	int sub_id, wake_id;
+	if (zcast_waitset_create(&ws) < 0 || zcast_waitset_add_sub(ws, rt->sub, NULL, &sub_id) < 0 ||
+	    zcast_waitset_add_guard(ws, rt->wake, NULL, &wake_id) < 0) {
+		/* without it the subscriber would hold back the publishers: none while standing by */
+		fprintf(stderr, "zcast-bridge: out %s: standby wait set: %s\n", rt->cfg->topic,
+			zcast_last_error());
+		if (ws)
+			zcast_waitset_destroy(ws);
+		zcast_sub_close(rt->sub);
+		rt->sub = NULL;
+		if (zb_route_claim(rt) < 0 || open_sub(rt) < 0)
+			return -1;
+		return 0;
 	}
+	int granted = 0, rounds = 0;
+	while (!atomic_load(&rt->b->stop) && !(granted = atomic_load(&rt->claim->granted))) {
+		if (rounds++) /* not at once: an unclaimed topic is granted in a moment */
+			atomic_store(&rt->state, ZCAST_BRIDGE_STANDBY);
+		zcast_ws_event ev[2];
+		zcast_waitset_wait(ws, 100 * 1000 * 1000, ev, 2);
+		zcast_msg *m;
+		while (zcast_take(rt->sub, &m) == 0) {
+			hold(rt, m);
+			zcast_msg_drop(m);
+		}
+	}
+	zcast_waitset_destroy(ws);
+	return granted ? 0 : -1;
 }
 
 /* Taking over: what was held goes first (each decided on as if just taken). */
-static int send_held(struct zb_route_rt *rt)
+static void send_held(struct zb_route_rt *rt)
 {
 	struct zb_out *o = rt->out;
-	for (; o->held_next < o->n_held; o->held_next++) {
-		struct zb_held *h = o->held[o->held_next];
-		if (forward(rt, h->seq, h->time_ns, h->bytes, h->n, 1) == ZB_WOULD_WAIT)
-			return ZB_WOULD_WAIT;
+	for (size_t i = 0; i < o->n_held; i++) {
+		struct zb_held *h = o->held[i];
+		forward(rt, h->seq, h->time_ns, h->bytes, h->n);
 		free(h);
 	}
 	free(o->held);
 	o->held = NULL;
-	o->n_held = o->held_cap = o->held_next = 0;
-	return ZB_DONE;
+	o->n_held = o->held_cap = 0;
 }
 
-int zb_route_out_forward(struct zb_route_rt *rt, int max)
+static void run(struct zb_route_rt *rt)
 {
-	for (int i = 0; i < max && !atomic_load(&rt->b->stop); i++) {
+	while (!atomic_load(&rt->b->stop)) {
 		zcast_msg *m;
 		int e = zcast_take(rt->sub, &m);
-		if (e == ZCAST_EAGAIN)
-			return ZB_DONE;
+		if (e == ZCAST_EAGAIN) {
+			zcast_wait(rt->sub, 100 * 1000 * 1000);
+			continue;
+		}
 		if (e < 0) {
 			fprintf(stderr, "zcast-bridge: out %s: take: %s\n", rt->cfg->topic,
 				zcast_last_error());
-			return ZB_DONE;
+			zcast_wait(rt->sub, 100 * 1000 * 1000);
+			continue;
 		}
-		if (forward_msg(rt, m, 0) == ZB_WOULD_WAIT) {
-			rt->out->stalled = m;
-			return ZB_WOULD_WAIT;
-		}
+		forward_msg(rt, m);
 		zcast_msg_drop(m);
 	}
-	return ZB_DONE;
 }
 
-int zb_route_out_task(struct zb_route_rt *rt)
+void *zb_route_out(void *arg)
 {
-	struct zb_out *o = rt->out;
-	if (atomic_load(&rt->b->stop))
-		return 0;
-	if (o->held && send_held(rt) == ZB_WOULD_WAIT)
-		return 1;
-	if (o->stalled) {
-		if (forward_msg(rt, o->stalled, 1) == ZB_WOULD_WAIT)
-			return 1;
-		zcast_msg_drop(o->stalled);
-		o->stalled = NULL;
-	}
-	zb_outloop_give_back(rt->b, rt);
-	return 0;
-}
-
-int zb_route_out_open(struct zb_route_rt *rt)
-{
+	struct zb_route_rt *rt = arg;
 	if (!rt->out || zb_route_claim_open(rt) < 0 || zb_route_dds_open(rt, NULL) < 0 ||
 	    open_sub(rt) < 0) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
-		return -1;
+		return NULL;
 	}
-	return 0;
+	if (stand_by(rt) < 0)
+		return NULL;
+	if (zb_out_resume(rt) < 0 || zb_out_acks_start(rt) < 0) {
+		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
+		return NULL;
+	}
+	atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
+	send_held(rt);
+	run(rt);
+	zb_out_acks_stop(rt);
+	return NULL;
 }

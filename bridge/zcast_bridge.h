@@ -81,9 +81,8 @@ size_t zcast_bridge_config_services(const zcast_bridge_config *c,
 /** Routes of a parsed configuration. */
 size_t zcast_bridge_config_routes(const zcast_bridge_config *c, const zcast_bridge_route **routes);
 
-/** Starts the bridge: a DDS participant, the DDS endpoints of each route, and a fixed number of
- * threads whatever the number of routes (docs/BRIDGE.md, "Threads and limits"). The config must
- * outlive the bridge. Returns 0 or an error (err holds the reason). */
+/** Starts the bridge: a DDS participant, one endpoint pair per route, one thread per route. The
+ * config must outlive the bridge. Returns 0 or an error (err holds the reason). */
 int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *err, size_t errlen);
 /** Where a route stands. */
 enum zcast_bridge_state {
