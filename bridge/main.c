@@ -87,8 +87,16 @@ int main(int argc, char **argv)
 		zcast_bridge_config_free(c);
 		return 1;
 	}
-	int shown[64];
-	uint32_t matched[64] = {0};
+	/* sized from the config: a literal size would overflow once the route limit grows */
+	int *shown = calloc(n ? n : 1, sizeof *shown);
+	uint32_t *matched = calloc(n ? n : 1, sizeof *matched);
+	if (!shown || !matched) {
+		fprintf(stderr, "zcast-bridge: out of memory\n");
+		free(shown), free(matched);
+		zcast_bridge_stop(b);
+		zcast_bridge_config_free(c);
+		return 1;
+	}
 	for (size_t i = 0; i < n; i++)
 		shown[i] = ZCAST_BRIDGE_STARTING;
 	int failed = 0;
@@ -127,6 +135,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.skipped, (unsigned long long)st.dropped);
 	}
 	zb_cli_services_report(b, c);
+	free(shown), free(matched);
 	zcast_bridge_stop(b);
 	zcast_bridge_config_free(c);
 	return failed ? 1 : 0;
