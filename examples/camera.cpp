@@ -34,7 +34,7 @@ static void publish()
 	}
 	for (uint8_t i = 0; i < 5; i++) {
 		zcast::typed_loan<Image> img =
-		    pub.loan(); // every member at its default, in the slot
+		    pub.loan(1s); // a free slot within 1 s (else throws), members at defaults
 		img->header().stamp().sec() = 100 + i;
 		img->header().frame_id() = "cam0"; // longer than its bound: zcast::error naming it
 		img->width() = width;

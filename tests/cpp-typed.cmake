@@ -7,7 +7,7 @@ if(CMAKE_CXX_COMPILER)
   target_compile_options(test_cpp_typed PRIVATE -Wall -Wextra -Werror -Wshadow -Wpedantic
     -Wconversion -Wsign-conversion -Wold-style-cast)
   zcast_generate_messages(test_cpp_typed TYPES geometry_msgs/Quaternion geometry_msgs/Vector3
-    std_msgs/String zcast_test/Corner zcast_test/Defaults zcast_test/Fixed
+    std_msgs/String zcast_test/Corner zcast_test/Defaults zcast_test/Fixed zcast_test/Nested
     ROOTS ${CMAKE_CURRENT_SOURCE_DIR}/typed/msg)
   add_test(NAME cpp_typed COMMAND test_cpp_typed)
   set_tests_properties(cpp_typed PROPERTIES TIMEOUT 120)

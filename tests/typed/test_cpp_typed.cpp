@@ -12,6 +12,7 @@
 #include <zcast_test/msg/Corner.h>
 #include <zcast_test/msg/Defaults.h>
 #include <zcast_test/msg/Fixed.h>
+#include <zcast_test/msg/Nested.h>
 
 #include "../zt_cpp.h"
 
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace std::chrono_literals;
@@ -122,8 +124,9 @@ static zcast_test_msg_Corner_bounds corner_bounds()
 }
 
 // Writes every kind of member of zcast_test/Corner; read_corner checks them.
-static void write_corner(const zcast::typed_loan<Corner> &l, int seed)
+static void write_corner(const zcast_test_msg_Corner_Writer &w, int seed)
 {
+	const auto *l = &w;
 	l->small() = static_cast<uint8_t>(seed);
 	l->after_uint8().sec() = seed * 10;
 	l->after_uint8().nanosec() = 999;
@@ -149,15 +152,18 @@ static void write_corner(const zcast::typed_loan<Corner> &l, int seed)
 	l->switches() = {1, 0, 1};
 }
 
-static void read_corner(const zcast::typed_message<Corner> &m, int seed)
+// `whole`: the message the reader is in (its values are read there, in place).
+static void read_corner(const zcast_test_msg_Corner_Reader &r, int seed,
+			const zcast::message &whole)
 {
+	const auto *m = &r;
 	CHECK(m->small() == seed && m->after_uint8().sec() == seed * 10);
 	CHECK(m->after_uint8().nanosec() == 999);
 	zcast::span<const double> v = m->values();
 	CHECK(v.size() == 3 && v[0] == 1.5 && v[2] == 3.5);
-	CHECK(inside(v.data(), m.untyped())); // in place: zero copy
+	CHECK(inside(v.data(), whole)); // in place: zero copy
 	CHECK(m->flag() && m->name() == "corner-" + std::to_string(seed));
-	CHECK(inside(m->name().data(), m.untyped()));
+	CHECK(inside(m->name().data(), whole));
 	CHECK(m->short_name() == "eight888");
 	CHECK(m->triple().size() == 3 && m->triple()[0] == -1 && m->triple()[2] == -3);
 	CHECK(m->few().size() == 2 && m->few()[1] == 41);
@@ -181,12 +187,12 @@ static void variable_type_strings_and_sequences()
 	auto l = pub.loan();
 	CHECK(l->name().capacity() == 32 && l->values().capacity() == 16);
 	CHECK(l->names().size() == 0 && l->tags().size() == 2); // a sequence starts empty
-	write_corner(l, 5);
+	write_corner(*l, 5);
 	CHECK(std::string_view(l->name()) == "corner-5"); // read back from the loan
 	CHECK(pub.publish(std::move(l)));
 	auto m = sub.receive(5s);
 	CHECK(m);
-	read_corner(*m, 5);
+	read_corner(**m, 5, m->untyped());
 	CHECK(m->untyped().size() < ZCAST_TYPED_PREFIX + pub.max_size()); // compacted
 
 	// The plain struct's copy path reaches the same typed subscriber.
@@ -199,6 +205,45 @@ static void variable_type_strings_and_sequences()
 
 	zcast_sub_stat st = sub.stat();
 	CHECK(st.held == 2);
+}
+
+// Variable-size messages inside messages: a single one, a fixed array and a bounded sequence of
+// zcast_test/Corner, each at other bounds, so that every element has its own layout.
+static void messages_in_messages()
+{
+	zcast_test_msg_Nested_bounds b;
+	b.corner = corner_bounds();
+	b.pair = corner_bounds();
+	b.pair.name = 10, b.pair.values = 5;
+	b.some.count = 2;
+	b.some.elem = corner_bounds();
+	b.some.elem.names.length = 7;
+	zcast::typed_publisher<zcast_test_msg_Nested> pub("/nested", b);
+	zcast::typed_subscriber<zcast_test_msg_Nested> sub("/nested");
+	auto l = pub.loan();
+	l->head() = 1;
+	write_corner(l->corner(), 10);
+	write_corner(l->pair()[0], 20);
+	write_corner(l->pair()[1], 21);
+	CHECK(l->pair()[1].name().capacity() == 10 && l->some()[1].name().capacity() == 32);
+	l->some().resize(2);
+	write_corner(l->some()[0], 30);
+	write_corner(l->some()[1], 31);
+	l->stamps()[2].nanosec() = 5;
+	l->tail() = 0xee;
+	CHECK(pub.publish(std::move(l)));
+	auto m = sub.receive(5s);
+	CHECK(m);
+	const zcast::message &whole = m->untyped();
+	CHECK((*m)->head() == 1 && (*m)->tail() == 0xee);
+	read_corner((*m)->corner(), 10, whole);
+	CHECK((*m)->pair().size() == 2 && (*m)->some().size() == 2);
+	read_corner((*m)->pair()[0], 20, whole);
+	read_corner((*m)->pair()[1], 21, whole);
+	int seed = 30;
+	for (const auto &c : (*m)->some())
+		read_corner(c, seed++, whole);
+	CHECK((*m)->stamps()[2].nanosec() == 5 && (*m)->stamps()[1].nanosec() == 0);
 }
 
 static void std_string_roundtrip()
@@ -337,6 +382,30 @@ static void slots_return_when_loans_and_messages_go()
 	CHECK(topic_stat("/raii").slots_free == total); // ...and the slot
 }
 
+// A loan waits for a slot: every slot is held by received messages until another thread drops them.
+static void a_loan_waits_for_a_slot()
+{
+	zcast::typed_publisher<Quaternion> pub("/waitslot", small_pool(2));
+	zcast::typed_subscriber<Quaternion> sub("/waitslot");
+	uint64_t total = topic_stat("/waitslot").slots_total;
+	std::vector<zcast::typed_message<Quaternion>> held;
+	for (uint64_t i = 0; i < total; i++) {
+		CHECK(pub.publish(pub.loan()));
+		auto m = sub.take();
+		CHECK(m);
+		held.push_back(std::move(*m));
+	}
+	CHECK(!pub.try_loan(1ms)); // nothing frees a slot within the timeout: a value...
+	expect_error(ZCAST_ENOSLOT, {}, [&] { pub.loan(1ms); }); // ...or an exception
+	std::thread release([&] {
+		std::this_thread::sleep_for(20ms);
+		held.clear();
+	});
+	auto l = pub.try_loan(10s); // woken by the release
+	release.join();
+	CHECK(l && (*l)->w() == 1.0);
+}
+
 static void a_corrupt_message_is_refused_and_released()
 {
 	zcast::typed_subscriber<Quaternion> sub("/corrupt");
@@ -406,7 +475,7 @@ static void another_process_publishes()
 		zcast::typed_publisher<Corner> pub("/fork", corner_bounds());
 		for (int i = 1; i <= 3; i++) {
 			auto l = pub.loan();
-			write_corner(l, i);
+			write_corner(*l, i);
 			if (!pub.publish(std::move(l)))
 				_exit(2);
 		}
@@ -417,7 +486,7 @@ static void another_process_publishes()
 	for (int i = 1; i <= 3; i++) {
 		auto m = sub.receive(5s);
 		CHECK(m);
-		read_corner(*m, i);
+		read_corner(**m, i, m->untyped());
 		CHECK(m->info().publisher_id != sub.id());
 	}
 }
@@ -428,12 +497,14 @@ int main()
 	alarm(120); // watchdog: a hang fails the test
 	fixed_type_defaults_publish_take();
 	variable_type_strings_and_sequences();
+	messages_in_messages();
 	std_string_roundtrip();
 	declared_defaults_in_loans_and_views();
 	type_hash_mismatch_names_both_hashes();
 	bounds_errors_name_the_member();
 	moved_loans_keep_their_bounds();
 	slots_return_when_loans_and_messages_go();
+	a_loan_waits_for_a_slot();
 	a_corrupt_message_is_refused_and_released();
 	a_full_queue_leaves_the_loan_with_the_caller();
 	waitsets_and_executors_take_typed_subscribers();
