@@ -33,7 +33,7 @@ endfunction()
 install(PROGRAMS tools/zcast-msggen DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES tools/msggen/loader.py tools/msggen/rihs01.py tools/msggen/model.py
   tools/msggen/emit_c.py tools/msggen/msg_text.py tools/msggen/defaults.py tools/msggen/emit_lib.py
-  tools/msggen/emit_srv.py DESTINATION ${CMAKE_INSTALL_DATADIR}/zcast/msggen)
+  tools/msggen/emit_srv.py tools/msggen/emit_cpp.py DESTINATION ${CMAKE_INSTALL_DATADIR}/zcast/msggen)
 install(DIRECTORY msg/ DESTINATION ${CMAKE_INSTALL_DATADIR}/zcast/msg FILES_MATCHING PATTERN "*.msg"
   PATTERN "*.srv")
 # The package config itself (find_package) is written by the top-level CMakeLists.txt.

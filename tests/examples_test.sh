@@ -54,6 +54,15 @@ cpp)
   grep -q '^reading 0: 20.0 C (#1)$' "$out/sub" || fail "first reading"
   grep -q '^reading 9: 24.5 C (#10)$' "$out/sub" || fail "last reading"
   grep -q '^received 10 readings$' "$out/sub" || fail "summary line" ;;
+cpp_typed)
+  run_bg sub "$bin/example_cpp_typed"
+  timeout 30 "$bin/example_cpp_typed" publish >"$out/pub" 2>&1 || fail "publisher"
+  finish
+  for i in 0 1 2 3 4; do
+    grep -qx "image $((100 + i)): 64x48 rgb8 from cam0, 9216 bytes, first pixel $i (#$((i + 1)))" \
+      "$out/sub" || fail "image $i"
+  done
+  grep -qx 'received 5 images' "$out/sub" || fail "summary line" ;;
 service)
   timeout 30 "$bin/example_service" call 1 1 >"$out/early" 2>&1 && fail "a call without server should fail"
   run_bg srv "$bin/example_service" serve 5

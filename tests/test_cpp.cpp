@@ -4,6 +4,8 @@
 // -Wextra -Werror.
 #include <zcast/zcast.hpp>
 
+#include "zt_cpp.h"
+
 #include <dirent.h>
 #include <unistd.h>
 
@@ -17,33 +19,7 @@
 
 using namespace std::chrono_literals;
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			std::fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__,      \
-				     #cond);                                                       \
-			std::exit(1);                                                              \
-		}                                                                                  \
-	} while (0)
-
-#define FAIL(why)                                                                                  \
-	do {                                                                                       \
-		std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, why);                      \
-		std::exit(1);                                                                      \
-	} while (0)
-
 static std::string domain;
-
-static void remove_segments()
-{
-	std::string prefix = "zcast." + domain + ".";
-	if (DIR *d = opendir("/dev/shm")) {
-		while (dirent *e = readdir(d))
-			if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
-				unlink((std::string("/dev/shm/") + e->d_name).c_str());
-		closedir(d);
-	}
-}
 
 static zcast_pub_opts pub_opts(uint32_t slots = 8)
 {
@@ -318,8 +294,7 @@ static void executor_pool_callbacks_remove_each_other()
 
 int main()
 {
-	domain = "tcpp-" + std::to_string(getpid());
-	setenv("ZCAST_DOMAIN", domain.c_str(), 1);
+	domain = zt_cpp_domain("tcpp");
 	alarm(120); // watchdog: a hang fails the test
 	ownership_is_in_the_types();
 	publish_consumes_and_messages_release_on_destruction();
@@ -330,7 +305,7 @@ int main()
 	executor_runs_lambdas_and_rethrows_their_exceptions();
 	executor_adds_removes_and_reports_room();
 	executor_pool_callbacks_remove_each_other();
-	remove_segments();
+	zt_cpp_remove_segments(domain);
 	std::printf("cpp: ok\n");
 	return 0;
 }

@@ -45,6 +45,11 @@ ZCAST_API size_t zcast_typed_pub_max_size(const zcast_typed_pub *pub);
  * the caller owns *m (zcast_typed_publish or zcast_msg_drop). Errors as zcast_loan. */
 ZCAST_API int zcast_typed_loan(zcast_typed_pub *pub, const void *bounds, zcast_msg **m,
 			       zcast_cdr_writer *w, uint32_t *off, uint32_t *cap);
+/* As zcast_typed_loan, but waits up to timeout_ns (CLOCK_MONOTONIC; negative: forever) for a free
+ * slot, as zcast_loan_wait does: ZCAST_ETIMEDOUT then. */
+ZCAST_API int zcast_typed_loan_wait(zcast_typed_pub *pub, const void *bounds, int64_t timeout_ns,
+				    zcast_msg **m, zcast_cdr_writer *w, uint32_t *off,
+				    uint32_t *cap);
 /* Compacts the loan in place and publishes its exact size. Consumes m on success only; a count or
  * length above its bound is ZCAST_EINVAL (m still the caller's, its contents partly compacted:
  * drop it). A publish refused after the compaction (say ZCAST_EAGAIN from a full FULL queue) may be

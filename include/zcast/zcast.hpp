@@ -48,6 +48,11 @@ public:
 	      code_(code)
 	{
 	}
+	/** An error the C++ layer found itself (a bound exceeded...): `detail` says what and why. */
+	error(int code, const std::string &detail)
+	    : std::runtime_error(std::string(zcast_strerror(code)) + ": " + detail), code_(code)
+	{
+	}
 	/** The ZCAST_E* code. */
 	int code() const noexcept
 	{
@@ -481,6 +486,8 @@ public:
 	}
 };
 
+template <class T> class typed_subscriber; /* typed.hpp */
+
 /** Callbacks (any callable: lambdas, std::function) per subscription, timer, publisher room and
  * graph change, run by one thread or a pool (executor.h). An exception thrown by a callback stops
  * the executor and is rethrown by spin(); the callbacks of one entry never run concurrently.
@@ -512,6 +519,10 @@ public:
 		e.on_msg = std::move(fn);
 		checked_add(e, zcast_executor_add_sub(e_, s.get(), &on_message, &e, 0));
 	}
+	/** Calls `fn(const zcast::typed_message<T> &)` for each message of a typed subscriber
+	 * (typed.hpp), validated first: a message that is not a valid T stops the executor with the
+	 * zcast::error that spin() rethrows. */
+	template <class T, class F> void add(typed_subscriber<T> &s, F fn);
 	/** Stops the callbacks of `s`; then `s` may be closed. */
 	void remove(subscriber &s)
 	{
@@ -967,4 +978,6 @@ private:
 };
 
 } // namespace zcast
+
+#include <zcast/typed.hpp> // typed publishers, loans, subscribers and messages
 #endif

@@ -82,13 +82,21 @@ static int check_tighter(const zcast_typed_pub *p, const uint32_t *b)
 int zcast_typed_loan(zcast_typed_pub *p, const void *bounds, zcast_msg **m, zcast_cdr_writer *w,
 		     uint32_t *off, uint32_t *cap)
 {
+	return zcast_typed_loan_wait(p, bounds, 0, m, w, off, cap);
+}
+
+int zcast_typed_loan_wait(zcast_typed_pub *p, const void *bounds, int64_t timeout_ns, zcast_msg **m,
+			  zcast_cdr_writer *w, uint32_t *off, uint32_t *cap)
+{
 	const uint32_t *b = bounds ? bounds : p->bounds;
 	size_t size = p->max_size;
 	int e;
 	if (bounds &&
 	    ((e = check_tighter(p, b)) < 0 || (e = zcast_cdr_bound_size(p->type, b, &size)) < 0))
 		return e;
-	if ((e = zcast_loan(p->pub, ZCAST_TYPED_PREFIX + size, m)) < 0)
+	e = timeout_ns ? zcast_loan_wait(p->pub, ZCAST_TYPED_PREFIX + size, timeout_ns, m)
+		       : zcast_loan(p->pub, ZCAST_TYPED_PREFIX + size, m);
+	if (e < 0)
 		return e;
 	uint8_t *d = zcast_msg_data(*m);
 	memset(d, 0, ZCAST_TYPED_HEADER_OFFSET);
