@@ -134,16 +134,20 @@ struct cli_watch {
 	const char *cmd;
 	int64_t joined_ns, next_check_ns;
 	int had_publisher; /* -1 unknown, 0 no, 1 yes */
+	zcast_msg **early;   /* the history, taken right after the join (cli_watch_take) */
+	uint32_t n_early, next_early;
 };
 /* Queue depth of a watcher: a quarter of the smallest publisher pool (1 to 16; 2 while there is no
  * publisher). Queued and held messages occupy the publisher's slots; a deep queue behind a slow
- * terminal would leave it none and make it wait for us. With max_held 1 a watcher keeps at most
- * depth + 1 slots busy. */
+ * terminal would leave it none and make it wait for us. A watcher holds one message at a time, and
+ * the history it asked for from the join until it prints it: at most depth + history + 1 slots. */
 uint32_t cli_watch_depth(const char *domain, const char *topic);
 int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, uint32_t history);
 /* Waits up to timeout_ns for a message (checking for publishers on the way). 0 when one is queued.
  */
 int cli_watch_wait(struct cli_watch *w, int64_t timeout_ns);
+/* The next message: the history taken at the join first, then the queue. 0 or ZCAST_EAGAIN. */
+int cli_watch_take(struct cli_watch *w, zcast_msg **m);
 void cli_watch_close(struct cli_watch *w);
 
 /* ---- payload printers (printers.c): per type name, so typed decoding can plug in ---- */

@@ -215,7 +215,7 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 	if (known && st.max_queue_depth && depth > st.max_queue_depth)
 		depth = st.max_queue_depth > history ? st.max_queue_depth : history;
 	o.queue_depth = (uint32_t)depth;
-	o.max_held = 1;
+	o.max_held = history + 1;
 	/* Before the open: what was published after this was published after the join began, and
 	 * is live (a message published while the open runs is not history). */
 	int64_t joining_ns = cli_now_ns();
@@ -224,12 +224,33 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 		return cli_fail(c, r);
 	w->joined_ns = joining_ns;
 	w->next_check_ns = w->joined_ns + 1000000000;
+	/* The history is queued by the open, oldest first. Taken at once, so that live messages
+	 * arriving while we are descheduled cannot push it out of the DROP_OLD queue. Held until
+	 * printed: the slots are the ones the history keeps anyway. */
+	if (history > 0) {
+		w->early = calloc(history, sizeof *w->early);
+		if (!w->early) {
+			cli_watch_close(w);
+			return cli_fail(c, ZCAST_ENOMEM);
+		}
+		while (w->n_early < history && zcast_take(w->sub, &w->early[w->n_early]) == 0)
+			w->n_early++;
+	}
 	return CLI_OK;
+}
+
+int cli_watch_take(struct cli_watch *w, zcast_msg **m)
+{
+	if (w->next_early < w->n_early) {
+		*m = w->early[w->next_early++];
+		return 0;
+	}
+	return zcast_take(w->sub, m);
 }
 
 int cli_watch_wait(struct cli_watch *w, int64_t timeout_ns)
 {
-	if (zcast_sub_queued(w->sub) > 0)
+	if (w->next_early < w->n_early || zcast_sub_queued(w->sub) > 0)
 		return 0;
 	int r = zcast_wait(w->sub, timeout_ns);
 	int64_t now = cli_now_ns();
@@ -242,6 +263,10 @@ int cli_watch_wait(struct cli_watch *w, int64_t timeout_ns)
 
 void cli_watch_close(struct cli_watch *w)
 {
+	while (w->next_early < w->n_early)
+		zcast_msg_drop(w->early[w->next_early++]);
+	free(w->early);
+	w->early = NULL;
 	if (w->sub)
 		zcast_sub_close(w->sub);
 	w->sub = NULL;

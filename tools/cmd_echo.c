@@ -154,7 +154,7 @@ static int run(struct cli *c)
 		if (cli_watch_wait(&w, 200000000) != 0)
 			continue;
 		zcast_msg *m;
-		while ((count == 0 || seen < count) && zcast_take(w.sub, &m) == 0) {
+		while ((count == 0 || seen < count) && cli_watch_take(&w, &m) == 0) {
 			last = cli_now_ns();
 			print_msg(&e, m, last);
 			zcast_msg_drop(m);

@@ -32,6 +32,20 @@ start() {
   for _ in $(seq 400); do grep -qs ready "$log" && return 0; sleep 0.05; done
   fail "peer $* not ready: $(cat "$log")"
 }
+# stop_peer PID: SIGSTOP, returned once every thread of PID is stopped (kill only queues the stop;
+# a thread still running could sweep a dead client's topic away before the check).
+stop_peer() {
+  kill -STOP "$1"
+  for _ in $(seq 400); do
+    local running=0 t
+    for t in /proc/"$1"/task/*/stat; do
+      [ "$(sed 's/.*) //' "$t" 2>/dev/null | cut -c1)" = T ] || running=1
+    done
+    [ "$running" -eq 0 ] && return 0
+    sleep 0.01
+  done
+  fail "peer $1 did not stop"
+}
 py() { /usr/bin/python3 -c "$1" "$out" || fail "$2: $out"; }
 
 # ---- list: one line per service, its topics only with --all ----
@@ -93,7 +107,7 @@ grep -q '^ok  *services  *2 in domain' <<<"$out" || fail "doctor: services ok li
 # cannot, as when every server of the service died with the client.
 rs=$("$zcast" list -w 0 --all | awk '$1 ~ /^\/st\/slow\/_rs\// {print $1}')
 [ -n "$rs" ] || fail "no response topic of /st/slow"
-kill -STOP "$srv_slow"
+stop_peer "$srv_slow"
 kill -9 "$cli_slow"
 wait "$cli_slow" 2>/dev/null || true
 expect_rc 6 "$zcast" doctor
@@ -111,7 +125,7 @@ grep -q "$rs" <<<"$out" && fail "doctor after the fix: $out"
 # ---- doctor: a client that left, whose server still keeps a response pool on its topic ----
 rs=$("$zcast" list -w 0 --all | awk '$1 ~ /^\/st\/echo\/_rs\// {print $1}')
 # (a running server leaves such a topic at once, server_sweep.c: this one is stopped meanwhile)
-kill -STOP "$srv_echo"
+stop_peer "$srv_echo"
 kill -TERM "$cli_echo"
 wait "$cli_echo" || fail "the looping client did not close cleanly"
 expect_rc 0 "$zcast" doctor
