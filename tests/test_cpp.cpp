@@ -287,6 +287,10 @@ static void executor_pool_callbacks_remove_each_other()
 			done++;
 		}, true);
 	}
+	// Both due before the first turn, so that one turn hands both to the pool: a turn that finds
+	// only one due (a slow thread under TSan) would leave it waiting for the other for ever.
+	while (zcast_timer_until_next(t[0]) > 0 || zcast_timer_until_next(t[1]) > 0)
+		std::this_thread::sleep_for(1ms);
 	ready = true;
 	while (done.load() < 2)
 		ex.spin_once(1s);

@@ -199,15 +199,20 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 	memset(&st, 0, sizeof st);
 	bool known = zcast_topic_stat_get(w->domain, topic, &st) == 0;
 	uint32_t asked = history;
-	/* "Up to N": what the topic keeps now is all there is (asking for more would make the join
-	 * fail on a queue_depth the user never gave). It all fits one queue, or we say why not. */
-	if (known && history > st.history_len)
-		history = st.history_len;
-	if (known && st.max_queue_depth && history > st.max_queue_depth)
-		return cli_usage_error(c,
-				       "--history %u: the topic keeps %u messages, but a subscriber "
-				       "queue holds at most %u (its max_queue_depth)",
-				       asked, st.history_len, st.max_queue_depth);
+	/* "Up to N": the topic can keep no more than its capacity (asking for more would make the
+	 * join fail). Not clamped to the length seen now: a message published before the open
+	 * lengthens it, and asking for the old length would leave out the oldest. */
+	if (known && history > st.history_capacity)
+		history = st.history_capacity;
+	/* What it keeps fits one queue, or we say why not. */
+	if (known && st.max_queue_depth && history > st.max_queue_depth) {
+		if (st.history_len > st.max_queue_depth)
+			return cli_usage_error(c,
+					       "--history %u: the topic keeps %u messages, but a "
+					       "subscriber queue holds at most %u (its max_queue_depth)",
+					       asked, st.history_len, st.max_queue_depth);
+		history = st.max_queue_depth;
+	}
 	o.history = history;
 	/* Room for the whole history plus live traffic: a slow first take must not let live
 	 * messages push out the history we asked for (DROP_OLD drops the oldest first). */

@@ -173,8 +173,10 @@ static int subscribe(struct recorder *R, const char *topic)
 	o.policy = R->lossless ? ZCAST_POLICY_FULL : ZCAST_POLICY_DROP_OLD;
 	o.queue_depth = st.max_queue_depth && R->depth > st.max_queue_depth ? st.max_queue_depth
 									      : R->depth;
-	/* A late joiner: the topic's history first (all of it that fits the queue). */
-	o.history = st.history_len < o.queue_depth ? st.history_len : o.queue_depth;
+	/* A late joiner: the topic's history first (all of it that fits the queue). Asked for up to
+	 * the topic's capacity, not the length seen above: a message published before the open
+	 * lengthens it, and asking for the old length would leave out the oldest. */
+	o.history = st.history_capacity < o.queue_depth ? st.history_capacity : o.queue_depth;
 	s->d.queue_depth = o.queue_depth;
 	s->channel = -1;
 	int r = zcast_sub_open(topic, &o, &s->sub);

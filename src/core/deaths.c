@@ -464,11 +464,25 @@ static int start_watcher(void)
 	return r;
 }
 
+/* P.mu is held across fork: a fork while the watcher updates the peers (a reclaim, a new watch)
+ * would leave the child a half-written table, whose descriptors child_reset then closes, one of
+ * them maybe the child's own. The watcher takes the doorbell table's lock and the fork rule's under
+ * P.mu, so P.mu is taken first: our handlers are installed after theirs (handlers installed later
+ * prepare first; the fork rule's are installed by the first mapping, before any watch). */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&P.mu);
+}
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&P.mu);
+}
+
 /* A forked child has no watcher thread and none of the parent's handles: start clean. Closing the
  * inherited descriptors keeps the child from holding the parent's pidfds and set alive. */
 static void child_reset(void)
 {
-	pthread_mutex_init(&P.mu, NULL);
+	pthread_mutex_unlock(&P.mu); /* the forking thread took it in prepare: it is us */
 	if (P.owner) {
 		for (uint32_t i = 0; i < P.n_peers; i++)
 			if (P.peers[i].fd >= 0)
@@ -485,7 +499,8 @@ static void child_reset(void)
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void install_atfork(void)
 {
-	pthread_atfork(NULL, NULL, child_reset);
+	zc_bell_table_fork_handlers();
+	pthread_atfork(fork_prepare, fork_parent, child_reset);
 }
 
 /* Inotify on the topic file itself (through our descriptor, not its name): IN_CLOSE_WRITE when any

@@ -33,9 +33,14 @@ static void install_fork_handlers(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-static void lock_table(void)
+void zc_bell_table_fork_handlers(void)
 {
 	pthread_once(&fork_once, install_fork_handlers);
+}
+
+static void lock_table(void)
+{
+	zc_bell_table_fork_handlers();
 	pthread_mutex_lock(&table_mu);
 }
 

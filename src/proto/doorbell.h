@@ -33,6 +33,9 @@ ZC_HIDDEN struct zc_bell_hdr *zc_bell_map_checked(int fd, const char *name, unsi
  * with a reference for the caller. An owned doorbell is unlinked when the process exits. */
 ZC_HIDDEN struct zc_bell *zc_bell_table_add(struct zc_bell *b);
 ZC_HIDDEN void zc_bell_table_remove(struct zc_bell *b);
+/* Installs the table's fork handlers now. A layer above whose own handlers take a lock that is held
+ * while the table's is taken calls this first: handlers installed later prepare first. */
+ZC_HIDDEN void zc_bell_table_fork_handlers(void);
 
 /* ---- the owner: a wait set ---- */
 struct zc_bell_own {
