@@ -136,6 +136,7 @@ struct cli_watch {
 	int had_publisher; /* -1 unknown, 0 no, 1 yes */
 	zcast_msg **early;   /* the history, taken right after the join (cli_watch_take) */
 	uint32_t n_early, next_early;
+	uint32_t n_history;  /* how many of the early ones came from the history */
 };
 /* Queue depth of a watcher: a quarter of the smallest publisher pool (1 to 16; 2 while there is no
  * publisher). Queued and held messages occupy the publisher's slots; a deep queue behind a slow
@@ -146,8 +147,9 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 /* Waits up to timeout_ns for a message (checking for publishers on the way). 0 when one is queued.
  */
 int cli_watch_wait(struct cli_watch *w, int64_t timeout_ns);
-/* The next message: the history taken at the join first, then the queue. 0 or ZCAST_EAGAIN. */
-int cli_watch_take(struct cli_watch *w, zcast_msg **m);
+/* The next message: the history taken at the join first, then the queue. 0 or ZCAST_EAGAIN.
+ * *from_history (may be NULL) says whether it came from the topic's history. */
+int cli_watch_take(struct cli_watch *w, zcast_msg **m, bool *from_history);
 void cli_watch_close(struct cli_watch *w);
 
 /* ---- payload printers (printers.c): per type name, so typed decoding can plug in ---- */

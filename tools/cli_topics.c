@@ -221,32 +221,39 @@ int cli_watch_open(struct cli_watch *w, const struct cli *c, const char *topic, 
 		depth = st.max_queue_depth > history ? st.max_queue_depth : history;
 	o.queue_depth = (uint32_t)depth;
 	o.max_held = history + 1;
-	/* Before the open: what was published after this was published after the join began, and
-	 * is live (a message published while the open runs is not history). */
+	/* Before the open: `timeout` counts from here. */
 	int64_t joining_ns = cli_now_ns();
 	int r = zcast_sub_open(topic, &o, &w->sub);
 	if (r < 0)
 		return cli_fail(c, r);
 	w->joined_ns = joining_ns;
 	w->next_check_ns = w->joined_ns + 1000000000;
-	/* The history is queued by the open, oldest first. Taken at once, so that live messages
-	 * arriving while we are descheduled cannot push it out of the DROP_OLD queue. Held until
-	 * printed: the slots are the ones the history keeps anyway. */
-	if (history > 0) {
-		w->early = calloc(history, sizeof *w->early);
+	/* The open queued the history first, oldest first (zcast_sub_stat's count). Taken at once,
+	 * so that live messages arriving while we are descheduled cannot push it out of the
+	 * DROP_OLD queue; held until printed: the slots are the ones the history keeps anyway. */
+	zcast_sub_stat ss;
+	if (history > 0 && zcast_sub_stat_get(w->sub, &ss) == 0 && ss.history > 0) {
+		w->early = calloc(ss.history, sizeof *w->early);
 		if (!w->early) {
 			cli_watch_close(w);
 			return cli_fail(c, ZCAST_ENOMEM);
 		}
-		while (w->n_early < history && zcast_take(w->sub, &w->early[w->n_early]) == 0)
+		while (w->n_early < ss.history && zcast_take(w->sub, &w->early[w->n_early]) == 0)
 			w->n_early++;
+		/* Drops take the oldest first: as many history messages as were dropped are gone,
+		 * and as many live ones were taken in their place. */
+		uint64_t dropped = zcast_sub_stat_get(w->sub, &ss) == 0 ? ss.dropped : 0;
+		w->n_history = dropped < w->n_early ? w->n_early - (uint32_t)dropped : 0;
 	}
 	return CLI_OK;
 }
 
-int cli_watch_take(struct cli_watch *w, zcast_msg **m)
+int cli_watch_take(struct cli_watch *w, zcast_msg **m, bool *from_history)
 {
-	if (w->next_early < w->n_early) {
+	bool early = w->next_early < w->n_early;
+	if (from_history)
+		*from_history = early && w->next_early < w->n_history;
+	if (early) {
 		*m = w->early[w->next_early++];
 		return 0;
 	}

@@ -20,7 +20,6 @@ struct echo {
 	bool csv_head; /* the header row is out */
 	struct zt_print_opts zo; /* --field, --no-arr */
 	int bad;		 /* CLI_EUSAGE when --field names no member of the topic's type */
-	int64_t joined_ns;
 };
 
 /* The topic's type among the known ones (shipped, type libraries), once. */
@@ -72,7 +71,7 @@ static void print_csv(struct echo *e, zcast_msg *m, const zcast_msg_info *in, in
 	fflush(stdout);
 }
 
-static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns)
+static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns, bool history)
 {
 	if (!e->resolved)
 		resolve_type(e);
@@ -84,8 +83,6 @@ static void print_msg(struct echo *e, zcast_msg *m, int64_t taken_ns)
 	const uint8_t *p = zcast_msg_data(m);
 	size_t n = zcast_msg_size(m);
 	int64_t latency = taken_ns - in.publish_time_ns, age = cli_now_ns() - in.publish_time_ns;
-	/* Sent before we joined: it came from the topic's history, and its latency is its age. */
-	bool history = in.publish_time_ns < e->joined_ns;
 	if (e->csv) {
 		print_csv(e, m, &in, latency);
 		return;
@@ -139,7 +136,6 @@ static int run(struct cli *c)
 	int r = cli_watch_open(&w, c, topic, (uint32_t)history);
 	if (r != CLI_OK)
 		return r;
-	e.joined_ns = w.joined_ns;
 	e.domain = w.domain, e.topic = topic;
 	int64_t limit = timeout > 0 ? (int64_t)(timeout * 1e9) : -1, last = w.joined_ns;
 	long seen = 0;
@@ -154,9 +150,10 @@ static int run(struct cli *c)
 		if (cli_watch_wait(&w, 200000000) != 0)
 			continue;
 		zcast_msg *m;
-		while ((count == 0 || seen < count) && cli_watch_take(&w, &m) == 0) {
+		bool from_history;
+		while ((count == 0 || seen < count) && cli_watch_take(&w, &m, &from_history) == 0) {
 			last = cli_now_ns();
-			print_msg(&e, m, last);
+			print_msg(&e, m, last, from_history);
 			zcast_msg_drop(m);
 			seen++;
 		}

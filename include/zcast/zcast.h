@@ -284,6 +284,9 @@ typedef struct zcast_sub_stat {
 	uint32_t queued;    /**< queued now */
 	uint32_t held;      /**< taken and not yet released */
 	uint64_t member_id; /**< this subscriber's member id */
+	/** Messages queued from the topic's history when it joined: they are the first ones taken
+	 * (unless DROP_OLD dropped some of them first: see `dropped`). */
+	uint32_t history;
 } zcast_sub_stat;
 /** Fills *st with the subscriber's counters. */
 ZCAST_API int zcast_sub_stat_get(zcast_sub *sub, zcast_sub_stat *st);

@@ -234,10 +234,10 @@ static PyObject *sub_stat(PzSubscriber *self, PyObject *unused)
 	int e = zcast_sub_stat_get(self->sub, &st);
 	if (e < 0)
 		return pz_raise(e);
-	return Py_BuildValue("{sKsKsKsIsIsK}", "delivered", (unsigned long long)st.delivered,
+	return Py_BuildValue("{sKsKsKsIsIsKsI}", "delivered", (unsigned long long)st.delivered,
 			     "dropped", (unsigned long long)st.dropped, "rejected",
 			     (unsigned long long)st.rejected, "queued", st.queued, "held", st.held,
-			     "member_id", (unsigned long long)st.member_id);
+			     "member_id", (unsigned long long)st.member_id, "history", st.history);
 }
 
 static PyObject *sub_enter(PyObject *self, PyObject *unused)

@@ -121,6 +121,7 @@ struct zcast_sub {
 	_Atomic int closing;
 	uint32_t index;
 	uint32_t depth, max_held, policy;
+	uint32_t history; /* messages queued from the topic's history at the join */
 	uint64_t spin_ns;
 	int64_t slice_ns; /* last-resort sleep slice (option), 0 = none */
 	/* The last guard slice found this subscriber's wake-up state tampered with (sub_guard.c):

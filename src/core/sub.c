@@ -154,7 +154,7 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	if (atomic_load(&h->sub_hi) <= s->index)
 		atomic_store(&h->sub_hi, s->index + 1);
 	if (opts->history)
-		zc_history_deliver(t, s->index, &s->ring, opts->history);
+		s->history = zc_history_deliver(t, s->index, &s->ring, opts->history);
 	/* SYNC: rec-active: ring and depth before ACTIVE; partner core/publish.c select_targets */
 	atomic_store_explicit(&rec->state, ZC_REC_ACTIVE, memory_order_release);
 	zc_topic_graph_changed(t);
@@ -416,5 +416,6 @@ int zcast_sub_stat_get(zcast_sub *s, zcast_sub_stat *st)
 	st->queued = q < 0 ? 0 : (uint32_t)q;
 	st->held = atomic_load(&s->held);
 	st->member_id = s->id;
+	st->history = s->history;
 	return 0;
 }

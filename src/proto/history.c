@@ -57,11 +57,13 @@ void zc_history_append(struct zc_topic *t, uint64_t desc, uint32_t depth)
 /* Late join: the history bit is set on every entry in the window, so none can be reclaimed while we
  * add our bit (bits are only added to a loaned slot or, under the lock, to one with the history
  * bit). */
-void zc_history_deliver(struct zc_topic *t, uint32_t k, const struct zc_ring *ring, uint32_t want)
+uint32_t zc_history_deliver(struct zc_topic *t, uint32_t k, const struct zc_ring *ring,
+			    uint32_t want)
 {
 	uint64_t start, end;
+	uint32_t queued = 0;
 	if (!window(t, &start, &end))
-		return;
+		return 0;
 	if (want > ring->depth)
 		want = ring->depth;
 	if (end - start > want)
@@ -83,8 +85,10 @@ void zc_history_deliver(struct zc_topic *t, uint32_t k, const struct zc_ring *ri
 				ZC_CRASH("join:history");
 				zc_ring_push(ring, d);
 				atomic_fetch_add(&t->subs[k].delivered, 1);
+				queued++;
 			}
 		}
 		zc_pool_put(m);
 	}
+	return queued;
 }

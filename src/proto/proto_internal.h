@@ -226,8 +226,9 @@ ZC_HIDDEN bool zc_history_contains(struct zc_topic *t, uint64_t desc);
 ZC_HIDDEN void zc_history_trim(struct zc_topic *t, uint32_t depth);
 /* Appends a published descriptor, keeping at most `depth` entries. */
 ZC_HIDDEN void zc_history_append(struct zc_topic *t, uint64_t desc, uint32_t depth);
-/* Queues up to `want` of the newest entries, oldest first, to subscriber k's ring (late join). */
-ZC_HIDDEN void zc_history_deliver(struct zc_topic *t, uint32_t k, const struct zc_ring *ring,
+/* Queues up to `want` of the newest entries, oldest first, to subscriber k's ring (late join).
+ * Returns how many it queued. */
+ZC_HIDDEN uint32_t zc_history_deliver(struct zc_topic *t, uint32_t k, const struct zc_ring *ring,
 				  uint32_t want);
 
 /* wake.c: every word a wait sleeps on, and the owed wake. */
