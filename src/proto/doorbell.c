@@ -88,17 +88,22 @@ void zc_bell_ring_ref(uint64_t ref, unsigned mode)
  * host, too slow for every wait set's first subscriber. Later ones are removed by the reclaim of
  * their subscribers and by zcast_doorbell_gc; a name of this pid still taken from an earlier life
  * is reaped by the create loop. */
-static pthread_once_t sweep_once = PTHREAD_ONCE_INIT;
+static _Atomic bool swept;
+/* Not pthread_once: the sweep is slow, and a fork while another thread runs it would leave the
+ * child a once "in progress" for ever where the once is not fork-aware (TSan's: seen as a child
+ * hung in its first zc_bell_create, test fork_helpers). Nobody needs to wait for the sweep: the
+ * first caller runs it, the others go on. */
 static void first_sweep(void)
 {
-	zc_bell_sweep();
+	if (!atomic_exchange(&swept, true))
+		zc_bell_sweep();
 }
 
 int zc_bell_create(struct zc_bell_own *o)
 {
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
-	pthread_once(&sweep_once, first_sweep);
+	first_sweep();
 	uint32_t pid = (uint32_t)getpid();
 	for (int tries = 0; tries < 64; tries++) {
 		uint64_t key =
