@@ -9,6 +9,7 @@
 #include "proto_internal.h"
 
 #define PROBE_INTERVAL_NS 2000000 /* 2 ms: a live holder's critical section is microseconds */
+#define ZC_LOCK_PROGRESS_CAP 8
 
 _Atomic uint32_t *zc_lock_futex(struct zc_topic_hdr *h)
 {
@@ -79,11 +80,22 @@ static int acquire(struct zc_topic *t, int64_t timeout_ns)
 		return 0;
 
 	int64_t now = zc_now_ns();
-	const int64_t deadline = timeout_ns < 0 ? INT64_MAX : now + timeout_ns;
+	/* The timeout guards against a word that names a live member but does not move (a corrupted
+	 * word): it counts from the last change of holder. A lock that moves from holder to holder
+	 * is in use, and a locker that keeps losing it on a loaded machine waits on, up to
+	 * ZC_LOCK_PROGRESS_CAP timeouts in all (a member that flips the word for ever is bounded). */
+	const int64_t cap = timeout_ns < 0 ? INT64_MAX : now + ZC_LOCK_PROGRESS_CAP * timeout_ns;
+	int64_t deadline = timeout_ns < 0 ? INT64_MAX : now + timeout_ns;
 	int64_t next_probe = now + PROBE_INTERVAL_NS;
+	uint64_t last_holder = holder(v);
 	for (int spins = 0;; spins++) {
 		v = atomic_load_explicit(w, memory_order_relaxed);
 		uint32_t low = ZC_LOCK_LOW(v);
+		if (timeout_ns >= 0 && holder(v) != last_holder) {
+			last_holder = holder(v);
+			int64_t again = zc_now_ns() + timeout_ns;
+			deadline = again < cap ? again : cap;
+		}
 		if (low == 0) {
 			/* Keep the waiters bit if others may sleep: a spurious wake is harmless. */
 			if (take(t, &v, self | (spins ? ZC_LOCK_WAITERS : 0)))
