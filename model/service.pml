@@ -109,13 +109,14 @@
  *   MUT_NO_REFUSAL    a refused request is dropped without a refusal
  *   MUT_SRV_NO_ID_CHECK  the server does not compare the header's client id with the
  *                     publisher's member id (a forged id is answered)
- * Findings kept as regressions (must be rejected):
- *   SEND_CHECK_SLOT   the check right after a send is the hook (docs/SERVICES.md as first
- *                     written): an answered call looks suspect and gets a marker; the ring of
- *                     2 x slot_count overflows.
+ * Finding kept as a regression (must be rejected):
  *   BUG_MARKER_LOST   a marker whose loan fails (every marker slot queued) is never published
  *                     (src/svc/client_deaths.c before svc-model): with a stale marker queued a
  *                     suspect call is never settled.
+ * Design option (verifies; not in check.sh): SEND_CHECK_SLOT, the check right after a send is
+ * the hook (docs/SERVICES.md as first written): an answered call looks suspect and costs a
+ * marker. The first model, without the marker pool, found its ring overflowing; with the pool
+ * the markers are bounded and it verifies clean (docs/MODEL.md).
  */
 
 #ifndef NSRV

@@ -10,21 +10,6 @@
 
 static const char *service = "/svc/owed";
 
-static int find_response_topic(const char *topic, void *ctx)
-{
-	if (strncmp(topic, "/svc/owed/_rs/", 14) == 0)
-		snprintf(ctx, 256, "%s", topic);
-	return 0;
-}
-
-/* Responses and markers published on the client's response topic so far. */
-static uint64_t published(const char *topic)
-{
-	zcast_topic_stat st;
-	CHECK_EQ(zcast_topic_stat_get(zt_domain(), topic, &st), 0);
-	return st.last_sequence;
-}
-
 /* A member joins and leaves the request topic: the client's death watcher runs the hook. */
 static void membership_change(void)
 {
@@ -45,19 +30,18 @@ int main(void)
 	o.slot_count = 1; /* one marker slot */
 	zcast_client *cli;
 	CHECK_EQ(zcast_client_open(service, &o, &cli), 0);
-	char topic[256] = "";
-	CHECK(zcast_topic_list(zt_domain(), find_response_topic, topic) >= 0);
-	CHECK(topic[0] != 0);
+	char topic[256];
+	zt_response_topic(service, topic);
 
 	/* Call 1 answered; hook runs until its (released) request makes it suspect: marker 1. */
 	uint64_t seq1, seq2, got;
 	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 1, 2), &seq1), 0);
-	for (int i = 0; i < 2000 && published(topic) < 2; i++) {
-		if (published(topic) == 1)
+	for (int i = 0; i < 2000 && zt_published(topic) < 2; i++) {
+		if (zt_published(topic) == 1)
 			membership_change();
 		zt_sleep_ms(5);
 	}
-	CHECK_EQ(published(topic), 2); /* the response, then marker 1 */
+	CHECK_EQ(zt_published(topic), 2); /* the response, then marker 1 */
 	zcast_msg *resp;
 	CHECK_EQ(zcast_response_take(cli, &resp, &got), 0);
 	CHECK_EQ(got, seq1);
