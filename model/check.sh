@@ -10,7 +10,7 @@
 #                                ZCAST_MODEL_TIMEOUT override)
 #   bash model/check.sh --service  the request/response model model/service.pml: its
 #                                configurations, mutants and one finding (test
-#                                spin_model_service, about a minute of CPU)
+#                                spin_model_service, about 40 s of CPU)
 #   ZCAST_MODEL_ONLY=REGEX       only the runs whose name matches (any mode)
 #
 # Every run is a full state-space search (no bitstate, no hash compaction; only
@@ -132,18 +132,23 @@ if [ "$mode" = --long ]; then
 	run long-bell-3ringers-dies clean 27 -- -DNR=3 -DNMSG0=1 -DDIE
 	pml=service.pml
 	run long-service-2srv-clientdies-reuse clean 26 -- -DNSRV=2 -DCLIDIE -DREUSE
+	run long-service-2srv-server-dies   clean 24 -- -DNSRV=2 -DSRVDIE
+	run long-service-3calls-2slots      clean 24 -- -DNCALL=3 -DNREQ=2 -DSRVDIE -DCLIDIE -DREUSE
+	run long-service-2srv-close-dies    clean 26 -- -DNSRV=2 -DCLOSE -DSRVDIE
 	pml=zcast.pml
 elif [ "$mode" = --service ]; then
 	echo "== request/response (model/service.pml)"
 	pml=service.pml
 	run service-nodeath                 clean 22 --
 	run service-server-dies             clean 22 -- -DSRVDIE
-	run service-server-dies-reuse       clean 22 -- -DSRVDIE -DREUSE
-	run service-2srv-server-dies        clean 23 -- -DNSRV=2 -DSRVDIE
-	run service-client-dies             clean 22 -- -DCLIDIE
 	run service-client-dies-reuse       clean 22 -- -DCLIDIE -DREUSE
 	run service-either-dies-reuse       clean 22 -- -DSRVDIE -DCLIDIE -DREUSE
-	run service-3calls-2slots           clean 22 -- -DNCALL=3 -DNREQ=2 -DSRVDIE -DCLIDIE -DREUSE
+	run service-churn-server-dies       clean 22 -- -DCHURN -DSRVDIE
+	run service-close                   clean 22 -- -DCLOSE
+	run service-close-or-die            clean 22 -- -DCLOSE -DSRVDIE
+	run service-2srv-close-handover     clean 22 -- -DNSRV=2 -DCLOSE
+	run service-refuse-churn            clean 22 -- -DREFUSE -DCHURN
+	run service-forged-id               clean 22 -- -DFORGE
 	echo "== mutants (each must be rejected)"
 	run mutant-service-no-marker        error 20 -- -DSRVDIE -DMUT_NO_MARKER
 	run mutant-service-release-first    error 22 -- -DNSRV=2 -DSRVDIE -DMUT_RELEASE_FIRST
@@ -151,8 +156,13 @@ elif [ "$mode" = --service ]; then
 	run mutant-service-move-no-wake     error 22 -- -DNSRV=2 -DSRVDIE -DMUT_MOVE_NO_WAKE
 	run mutant-service-client-no-owed   error 20 -- -DCLIDIE -DMUT_CLIENT_NO_OWED
 	run mutant-service-send-no-recheck  error 20 -- -DSRVDIE -DMUT_SEND_NO_RECHECK
+	run mutant-service-close-forgets-taken error 20 -- -DCLOSE -DMUT_CLOSE_FORGETS_TAKEN
+	run mutant-service-close-no-wake    error 22 -- -DNSRV=2 -DCLOSE -DMUT_CLOSE_NO_WAKE
+	run mutant-service-close-release-first error 22 -- -DCLOSE -DCHURN -DMUT_CLOSE_RELEASE_FIRST
+	run mutant-service-no-refusal       error 20 -- -DREFUSE -DMUT_NO_REFUSAL
+	run mutant-service-server-no-id-check error 20 -- -DFORGE -DMUT_SRV_NO_ID_CHECK
 	echo "== finding kept as a regression (must be rejected)"
-	run service-send-check-by-slot      error 20 -- -DSEND_CHECK_SLOT
+	run service-marker-lost             error 22 -- -DCHURN -DSRVDIE -DBUG_MARKER_LOST
 	pml=zcast.pml
 elif [ -n "$mode" ]; then
 	echo "usage: $0 [--long | --service]"; exit 2

@@ -163,6 +163,37 @@ static inline int zt_call_add(zcast_client *cli, int64_t a, int64_t b)
 	return pid;
 }
 
+struct zt_topic_find {
+	char prefix[256];
+	char *out; /* 256 bytes */
+};
+
+static inline int zt_topic_find_cb(const char *topic, void *ctx)
+{
+	struct zt_topic_find *f = ctx;
+	if (strncmp(topic, f->prefix, strlen(f->prefix)) == 0)
+		snprintf(f->out, 256, "%s", topic);
+	return 0;
+}
+
+/* The response topic of the one client of `service` into buf (256 bytes). */
+static inline void zt_response_topic(const char *service, char *buf)
+{
+	struct zt_topic_find f = {.out = buf};
+	snprintf(f.prefix, sizeof f.prefix, "%s/_rs/", service);
+	buf[0] = 0;
+	CHECK(zcast_topic_list(zt_domain(), zt_topic_find_cb, &f) >= 0);
+	CHECK(buf[0] != 0);
+}
+
+/* Messages published on a topic so far (a response topic: responses, failures and markers). */
+static inline uint64_t zt_published(const char *topic)
+{
+	zcast_topic_stat st;
+	CHECK_EQ(zcast_topic_stat_get(zt_domain(), topic, &st), 0);
+	return st.last_sequence;
+}
+
 /* Waits for the client's next outcome (without timeout: a hang fails the test) and takes it:
  * 0 with *resp, or the call's error (ZCAST_ESRVGONE, ...); *seq is its call. */
 static inline int zt_next_outcome(zcast_client *cli, zcast_msg **resp, uint64_t *seq)

@@ -40,14 +40,22 @@ static bool released(zcast_client *cli, const struct zc_svc_call *c)
 	return w != ZC_STATE(ZC_SLOT_PUBLISHED, c->gen);
 }
 
-static void publish_marker(zcast_client *cli)
+/* A marker that finds no free slot (every one queued, e.g. behind a response already taken) is
+ * owed, not lost: its suspect calls would otherwise stay pending for good, since only a marker of
+ * their number or later settles them (model/service.pml, BUG_MARKER_LOST). The client publishes
+ * it when it drops a marker it took, whose slot is then free. */
+void zc_svc_marker_publish(zcast_client *cli)
 {
 	zcast_msg *m;
+	cli->marker_owed = true;
 	if (zcast_loan(cli->self_pub, ZCAST_SERVICE_HEADER, &m) != 0)
-		return; /* every marker slot is queued: a later one settles these calls too */
+		return;
 	zc_svc_hdr_write(m, ZC_SVC_MARKER, cli->id, cli->nonce, cli->next_marker);
-	if (zcast_publish(cli->self_pub, m) != 0)
+	if (zcast_publish(cli->self_pub, m) != 0) {
 		zcast_msg_drop(m);
+		return;
+	}
+	cli->marker_owed = false;
 }
 
 void zc_svc_client_check(zcast_client *cli)
@@ -64,5 +72,5 @@ void zc_svc_client_check(zcast_client *cli)
 	if (!suspects)
 		return;
 	cli->next_marker++;
-	publish_marker(cli);
+	zc_svc_marker_publish(cli);
 }

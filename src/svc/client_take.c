@@ -42,8 +42,10 @@ int zc_svc_client_absorb(zcast_client *cli, zcast_msg *m, zcast_msg **resp, uint
 	if (h.kind == ZC_SVC_MARKER) {
 		if (m->publisher_id != zcast_pub_id(cli->self_pub) || h.seq > cli->next_marker)
 			return reject(cli, m, "a marker this client did not publish");
-		zcast_msg_drop(m);
+		zcast_msg_drop(m); /* its slot is free again: room for a marker owed */
 		settle(cli, h.seq);
+		if (cli->marker_owed)
+			zc_svc_marker_publish(cli);
 		return 0;
 	}
 	if (h.kind != ZC_SVC_RESPONSE && h.kind != ZC_SVC_FAILURE && h.kind != ZC_SVC_REFUSED)

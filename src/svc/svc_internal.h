@@ -133,6 +133,7 @@ struct zcast_client {
 	uint32_t nonce;
 	uint64_t next_seq;
 	uint64_t next_marker;
+	bool marker_owed; /* the latest marker found no free slot: published when one comes back */
 	uint64_t hooks_run; /* times the death watcher's hook checked this client (send_req) */
 	struct zc_svc_call *calls; /* o.slot_count entries */
 	uint64_t rejected;
@@ -151,6 +152,9 @@ ZC_HIDDEN void zc_svc_clients_remove(zcast_client *cli);
 /* Under cli->mu: marks the pending calls whose request slot was released as suspects and
  * publishes a marker behind them. */
 ZC_HIDDEN void zc_svc_client_check(zcast_client *cli);
+/* Under cli->mu: publishes marker number next_marker, or leaves it owed (marker_owed) when every
+ * marker slot is queued; the client publishes an owed marker when it drops one (client_take.c). */
+ZC_HIDDEN void zc_svc_marker_publish(zcast_client *cli);
 /* Under cli->mu: what a taken message of the response topic gives (client_take.c): 1 with *resp
  * and *seq for a response; 0 for a failure, a refusal or a marker (the calls they settle become
  * FAILED) or a rejected message. Consumes m's reference unless it is returned. */
