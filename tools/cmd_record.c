@@ -1,8 +1,9 @@
 /* zcast record: every topic of a domain (or those matching patterns, also topics that appear
  * later) into MCAP files as rosbag2 writes them (docs/RECORDING.md). The take loop copies each
  * message into the open chunk and drops it at once; a writer thread compresses and writes sealed
- * chunks. Uncompressed, a large message is written from its slot before it is dropped (no copy). Subscribers are DROP_OLD with a deep queue (drops counted per topic), or FULL with
- * --lossless. */
+ * chunks. Uncompressed, a large message is written from its slot before it is dropped (no copy).
+ * Subscribers are DROP_OLD with a deep queue (drops counted per topic), or FULL with --lossless.
+ * Split pieces are opened ahead and closed behind by a helper thread (rec_split.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>

@@ -33,14 +33,16 @@ sleep 0.2
 kill -INT $rec
 wait $rec || fail "the recorder failed"
 np=$(pieces "$tmpd/rec" | wc -l)
-[ "$np" -ge 10 ] || fail "only $np pieces"
+[ "$np" -ge 5 ] || fail "only $np pieces"
 
 # ---- 1. the whole recording, played into another domain and recorded there ----
 ZCAST_DOMAIN=$other "$zcast" record -q -o "$tmpd/replay" --lossless /split/t &
 rec=$!
 player=("$zcast" play -q "$tmpd/rec" --rate 20 --wait-for-subscribers 1)
 if command -v strace >/dev/null; then
-  ZCAST_DOMAIN=$other strace -f -qq -e trace=openat -o "$tmpd/trace" "${player[@]}"
+  # (LeakSanitizer cannot run under ptrace: off for this run of an ASan build, a no-op otherwise)
+  ZCAST_DOMAIN=$other ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -f -qq -e trace=openat -o "$tmpd/trace" "${player[@]}"
   opened=$(grep -c '\.mcap", O_RDONLY' "$tmpd/trace" || true)
   [ "$opened" = "$np" ] || fail "the player opened $np pieces $opened times"
 else
