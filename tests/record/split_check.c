@@ -43,8 +43,9 @@ int main(int argc, char **argv)
 			/* the low 32 bits of the zcast sequence: this test stays far below 2^32 */
 			int64_t seq = m.sequence;
 			if (seq <= last) {
-				fprintf(stderr, "split_check: %s: sequence %" PRId64 " after %" PRId64
-						"\n", argv[i], seq, last);
+				fprintf(stderr,
+					"split_check: %s: sequence %" PRId64 " after %" PRId64 "\n",
+					argv[i], seq, last);
 				return 1;
 			}
 			if (first < 0)
@@ -60,8 +61,9 @@ int main(int argc, char **argv)
 		for (int j = 0; i == argc - 1 && j < r.nmetadata; j++)
 			if (!strcmp(r.metadata[j].name, "zcast") &&
 			    bag_meta(r.metadata[j].meta, r.metadata[j].nmeta, key))
-				dropped = strtoull(bag_meta(r.metadata[j].meta, r.metadata[j].nmeta, key),
-						   NULL, 10);
+				dropped =
+				    strtoull(bag_meta(r.metadata[j].meta, r.metadata[j].nmeta, key),
+					     NULL, 10);
 		bag_close(&r);
 	}
 	printf("pieces %d messages %" PRIu64 " dropped %" PRIu64 "\n", argc - 5, count, dropped);
