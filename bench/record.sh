@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # zcast record / play benchmark (docs/RECORDING.md), ratios from one run:
-#  1. recorder sustained rate: `zcast pub` publishes 1 MiB messages as fast as it can for SECONDS
-#     while `zcast record --compression none` records them; the bytes it wrote per second against
-#     the filesystem's own sequential write (dd, 4 MiB blocks) of the same total bytes into the same
-#     directory (after the recording is deleted and synced), both into the page cache; with the
-#     recorder's and dd's CPU time per MB and the drops; ZCAST_RECORD_REPS rounds (default 3),
-#     dd after the recorder in odd rounds and before it in even ones, medians of the ratios. With
-#     no drops the publisher set the pace: the recorder kept up with all it was offered;
+#  1. recorder sustained rate: zcast-rec-feed (bench/rec_feed.c: 2 publishers of 1 MiB messages,
+#     16 slots each, payloads written once per slot, so a message costs the feeder a loan and a
+#     publish) offers more than the recorder can write, and `zcast record --compression none
+#     --duration SECONDS` records; the recorder's rate = bytes of its files / its own wall time
+#     (from the moment the feeder starts publishing, which it does once the recorder has joined,
+#     to the recorder's exit: the last file closed); against the filesystem's own sequential write
+#     (dd, 4 MiB blocks) of the same total bytes into the same directory, both into the page cache
+#     (no fsync in either); with the recorder's and dd's CPU time per MB and the drops;
+#     ZCAST_RECORD_REPS rounds (default 5), dd after the recorder in odd rounds and before it in
+#     even ones, medians of the ratios. (Before, `zcast pub --rate 0` fed it: a 1 MiB copy per
+#     message, 474 MB/s, so the publisher's pace was measured, not the recorder's.)
 #  2. replay timing: a 1 kHz stream of 16 B and a 30 Hz stream of 4 MiB recorded, each played
 #     back ZCAST_PLAY_REPS times (default 5) while a second recorder records the replay;
 #     |replayed - recorded| inter-message interval per message, p50 / p99 (record_timing.py),
@@ -23,6 +27,8 @@ build=$1
 quick=${2:-}
 zcast="$build/tools/zcast"
 secs=5; [ "$quick" = --quick ] && secs=2
+feed="$build/bench/zcast-rec-feed"
+rsecs=${ZCAST_RECORD_SECS:-3}; [ "$quick" = --quick ] && rsecs=1
 dir=$(mktemp -d "${TMPDIR:-/tmp}/zcast-recbench-XXXXXX")
 export ZCAST_DOMAIN="recbench-$$"
 cleanup() {
@@ -36,11 +42,10 @@ trap cleanup EXIT
 # ---- 1. sustained rate (of $zcast, and of $ZCAST_RECORD_BASELINE too when set: a same-run A/B) ----
 # $reps rounds; each round records, then runs dd (even rounds: dd first), both timed and their CPU
 # taken; record_rate.py prints each round and the medians of the ratios.
-head -c $((1 << 20)) /dev/urandom >"$dir/payload"
-reps=${ZCAST_RECORD_REPS:-3}; [ "$quick" = --quick ] && reps=1
+reps=${ZCAST_RECORD_REPS:-5}; [ "$quick" = --quick ] && reps=1
 rates="$dir/rates.tsv"
 : >"$rates"
-last_bytes=$(( (secs * 450) << 20 )) # what dd writes when it goes first: the last recording's size
+last_bytes=$(( (rsecs * 1000) << 20 )) # what dd writes when it goes first: the last recording's size
 dd_round() { # prints: bytes t0 t1 user sys
   local blocks=$(( ($1 + 4194303) / 4194304 )) t0 t1
   sync
@@ -53,14 +58,15 @@ dd_round() { # prints: bytes t0 t1 user sys
   echo "$((blocks * 4194304)) $t0 $t1 $(cat "$dir/ddcpu")"
 }
 rate_test() { # recorder label round dd_first
-  local recorder=$1 label=$2 round=$3 ddfirst=$4 ddt="" pub bytes info drops count
+  local recorder=$1 label=$2 round=$3 ddfirst=$4 ddt="" pub bytes info drops count t0 t1
   [ "$ddfirst" = 1 ] && ddt=$(dd_round "$last_bytes")
-  "$zcast" pub /bench/big --file "$dir/payload" --rate 0 >/dev/null 2>&1 &
+  "$feed" /bench/big $((1 << 20)) 2 16 $((rsecs + 3)) >"$dir/feed" &
   pub=$!
-  sleep 0.5
-  /usr/bin/time -f '%U %S' -o "$dir/cpu" "$recorder" record -q -o "$dir/rate" --compression none \
-    --duration "$secs" /bench/big
+  /usr/bin/time -f "%U %S" -o "$dir/cpu" "$recorder" record -q -o "$dir/rate" --compression none --lossless \
+    --duration "$rsecs" /bench/big
+  t1=$(date +%s.%N)
   kill $pub; wait $pub 2>/dev/null || true
+  t0=$(grep -o '^start [0-9.]*' "$dir/feed" | grep -o '[0-9.]*$')
   bytes=$(cat "$dir"/rate/*.mcap | wc -c)
   info=$("$zcast" bag info "$dir/rate")
   drops=$(grep -o 'Dropped: [0-9]*' <<<"$info" | grep -o '[0-9]*$' || echo 0)
@@ -69,7 +75,7 @@ rate_test() { # recorder label round dd_first
   rm -rf "$dir/rate"
   last_bytes=$bytes
   [ "$ddfirst" = 1 ] || ddt=$(dd_round "$bytes")
-  echo "recorder$label	$round	$bytes $secs $(cat "$dir/cpu") $count $drops	$ddt" >>"$rates"
+  echo "recorder$label	$round	$bytes $(python3 -c "print($t1 - $t0)") $(cat "$dir/cpu") $count $drops	$ddt" >>"$rates"
 }
 HERE_RB=$(cd "$(dirname "$0")" && pwd)
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"

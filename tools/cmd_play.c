@@ -27,7 +27,8 @@ struct play_chan {
 struct player {
 	const struct cli *c;
 	struct rec_piece *pieces;
-	int npieces;
+	struct bag_reader *readers; /* one per piece, opened and checked before the first publish */
+	int npieces, nopen;
 	struct play_chan *ch;
 	int nch, cap;
 	int *map; /* channel id of the open file -> index in ch */
@@ -93,20 +94,29 @@ static int open_file(const struct rec_piece *p, struct bag_reader *r)
 	return -1;
 }
 
-/* First pass: channels, the largest message of each (slot size), the first time. */
+/* First pass, before anything is published: every piece opened and checked (records, chunk
+ * CRCs, indexes, summary: a bad piece is "file: offset: what" now, not half-way through the
+ * replay), its channels, the largest message of each (slot size), the first time. The pieces stay
+ * open: the replay moves from one to the next without opening (and walking) a file at that moment. */
 static int survey(struct player *P)
 {
+	P->readers = calloc((size_t)P->npieces, sizeof *P->readers);
+	if (!P->readers)
+		return -1;
 	for (int f = 0; f < P->npieces; f++) {
-		struct bag_reader r;
-		if (open_file(&P->pieces[f], &r) != 0 || map_channels(P, &r) != 0)
+		struct bag_reader *r = &P->readers[f];
+		if (open_file(&P->pieces[f], r) != 0)
 			return -1;
-		if (r.truncated)
+		P->nopen++;
+		if (map_channels(P, r) != 0)
+			return -1;
+		if (r->truncated)
 			fprintf(stderr, "zcast play: %s: no footer (its recorder died); playing its "
 					"complete chunks\n",
 				P->pieces[f].path);
 		struct bag_message m;
 		int k;
-		while ((k = bag_next(&r, &m)) > 0) {
+		while ((k = bag_next(r, &m)) > 0) {
 			struct play_chan *pc = &P->ch[P->map[m.channel]];
 			if (m.len > pc->max_len)
 				pc->max_len = m.len;
@@ -114,11 +124,11 @@ static int survey(struct player *P)
 				P->first = m.log_time;
 			P->any = true;
 		}
-		if (k < 0)
-			fprintf(stderr, "zcast play: %s\n", r.err.text);
-		bag_close(&r);
-		if (k < 0)
+		if (k < 0) {
+			fprintf(stderr, "zcast play: %s\n", r->err.text);
 			return -1;
+		}
+		bag_idle(r);
 	}
 	return 0;
 }
@@ -192,14 +202,13 @@ static int publish(struct play_chan *pc, zcast_msg *msg)
 	return r;
 }
 
-static int play_file(struct player *P, const struct rec_piece *piece, uint64_t t0, int64_t mono0)
+static int play_file(struct player *P, struct bag_reader *r, uint64_t t0, int64_t mono0)
 {
-	struct bag_reader r;
-	if (open_file(piece, &r) != 0 || map_channels(P, &r) != 0)
+	if (map_channels(P, r) != 0)
 		return -1;
 	struct bag_message m;
 	int k = 0, x = 0;
-	while (!cli_stop && (k = bag_next(&r, &m)) > 0) {
+	while (!cli_stop && (k = bag_next(r, &m)) > 0) {
 		struct play_chan *pc = &P->ch[P->map[m.channel]];
 		if (!pc->pub || m.log_time < t0)
 			continue;
@@ -221,8 +230,8 @@ static int play_file(struct player *P, const struct rec_piece *piece, uint64_t t
 		}
 	}
 	if (!cli_stop && k < 0)
-		fprintf(stderr, "zcast play: %s\n", r.err.text);
-	bag_close(&r);
+		fprintf(stderr, "zcast play: %s\n", r->err.text);
+	bag_idle(r); /* rewound for --loop, its chunk buffer freed */
 	return x < 0 || (!cli_stop && k < 0) ? -1 : 0;
 }
 
@@ -277,7 +286,7 @@ static int run(struct cli *c)
 			uint64_t t0 = P.first + (uint64_t)(offset * 1e9);
 			int64_t mono0 = cli_now_ns();
 			for (int f = 0; f < P.npieces && r == CLI_OK && !cli_stop; f++)
-				if (play_file(&P, &P.pieces[f], t0, mono0) != 0)
+				if (play_file(&P, &P.readers[f], t0, mono0) != 0)
 					r = CLI_EFAIL;
 		} while (cli_flag(c, "loop") && r == CLI_OK && !cli_stop);
 	}
@@ -289,6 +298,9 @@ static int run(struct cli *c)
 	}
 	if (!cli_flag(c, "quiet") && r == CLI_OK)
 		fprintf(stderr, "zcast play: published %" PRIu64 " messages\n", sent);
+	for (int f = 0; f < P.nopen; f++)
+		bag_close(&P.readers[f]);
+	free(P.readers);
 	free(P.ch);
 	free(P.map);
 	free(P.pieces);

@@ -1,8 +1,9 @@
 /* zcast record: every topic of a domain (or those matching patterns, also topics that appear
  * later) into MCAP files as rosbag2 writes them (docs/RECORDING.md). The take loop copies each
  * message into the open chunk and drops it at once; a writer thread compresses and writes sealed
- * chunks. Uncompressed, a large message is written from its slot before it is dropped (no copy). Subscribers are DROP_OLD with a deep queue (drops counted per topic), or FULL with
- * --lossless. */
+ * chunks. Uncompressed, a large message is written from its slot before it is dropped (no copy).
+ * Subscribers are DROP_OLD with a deep queue (drops counted per topic), or FULL with --lossless.
+ * Split pieces are opened ahead and closed behind by a helper thread (rec_split.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
@@ -24,6 +25,7 @@ struct rec_sub {
 	zcast_sub *sub;
 	int channel; /* in the open file; -1 until its first message there */
 	uint64_t messages, bytes, dropped;
+	uint64_t stale; /* taken, but gone before it could be read: lost, counted with the drops */
 };
 
 struct recorder {
@@ -36,6 +38,7 @@ struct recorder {
 	uint64_t max_bytes;
 	int64_t max_dur_ns, wall_offset;
 	struct bag_writer *w;
+	struct rec_split *split; /* splitting: next piece opened ahead, last closed behind */
 	struct rec_piece *pieces;
 	int npieces, cap_pieces;
 	struct rec_sub **subs;
@@ -67,7 +70,9 @@ static int open_piece(struct recorder *R)
 	snprintf(p.name, sizeof p.name, "%s_%d.mcap", R->base, R->npieces);
 	snprintf(p.path, sizeof p.path, "%s/%s", R->dir, p.name);
 	struct bag_err e;
-	if (bag_writer_open(p.path, &R->wo, &R->w, &e) != 0) {
+	int r = R->split && R->npieces ? rec_split_take(R->split, &R->w, &e)
+				       : bag_writer_open(p.path, &R->wo, &R->w, &e);
+	if (r != 0) {
 		fprintf(stderr, "zcast record: %s\n", e.text);
 		return -1;
 	}
@@ -76,6 +81,11 @@ static int open_piece(struct recorder *R)
 	for (int i = 0; i < R->nsubs; i++)
 		R->subs[i]->channel = -1;
 	R->file_start = cli_now_ns();
+	if (R->split) { /* the piece after this one, opened while this one fills */
+		char next[sizeof p.path];
+		snprintf(next, sizeof next, "%s/%s_%d.mcap", R->dir, R->base, R->npieces);
+		rec_split_prepare(R->split, next, &R->wo);
+	}
 	return write_index(R);
 }
 
@@ -99,7 +109,7 @@ static void update_drops(struct recorder *R)
 	for (int i = 0; i < R->nsubs; i++) {
 		zcast_sub_stat st;
 		if (zcast_sub_stat_get(R->subs[i]->sub, &st) == 0)
-			R->subs[i]->dropped = st.dropped + st.rejected;
+			R->subs[i]->dropped = st.dropped + st.rejected + R->subs[i]->stale;
 	}
 }
 
@@ -141,13 +151,19 @@ static int write_index(struct recorder *R)
 	return r;
 }
 
-static int close_piece(struct recorder *R)
+/* At a split (`last` false, with the helper) the piece is handed over and closed behind: the take
+ * loop goes on at once. The last piece is closed here. */
+static int close_piece(struct recorder *R, bool last)
 {
 	if (!R->w)
 		return 0;
 	drops_metadata(R);
 	struct bag_err e;
-	int r = bag_writer_close(R->w, &e);
+	int r = 0;
+	if (R->split && !last)
+		rec_split_close(R->split, R->w);
+	else
+		r = bag_writer_close(R->w, &e);
 	R->w = NULL;
 	if (r != 0)
 		fprintf(stderr, "zcast record: %s\n", e.text);
@@ -262,8 +278,12 @@ static int record_msg(struct recorder *R, struct rec_sub *s, zcast_msg *m)
 	}
 	const uint8_t *p = zcast_msg_data(m);
 	size_t n = zcast_msg_size(m), skip = s->d.typed ? ZCAST_TYPED_HEADER_OFFSET : 0;
-	if (!p || n < skip)
-		return 0; /* stale, or not a typed message after all: nothing to keep */
+	if (!p) {
+		s->stale++; /* gone before we read it: a loss like a drop */
+		return 0;
+	}
+	if (n < skip)
+		return 0; /* not a typed message after all: nothing to keep */
 	uint64_t t = (uint64_t)(zcast_msg_time_ns(m) + R->wall_offset);
 	if (bag_writer_message(R->w, s->channel, (uint32_t)zcast_msg_sequence(m), t, t, p + skip,
 			       n - skip) != 0)
@@ -328,7 +348,9 @@ static void housekeeping(struct recorder *R, int64_t now)
 	bool by_size = R->w && R->max_bytes && bag_writer_size(R->w) >= R->max_bytes;
 	bool by_time = R->w && R->max_dur_ns && now - R->file_start >= R->max_dur_ns;
 	/* Split: the next piece is opened by the next message, so no piece is left empty. */
-	if ((by_size || by_time) && bag_writer_messages(R->w) > 0 && close_piece(R) != 0)
+	if ((by_size || by_time) && bag_writer_messages(R->w) > 0 && close_piece(R, false) != 0)
+		R->failed = true;
+	if (R->split && rec_split_failed(R->split)) /* a piece closed behind could not be written */
 		R->failed = true;
 	progress(R, false);
 }
@@ -435,8 +457,12 @@ static int run(struct cli *c)
 	int r = setup(&R, c);
 	if (r != CLI_OK)
 		return r;
-	if (open_piece(&R) != 0)
+	if ((R.max_bytes || R.max_dur_ns) && rec_split_start(&R.split) != 0)
+		R.split = NULL; /* no thread: pieces are opened and closed by the take loop */
+	if (open_piece(&R) != 0) {
+		rec_split_stop(R.split);
 		return CLI_EFAIL;
+	}
 	if (!R.quiet)
 		fprintf(stderr, "zcast record: domain %s into %s/ (%s chunks%s)\n", R.domain, R.dir,
 			R.wo.compression[0] ? R.wo.compression : "uncompressed",
@@ -445,7 +471,7 @@ static int run(struct cli *c)
 	watch_topics(&R);
 	scan(&R);
 	r = loop(&R, duration > 0 ? cli_now_ns() + (int64_t)(duration * 1e9) : 0);
-	if (close_piece(&R) != 0)
+	if (close_piece(&R, true) != 0 || rec_split_stop(R.split) != 0)
 		r = CLI_EFAIL;
 	rec_watch_stop(R.watch); /* before the guard it triggers */
 	zcast_waitset_destroy(R.ws); /* before its subscribers and guard: it owns neither */

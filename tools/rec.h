@@ -38,6 +38,22 @@ int rec_watch_start(const char *domain, zcast_guard *guard, struct rec_watch **o
 /* Stops and joins the thread (NULL: nothing). The guard is the caller's. */
 void rec_watch_stop(struct rec_watch *w);
 
+/* ---- rec_split.c: split pieces opened ahead and closed behind, on a helper thread ---- */
+struct rec_split;
+int rec_split_start(struct rec_split **out); /* -1: no thread */
+/* Has the piece `path` opened ahead (as path.next) with o, for the next rec_split_take. */
+void rec_split_prepare(struct rec_split *s, const char *path, const struct bag_writer_opts *o);
+/* The piece prepared last, renamed to its path; waits while it is still being opened. Only after
+ * a rec_split_prepare. 0, or -1 with e. */
+int rec_split_take(struct rec_split *s, struct bag_writer **w, struct bag_err *e);
+/* Hands w over to be closed (last chunk, summary, footer) on the helper thread. */
+void rec_split_close(struct rec_split *s, struct bag_writer *w);
+/* True once a close failed (its error printed once). */
+bool rec_split_failed(struct rec_split *s);
+/* Closes every piece handed over, removes one prepared and not taken, ends the thread, frees s
+ * (NULL: nothing). -1 when a close failed. */
+int rec_split_stop(struct rec_split *s);
+
 /* ---- rec_files.c: the pieces of a recording ---- */
 struct rec_piece {
 	char path[4096];

@@ -133,6 +133,8 @@ int bag_writer_metadata(struct bag_writer *w, const char *name, const char *cons
 /* Bytes in the file and in the chunk being filled (for size-based splitting). */
 uint64_t bag_writer_size(const struct bag_writer *w);
 uint64_t bag_writer_messages(const struct bag_writer *w);
+/* Renames the file being written (rename(2)); later errors name the new path. 0 or -1 (e set). */
+int bag_writer_rename(struct bag_writer *w, const char *path, struct bag_err *e);
 /* Writes what is left, the summary and footer, and closes. Frees w. 0 or -1 (e set). */
 int bag_writer_close(struct bag_writer *w, struct bag_err *e);
 
@@ -203,6 +205,8 @@ int bag_open(const char *path, struct bag_reader *r);
 void bag_close(struct bag_reader *r);
 /* Restarts the message walk at the start of the data section. */
 void bag_rewind(struct bag_reader *r);
+/* Rewinds and frees the current chunk's buffer: a reader kept open while others are read. */
+void bag_idle(struct bag_reader *r);
 /* The next message in file order: 1, 0 at the end, -1 on bad data (r->err). Its data stays valid
  * until the next call. */
 int bag_next(struct bag_reader *r, struct bag_message *m);

@@ -337,6 +337,14 @@ void bag_rewind(struct bag_reader *r)
 	r->ended = false;
 }
 
+void bag_idle(struct bag_reader *r)
+{
+	bag_rewind(r);
+	free(r->chunk);
+	r->chunk = NULL;
+	r->chunk_cap = 0;
+}
+
 int bag_next(struct bag_reader *r, struct bag_message *m)
 {
 	struct bag_rec rec;

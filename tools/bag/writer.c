@@ -301,6 +301,20 @@ uint64_t bag_writer_size(const struct bag_writer *w)
 	return __atomic_load_n(&w->offset, __ATOMIC_RELAXED) + w->cur->records.len;
 }
 
+int bag_writer_rename(struct bag_writer *w, const char *path, struct bag_err *e)
+{
+	char *p = strdup(path);
+	if (!p || rename(w->path, path) != 0) {
+		bag_err_set(e, w->path, -1, "cannot rename to %s: %s", path,
+			    p ? strerror(errno) : "out of memory");
+		free(p);
+		return -1;
+	}
+	free(w->path); /* the writer thread never reads it: only the appender and close do */
+	w->path = p;
+	return 0;
+}
+
 uint64_t bag_writer_messages(const struct bag_writer *w)
 {
 	return w->messages;
