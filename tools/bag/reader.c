@@ -337,6 +337,14 @@ void bag_rewind(struct bag_reader *r)
 	r->ended = false;
 }
 
+void bag_release_chunk(struct bag_reader *r)
+{
+	free(r->chunk);
+	r->chunk = NULL;
+	r->chunk_cap = r->chunk_len = r->chunk_at = 0;
+	r->recs = NULL;
+}
+
 int bag_next(struct bag_reader *r, struct bag_message *m)
 {
 	struct bag_rec rec;
