@@ -31,7 +31,7 @@ struct play_chan {
 struct player {
 	const struct cli *c;
 	struct rec_piece *pieces;
-	struct bag_reader *files; /* one per piece, opened by survey, kept open to the end */
+	struct bag_reader *readers; /* one per piece, opened and checked before the first publish */
 	int npieces, nopen;
 	struct play_chan *ch;
 	int nch, cap;
@@ -98,16 +98,17 @@ static int open_file(const struct rec_piece *p, struct bag_reader *r)
 	return -1;
 }
 
-/* First pass, before any clock runs: every file opened (bag_open reads and checks all of it: on
- * the replay's clock that was the first message late by up to seconds for a large file) and kept
- * open; channels, the largest message of each (slot size), the first time. */
+/* First pass, before anything is published: every piece opened and checked (records, chunk
+ * CRCs, indexes, summary: a bad piece is "file: offset: what" now, not half-way through the
+ * replay), its channels, the largest message of each (slot size), the first time. The pieces stay
+ * open: the replay moves from one to the next without opening (and walking) a file at that moment. */
 static int survey(struct player *P)
 {
-	P->files = calloc((size_t)P->npieces, sizeof *P->files);
-	if (!P->files)
+	P->readers = calloc((size_t)P->npieces, sizeof *P->readers);
+	if (!P->readers)
 		return -1;
 	for (int f = 0; f < P->npieces; f++) {
-		struct bag_reader *r = &P->files[f];
+		struct bag_reader *r = &P->readers[f];
 		if (open_file(&P->pieces[f], r) != 0)
 			return -1;
 		P->nopen++;
@@ -131,7 +132,7 @@ static int survey(struct player *P)
 			fprintf(stderr, "zcast play: %s\n", r->err.text);
 			return -1;
 		}
-		bag_release_chunk(r); /* one file is walked at a time: one chunk buffer at a time */
+		bag_idle(r);
 	}
 	return 0;
 }
@@ -236,7 +237,6 @@ static int send_on_time(struct player *P, struct pass *T, struct play_chan *pc, 
 
 static int play_file(struct player *P, struct bag_reader *r, struct pass *T)
 {
-	bag_rewind(r);
 	if (map_channels(P, r) != 0) /* this file's channel ids */
 		return -1;
 	struct bag_message m;
@@ -259,8 +259,7 @@ static int play_file(struct player *P, struct bag_reader *r, struct pass *T)
 	}
 	if (!cli_stop && k < 0)
 		fprintf(stderr, "zcast play: %s\n", r->err.text);
-	if (P->npieces > 1)
-		bag_release_chunk(r);
+	bag_idle(r); /* rewound for --loop, its chunk buffer freed */
 	return x < 0 || (!cli_stop && k < 0) ? -1 : 0;
 }
 
@@ -314,7 +313,7 @@ static int run(struct cli *c)
 		do {
 			struct pass T = {.t0 = P.first + (uint64_t)(offset * 1e9)};
 			for (int f = 0; f < P.npieces && r == CLI_OK && !cli_stop; f++)
-				if (play_file(&P, &P.files[f], &T) != 0)
+				if (play_file(&P, &P.readers[f], &T) != 0)
 					r = CLI_EFAIL;
 		} while (cli_flag(c, "loop") && r == CLI_OK && !cli_stop);
 	}
@@ -327,8 +326,8 @@ static int run(struct cli *c)
 	if (!cli_flag(c, "quiet") && r == CLI_OK)
 		fprintf(stderr, "zcast play: published %" PRIu64 " messages\n", sent);
 	for (int f = 0; f < P.nopen; f++)
-		bag_close(&P.files[f]);
-	free(P.files);
+		bag_close(&P.readers[f]);
+	free(P.readers);
 	free(P.ch);
 	free(P.map);
 	free(P.pieces);

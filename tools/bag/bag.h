@@ -203,10 +203,8 @@ int bag_open(const char *path, struct bag_reader *r);
 void bag_close(struct bag_reader *r);
 /* Restarts the message walk at the start of the data section. */
 void bag_rewind(struct bag_reader *r);
-/* Frees the buffer of decompressed chunk records (bag_next allocates it again when it needs it):
- * for a caller that keeps many files open but walks one at a time. Ends the current chunk: call
- * it at the end of a walk, or right before bag_rewind. */
-void bag_release_chunk(struct bag_reader *r);
+/* Rewinds and frees the current chunk's buffer: a reader kept open while others are read. */
+void bag_idle(struct bag_reader *r);
 /* The next message in file order: 1, 0 at the end, -1 on bad data (r->err). Its data stays valid
  * until the next call. */
 int bag_next(struct bag_reader *r, struct bag_message *m);

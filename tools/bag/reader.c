@@ -337,12 +337,12 @@ void bag_rewind(struct bag_reader *r)
 	r->ended = false;
 }
 
-void bag_release_chunk(struct bag_reader *r)
+void bag_idle(struct bag_reader *r)
 {
+	bag_rewind(r);
 	free(r->chunk);
 	r->chunk = NULL;
-	r->chunk_cap = r->chunk_len = r->chunk_at = 0;
-	r->recs = NULL;
+	r->chunk_cap = 0;
 }
 
 int bag_next(struct bag_reader *r, struct bag_message *m)
