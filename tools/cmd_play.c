@@ -1,7 +1,11 @@
 /* zcast play: publishes a recording on its original timing against CLOCK_MONOTONIC (scaled by
  * --rate), each message read from the file straight into a zcast loan. Typed channels (cdr) get
  * their topic's type identity back, and channels of topics that had history (transient local)
- * publish with that history depth. */
+ * publish with that history depth.
+ * Nothing slow happens on the replay's clock: every file is opened (and checked, which reads all
+ * of it) once, before the clock starts, and stays open; a message is read, decompressed and copied
+ * into its loan before its time, and only published at it; and a pass's clock starts when its
+ * first message goes out, so the time it took to get that one ready delays no later message. */
 #define _GNU_SOURCE
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -202,28 +206,52 @@ static int publish(struct play_chan *pc, zcast_msg *msg)
 	return r;
 }
 
-static int play_file(struct player *P, struct bag_reader *r, uint64_t t0, int64_t mono0)
+/* One pass's clock: a message of log time t is due at mono0 + (t - t0) / rate. */
+struct pass {
+	uint64_t t0;
+	int64_t mono0;
+	bool started; /* mono0 is set (by the pass's first message) */
+};
+
+/* The message, in its loan, waits for its time and goes out. The pass's first message is due
+ * (t - t0) / rate after it was ready, and its clock is set when that message has gone out: so
+ * b_i - b_0 >= (t_i - t_0) / rate for every later one, whatever getting the first ready cost. */
+static int send_on_time(struct player *P, struct pass *T, struct play_chan *pc, uint64_t t,
+			zcast_msg *msg)
 {
-	if (map_channels(P, r) != 0)
+	int64_t after = (int64_t)((double)(t - T->t0) / P->rate);
+	play_clock_wait((T->started ? T->mono0 : play_clock_now()) + after, P->spin_ns, &cli_stop);
+	if (cli_stop) {
+		zcast_msg_drop(msg);
+		return 0;
+	}
+	int x = publish(pc, msg);
+	if (x < 0 && cli_stop)
+		return 0; /* its wait for room was cut short by Ctrl-C: not a failure */
+	if (x == 0 && !T->started) {
+		T->mono0 = play_clock_now() - after;
+		T->started = true;
+	}
+	return x;
+}
+
+static int play_file(struct player *P, struct bag_reader *r, struct pass *T)
+{
+	if (map_channels(P, r) != 0) /* this file's channel ids */
 		return -1;
 	struct bag_message m;
 	int k = 0, x = 0;
 	while (!cli_stop && (k = bag_next(r, &m)) > 0) {
 		struct play_chan *pc = &P->ch[P->map[m.channel]];
-		if (!pc->pub || m.log_time < t0)
+		if (!pc->pub || m.log_time < T->t0)
 			continue;
-		/* Read (bag_next) and copied into a loan before the deadline; published at it. */
+		/* Read (bag_next), decompressed and copied into a loan before its time. */
 		zcast_msg *msg = NULL;
 		if ((x = prepare(pc, &m, &msg)) == 0)
-			play_clock_wait(mono0 + (int64_t)((double)(m.log_time - t0) / P->rate),
-					P->spin_ns, &cli_stop);
-		if (cli_stop) {
-			if (msg)
-				zcast_msg_drop(msg);
+			x = send_on_time(P, T, pc, m.log_time, msg);
+		else if (cli_stop)
 			x = 0;
-			break;
-		}
-		if (x < 0 || (x = publish(pc, msg)) < 0) {
+		if (x < 0) {
 			fprintf(stderr, "zcast play: publish on %s failed: %s\n", pc->out,
 				zcast_strerror(x));
 			break;
@@ -283,10 +311,9 @@ static int run(struct cli *c)
 		wait_for_subscribers(&P, subs);
 		r = CLI_OK;
 		do {
-			uint64_t t0 = P.first + (uint64_t)(offset * 1e9);
-			int64_t mono0 = cli_now_ns();
+			struct pass T = {.t0 = P.first + (uint64_t)(offset * 1e9)};
 			for (int f = 0; f < P.npieces && r == CLI_OK && !cli_stop; f++)
-				if (play_file(&P, &P.readers[f], t0, mono0) != 0)
+				if (play_file(&P, &P.readers[f], &T) != 0)
 					r = CLI_EFAIL;
 		} while (cli_flag(c, "loop") && r == CLI_OK && !cli_stop);
 	}
