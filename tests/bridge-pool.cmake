@@ -8,5 +8,5 @@ if(TARGET zcast_bridge_cli)
   zcast_generate_messages(pool_peer TYPES sensor_msgs/Image)
   add_test(NAME bridge_pool COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/pool_test.sh
     $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:pool_peer>)
-  set_tests_properties(bridge_pool PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+  set_tests_properties(bridge_pool PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
 endif()

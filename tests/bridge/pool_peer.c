@@ -173,9 +173,12 @@ static int sub(const char *prefix, int n, uint32_t count, int argc, char **argv)
 	}
 	printf("topics %d complete %d received %llu bad %llu dup %llu\n", n, complete,
 	       (unsigned long long)received, (unsigned long long)bad, (unsigned long long)dup);
+	fflush(stdout);
 	zcast_waitset_destroy(ws);
 	for (int t = 0; t < n; t++)
 		zcast_sub_close(s[t]);
+	free(s);
+	free(tl);
 	return complete == n && !bad && !dup && received == (uint64_t)n * count ? 0 : 1;
 }
 
