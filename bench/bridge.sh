@@ -4,14 +4,18 @@
 # and (b) zcast publisher -> zcast-bridge -> DDS -> zcast-bridge -> zcast subscriber, in the same run.
 # Latency: ping-pong, one-way = RTT/2 (p50/p90/p99); throughput: reliable, as fast as allowed.
 #   bench/bridge.sh <build dir> [--quick] [--lat64] [--second-reader] [--no-catchup]
+#                   [--threads=N] [--idle=N]
 # --lat64: only the 64 B latency; --second-reader: a second receiving bridge on B (its own zcast
 # domain) reads /ping too, so A's writer serves two bridges; --no-catchup: in routes without their
-# catch-up reader (catchup=0).
+# catch-up reader (catchup=0); --threads=N: "threads N" in both bridges' configs (docs/BRIDGE.md,
+# "Threads"; absent: the bridge's default); --idle=N: N more routes A -> B that carry nothing (a
+# bridge of many routes).
 # Needs root and `ip netns`; prints "bridge: skipped (...)" otherwise.
 set -uo pipefail
-BUILD=$1 QUICK="" LAT64="" SECOND="" INOPT=""
+BUILD=$1 QUICK="" LAT64="" SECOND="" INOPT="" THREADS="" IDLE=0
 for a in "${@:2}"; do
-  case $a in --quick) QUICK=$a ;; --lat64) LAT64=1 ;; --second-reader) SECOND=1 ;; --no-catchup) INOPT=" catchup=0" ;; esac
+  case $a in --quick) QUICK=$a ;; --lat64) LAT64=1 ;; --second-reader) SECOND=1 ;; --no-catchup) INOPT=" catchup=0" ;;
+    --threads=*) THREADS=${a#--threads=} ;; --idle=*) IDLE=${a#--idle=} ;; esac
 done
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN=$BUILD/bench/zcast-bench-bridge BRIDGE=$BUILD/bridge/zcast-bridge
@@ -42,20 +46,24 @@ for h in A B; do
     echo "$mine /ping sensor_msgs/msg/Image reliable max_size=5M depth=4$INOPT"
     echo "$other /pong sensor_msgs/msg/Image reliable max_size=5M depth=4$INOPT"
     echo "$mine /thr sensor_msgs/msg/Image reliable max_size=5M depth=8$INOPT"
+    [ -n "$THREADS" ] && echo "threads $THREADS"
+    for i in $(seq 1 "$IDLE"); do echo "$mine /idle/t$i sensor_msgs/msg/Image reliable$INOPT"; done
   } > "$W/$h.conf"
 done
 "${zA[@]}" "$BRIDGE" "$W/A.conf" > "$W/bridgeA.log" 2>&1 & pids+=($!)
 "${zB[@]}" "$BRIDGE" "$W/B.conf" > "$W/bridgeB.log" 2>&1 & pids+=($!)
-n_active=6
+n_active=$((6 + 2 * IDLE))
 if [ -n "$SECOND" ]; then
   printf 'zcast_domain %sx\nin /ping sensor_msgs/msg/Image reliable max_size=5M depth=4%s\n' "$DB" "$INOPT" > "$W/B2.conf"
   "${zB[@]}" "$BRIDGE" "$W/B2.conf" > "$W/bridgeB2.log" 2>&1 & pids+=($!)
-  n_active=7
+  n_active=$((7 + 2 * IDLE))
 fi
-for _ in $(seq 200); do
+for _ in $(seq 400); do
   [ "$(cat "$W"/bridge*.log | grep -c ': active$')" -ge $n_active ] && break
   sleep 0.05
 done
+
+echo "# bridge threads (/proc/<pid>/task): A $(ls /proc/${pids[0]}/task | wc -l), B $(ls /proc/${pids[1]}/task | wc -l)"
 
 lat() { # system A-prefix B-prefix bytes count
   local sys=$1 bytes=$4 count=$5

@@ -1,4 +1,5 @@
-/* A bridge: one DDS participant, one thread per route (docs/BRIDGE.md). */
+/* A bridge: one DDS participant, a pool of workers for its routes (pool.c) or one thread per route
+ * (`threads 0`) (docs/BRIDGE.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,9 @@ static struct zb_out *out_new(void)
 {
 	struct zb_out *o = calloc(1, sizeof *o);
 	if (o) {
-		pthread_mutex_init(&o->mu, NULL);
-		pthread_cond_init(&o->cv, NULL);
+		pthread_mutex_init(&o->own_mu, NULL);
+		pthread_cond_init(&o->own_cv, NULL);
+		o->mu = &o->own_mu, o->cv = &o->own_cv; /* the pool points them at its group's */
 	}
 	return o;
 }
@@ -46,8 +48,8 @@ static void out_free(struct zb_out *o)
 		free(o->held[i]);
 	free(o->held);
 	free(o->resume);
-	pthread_mutex_destroy(&o->mu);
-	pthread_cond_destroy(&o->cv);
+	pthread_mutex_destroy(&o->own_mu);
+	pthread_cond_destroy(&o->own_cv);
 	free(o);
 }
 
@@ -73,6 +75,7 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		free(b);
 		return ZCAST_ESYS;
 	}
+	int pooled = zb_pool_threads(c) > 0;
 	for (size_t i = 0; i < c->n_routes; i++) {
 		struct zb_route_rt *rt = &b->routes[i];
 		rt->cfg = &c->routes[i];
@@ -80,7 +83,7 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		rt->claim = claim_for(b, i);
 		pthread_mutex_init(&rt->mu, NULL);
 		pthread_cond_init(&rt->cv, NULL);
-		if (zcast_guard_create(&rt->wake) < 0 ||
+		if ((!pooled && zcast_guard_create(&rt->wake) < 0) ||
 		    (rt->cfg->dir == ZCAST_BRIDGE_OUT && !(rt->out = out_new()))) {
 			snprintf(err, errlen, "out of memory");
 			b->n_routes = i + 1;
@@ -95,7 +98,14 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		return ZCAST_ESYS;
 	}
 	zb_graph_publish(b); /* the node, before its endpoints */
-	for (size_t i = 0; i < b->n_routes; i++) {
+	if (pooled) {
+		int e = zb_pool_start(b, err, errlen);
+		if (e < 0) {
+			zcast_bridge_stop(b);
+			return e;
+		}
+	}
+	for (size_t i = 0; i < b->n_routes && !pooled; i++) {
 		struct zb_route_rt *rt = &b->routes[i];
 		int e = pthread_create(
 		    &rt->thread, NULL,
@@ -153,6 +163,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 	for (size_t i = 0; i < b->n_routes; i++)
 		if (b->routes[i].started)
 			pthread_join(b->routes[i].thread, NULL);
+	zb_pool_stop(b); /* pool.c: its workers and ack threads, if any */
 	zb_svcs_stop(b); /* svc_route.c: its threads, endpoints and zcast handles */
 	/* DDS first: a reader must not deliver into a publisher that is gone */
 	dds_delete(b->participant);
@@ -181,6 +192,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 			pthread_cond_destroy(&rt->claim->granted_cv);
 		}
 	}
+	zb_pool_free(b);
 	pthread_mutex_destroy(&b->graph_mu);
 	free(b);
 }

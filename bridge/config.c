@@ -19,8 +19,10 @@
 zcast_bridge_config *zcast_bridge_config_new(void)
 {
 	zcast_bridge_config *c = calloc(1, sizeof(zcast_bridge_config));
-	if (c)
+	if (c) {
 		snprintf(c->node_name, sizeof c->node_name, "zcast_bridge");
+		c->threads = -1; /* the default (pool.c) */
+	}
 	return c;
 }
 
@@ -248,6 +250,17 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		snprintf(c->zcast_domain, sizeof c->zcast_domain, "%s", w[1]);
 		return 0;
 	}
+	if (strcmp(w[0], "threads") == 0) {
+		uint64_t t;
+		int e;
+		if (n != 2)
+			return fail(p, "expected: threads <0..%d> (0: a thread per route)",
+				    ZB_MAX_THREADS);
+		if ((e = number(p, "threads", w[1], 0, ZB_MAX_THREADS, &t)) < 0)
+			return e;
+		c->threads = (int)t;
+		return 0;
+	}
 	if (strcmp(w[0], "node") == 0) {
 		if (n != 2 || !node_name_valid(w[1]) || strlen(w[1]) >= sizeof c->node_name)
 			return fail(p, "expected: node <name> (ROS 2 node name: a letter or _, then "
@@ -261,7 +274,7 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 	if (strcmp(w[0], "service") == 0) /* svc_config.c */
 		return zb_svc_config_line(c, w, n, p->line, why, sizeof why) < 0 ? fail(p, "%s", why)
 										  : 0;
-	return fail(p, "unknown keyword \"%s\" (in, out, service, dds_domain, zcast_domain, node)",
+	return fail(p, "unknown keyword \"%s\" (in, out, service, dds_domain, zcast_domain, node, threads)",
 		    w[0]);
 }
 

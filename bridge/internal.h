@@ -10,7 +10,9 @@
 #include "zcast_bridge.h"
 
 #define ZB_MAX_TYPES 256
-#define ZB_MAX_ROUTES 64
+#define ZB_MAX_ROUTES 1024
+#define ZB_MAX_THREADS 64 /* "threads N": worker threads of the pool (pool.c) */
+#define ZB_THREADS_DEFAULT 4 /* workers when the config says nothing: min(routes, this) */
 #define ZB_MAX_SERVICES 32 /* service routes (svc_*.c) */
 #define ZB_SOURCES 16	/* sending topics remembered per IN route */
 #define ZB_RING 4096	/* OUT: messages written to DDS and not yet acknowledged, at most */
@@ -19,6 +21,7 @@
 struct zb_state;
 struct zb_svc_rt;
 struct zb_held;
+struct zb_group;
 
 struct zcast_bridge_config {
 	const zcast_cdr_type *types[ZB_MAX_TYPES];
@@ -33,6 +36,7 @@ struct zcast_bridge_config {
 	size_t n_svc_types;
 	zcast_bridge_service services[ZB_MAX_SERVICES]; /* "service" lines (svc_config.c) */
 	size_t n_services;
+	int threads; /* "threads N": 0 a thread per route, N a pool of N workers; -1 unset */
 };
 
 /* The DDS side of the opaque-CDR type (sertype.c): samples are the CDR bytes, header included. */
@@ -126,8 +130,11 @@ void zb_claim_release(struct zb_claim *c);
 
 /* OUT route: what the next holder resumes from (out_resume.c), the acknowledgments (out_acks.c). */
 struct zb_out {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;   /* signalled on a write (the ack thread) and on an ack (the window) */
+	/* own_mu / own_cv for a route with its own threads; its group's in the pool (pool.c) */
+	pthread_mutex_t *mu;
+	pthread_cond_t *cv; /* signalled on a write (the ack thread) and on an ack (the window) */
+	pthread_mutex_t own_mu;
+	pthread_cond_t own_cv;
 	pthread_t ack_thread;
 	int ack_started;
 	uint64_t written, acked; /* under mu: newest written to DDS, newest acknowledged by all */
@@ -144,6 +151,9 @@ struct zb_out {
 struct zb_route_rt {
 	const zcast_bridge_route *cfg;
 	struct zcast_bridge *b;
+	struct zb_group *group; /* the pool's worker serving the route (pool.c), or NULL */
+	int ws_id, opened;	/* pool: its wait set entry (OUT: subscriber, IN: room), set up */
+	int room_on;		/* pool, IN: the room entry is enabled (the route waits for room) */
 	pthread_t thread;
 	int started;
 	struct zb_claim *claim; /* shared with the bridge's other route of this topic */
@@ -181,6 +191,8 @@ struct zcast_bridge {
 	size_t n_routes;
 	struct zb_claim claims[ZB_MAX_ROUTES];
 	struct zb_svc_rt *svcs; /* one per service route (svc_route.c) */
+	struct zb_group *groups; /* the pool (pool.c), n_groups workers; NULL: a thread per route */
+	size_t n_groups;
 };
 
 /* Service routes (svc_route.c): started after the topic routes, stopped before the participant
@@ -191,6 +203,32 @@ int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *
 
 void *zb_route_out(void *arg); /* route_out.c */
 void *zb_route_in(void *arg);  /* route_in.c */
+
+/* The steps of the routes, for the pool's workers (pool.c), which never wait in them except in a
+ * DDS write that has no room. OUT (route_out.c): open (claim file, writer, subscriber: 0 or -1);
+ * while standing by, take and keep what the subscriber holds; take over (resume, send what was
+ * kept: 0 or -1); forward one message (1, or 0 if none was queued). */
+int zb_out_open(struct zb_route_rt *rt);
+void zb_out_hold_queued(struct zb_route_rt *rt);
+int zb_out_take_over(struct zb_route_rt *rt);
+int zb_out_forward_one(struct zb_route_rt *rt);
+/* IN (route_in.c): open once the claim is granted (publisher, readers with the listener): 0 or -1;
+ * deliver what waits without waiting: returns 1 while the route still waits for room. */
+int zb_in_open(struct zb_route_rt *rt);
+int zb_in_drain(struct zb_route_rt *rt);
+
+/* The pool (pool.c): `threads N` workers, each waiting on one zcast wait set for its routes. */
+int zb_pool_start(struct zcast_bridge *b, char *err, size_t errlen);
+/* Stops and joins the workers and their ack threads (b->stop is set). */
+void zb_pool_stop(struct zcast_bridge *b);
+/* Frees the pool, after the claims were released (their waiters trigger the workers' guards). */
+void zb_pool_free(struct zcast_bridge *b);
+/* Wakes the route's worker (an IN route handed over by the listener, a claim granted). */
+void zb_pool_wake(struct zb_route_rt *rt);
+/* The guard a route's claim triggers when granted: its worker's, or its own. */
+zcast_guard *zb_route_wake(struct zb_route_rt *rt);
+/* The number of worker threads the config asks for (0: a thread per route). */
+size_t zb_pool_threads(const zcast_bridge_config *c);
 /* QoS of a route's DDS endpoints (qos.c); src: the source id a writer announces, or 0. */
 dds_qos_t *zb_route_qos(const zcast_bridge_route *r, uint64_t src);
 /* QoS of an IN route's catch-up reader: reliable, transient local (route_in.c). */
@@ -224,6 +262,9 @@ int zb_out_window(struct zb_route_rt *rt, uint64_t seq);
 int zb_out_acks_start(struct zb_route_rt *rt);
 /* Stops it; a clean stop first waits (bounded) for the last acknowledgments. */
 void zb_out_acks_stop(struct zb_route_rt *rt);
+/* With o->mu held: if written > acked, waits up to `timeout` (mu released meanwhile) for the
+ * readers to acknowledge what was written, and records it. The pool's ack threads use it. */
+void zb_out_acks_record(struct zb_route_rt *rt, dds_duration_t timeout);
 
 /* A field another process can write, read once (docs/CRASH_SAFETY.md: read once, check, use). */
 #define ZB_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))

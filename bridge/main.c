@@ -26,6 +26,7 @@ static int usage(void)
 		"config lines (docs/BRIDGE.md):\n"
 		"  dds_domain <N>\n"
 		"  zcast_domain <name>\n"
+		"  threads <N>   (worker threads for the routes; 0: a thread per route)\n"
 		"  out|in <topic> <pkg/msg/Type> reliable|best_effort [depth=N] [history=N] "
 		"[max_size=N] [slots=N] [catchup=N]\n"
 		"  service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast [max_size=N] [pending=N] "

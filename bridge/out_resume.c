@@ -96,16 +96,16 @@ void zb_out_record(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, int64_
 void zb_out_written(struct zb_route_rt *rt, uint64_t seq)
 {
 	struct zb_out *o = rt->out;
-	pthread_mutex_lock(&o->mu);
+	pthread_mutex_lock(o->mu);
 	o->written = seq;
-	pthread_cond_broadcast(&o->cv);
-	pthread_mutex_unlock(&o->mu);
+	pthread_cond_broadcast(o->cv);
+	pthread_mutex_unlock(o->mu);
 }
 
 int zb_out_window(struct zb_route_rt *rt, uint64_t seq)
 {
 	struct zb_out *o = rt->out;
-	pthread_mutex_lock(&o->mu);
+	pthread_mutex_lock(o->mu);
 	/* an entry is reused only once its message was acknowledged */
 	while (o->written > o->acked && seq - o->acked >= ZB_RING && !atomic_load(&rt->b->stop)) {
 		struct timespec ts;
@@ -113,8 +113,8 @@ int zb_out_window(struct zb_route_rt *rt, uint64_t seq)
 		ts.tv_nsec += 100 * 1000 * 1000;
 		if (ts.tv_nsec >= 1000000000)
 			ts.tv_sec++, ts.tv_nsec -= 1000000000;
-		pthread_cond_timedwait(&o->cv, &o->mu, &ts);
+		pthread_cond_timedwait(o->cv, o->mu, &ts);
 	}
-	pthread_mutex_unlock(&o->mu);
+	pthread_mutex_unlock(o->mu);
 	return atomic_load(&rt->b->stop) ? -1 : 0;
 }

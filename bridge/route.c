@@ -16,7 +16,7 @@ static const char *zdomain(const zcast_bridge_config *c)
 
 int zb_route_claim_open(struct zb_route_rt *rt)
 {
-	int e = zb_claim_open(rt->claim, zdomain(rt->b->cfg), rt->cfg->topic, rt->wake);
+	int e = zb_claim_open(rt->claim, zdomain(rt->b->cfg), rt->cfg->topic, zb_route_wake(rt));
 	if (e < 0)
 		fprintf(stderr, "zcast-bridge: %s: cannot open %s: %s\n", rt->cfg->topic,
 			rt->claim->path, strerror(-e));

@@ -210,12 +210,26 @@ static void on_data(dds_entity_t reader, void *arg)
 	(void)reader;
 	struct zb_route_rt *rt = arg;
 	pthread_mutex_lock(&rt->mu);
+	int handed = 0;
 	if (!rt->draining && atomic_load(&rt->state) == ZCAST_BRIDGE_ACTIVE &&
 	    drain(rt, 0) == WOULD_WAIT) {
-		rt->draining = 1;
+		rt->draining = handed = 1;
 		pthread_cond_signal(&rt->cv);
 	}
 	pthread_mutex_unlock(&rt->mu);
+	if (handed && rt->group)
+		zb_pool_wake(rt); /* its worker waits for room (zb_in_drain) */
+}
+
+int zb_in_drain(struct zb_route_rt *rt)
+{
+	pthread_mutex_lock(&rt->mu);
+	/* the listener keeps off while draining is set; a sample that comes after DONE is the
+	 * listener's again */
+	rt->draining = drain(rt, 0) == WOULD_WAIT;
+	int waiting = rt->draining;
+	pthread_mutex_unlock(&rt->mu);
+	return waiting;
 }
 
 /* The route's thread: drains with waits when the listener handed over; every 100 ms it also
@@ -271,6 +285,30 @@ static int open_catchup(struct zb_route_rt *rt, const dds_listener_t *l)
 	return 0;
 }
 
+int zb_in_open(struct zb_route_rt *rt)
+{
+	uint32_t nf = rt->cfg->type->n_flat ? rt->cfg->type->n_flat : 1;
+	rt->in_off = calloc(nf, sizeof *rt->in_off);
+	rt->in_len = calloc(nf, sizeof *rt->in_len);
+	int e = 0;
+	dds_listener_t *l = dds_create_listener(rt);
+	if (l)
+		dds_lset_data_available(l, on_data);
+	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
+	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint, rt->cfg->type)) ||
+	    open_catchup(rt, l) < 0) {
+		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
+		e = -1;
+	} else {
+		pthread_mutex_lock(&rt->mu);
+		atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
+		pthread_mutex_unlock(&rt->mu);
+	}
+	if (l)
+		dds_delete_listener(l); /* the readers keep their copies */
+	return e;
+}
+
 void *zb_route_in(void *arg)
 {
 	struct zb_route_rt *rt = arg;
@@ -280,23 +318,7 @@ void *zb_route_in(void *arg)
 	}
 	if (zb_route_claim(rt) < 0)
 		return NULL;
-	uint32_t nf = rt->cfg->type->n_flat ? rt->cfg->type->n_flat : 1;
-	rt->in_off = calloc(nf, sizeof *rt->in_off);
-	rt->in_len = calloc(nf, sizeof *rt->in_len);
-	dds_listener_t *l = dds_create_listener(rt);
-	if (l)
-		dds_lset_data_available(l, on_data);
-	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
-	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint, rt->cfg->type)) ||
-	    open_catchup(rt, l) < 0) {
-		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
-	} else {
-		pthread_mutex_lock(&rt->mu);
-		atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
-		pthread_mutex_unlock(&rt->mu);
+	if (zb_in_open(rt) == 0)
 		run(rt);
-	}
-	if (l)
-		dds_delete_listener(l);
 	return NULL;
 }

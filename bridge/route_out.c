@@ -188,22 +188,61 @@ static void run(struct zb_route_rt *rt)
 	}
 }
 
+int zb_out_open(struct zb_route_rt *rt)
+{
+	if (!rt->out || zb_route_claim_open(rt) < 0 || zb_route_dds_open(rt, NULL) < 0 ||
+	    open_sub(rt) < 0)
+		return -1;
+	return 0;
+}
+
+void zb_out_hold_queued(struct zb_route_rt *rt)
+{
+	zcast_msg *m;
+	while (zcast_take(rt->sub, &m) == 0) {
+		hold(rt, m);
+		zcast_msg_drop(m);
+	}
+}
+
+int zb_out_take_over(struct zb_route_rt *rt)
+{
+	if (zb_out_resume(rt) < 0 || zb_out_acks_start(rt) < 0)
+		return -1;
+	send_held(rt);
+	return 0;
+}
+
+int zb_out_forward_one(struct zb_route_rt *rt)
+{
+	zcast_msg *m;
+	int e = zcast_take(rt->sub, &m);
+	if (e == ZCAST_EAGAIN)
+		return 0;
+	if (e < 0) {
+		fprintf(stderr, "zcast-bridge: out %s: take: %s\n", rt->cfg->topic,
+			zcast_last_error());
+		return 0;
+	}
+	forward_msg(rt, m);
+	zcast_msg_drop(m);
+	return 1;
+}
+
 void *zb_route_out(void *arg)
 {
 	struct zb_route_rt *rt = arg;
-	if (!rt->out || zb_route_claim_open(rt) < 0 || zb_route_dds_open(rt, NULL) < 0 ||
-	    open_sub(rt) < 0) {
+	if (zb_out_open(rt) < 0) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
 		return NULL;
 	}
 	if (stand_by(rt) < 0)
 		return NULL;
-	if (zb_out_resume(rt) < 0 || zb_out_acks_start(rt) < 0) {
+	atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
+	if (zb_out_take_over(rt) < 0) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
 		return NULL;
 	}
-	atomic_store(&rt->state, ZCAST_BRIDGE_ACTIVE);
-	send_held(rt);
 	run(rt);
 	zb_out_acks_stop(rt);
 	return NULL;

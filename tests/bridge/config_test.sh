@@ -45,7 +45,7 @@ bad() { # expected-message-fragment, then the file's lines
 }
 R='sensor_msgs/msg/Image'
 bad '2: unknown QoS "sideways" (reliable, best_effort, default, sensor_data, transient_local)' '# x' "out /a $R sideways"
-bad '1: unknown keyword "up" (in, out, service, dds_domain, zcast_domain, node)' "up /a $R reliable"
+bad '1: unknown keyword "up" (in, out, service, dds_domain, zcast_domain, node, threads)' "up /a $R reliable"
 bad '1: bad topic name "a"' "out a $R reliable"
 bad '1: unknown type "foo/msg/Bar"' "out /a foo/msg/Bar reliable"
 bad '1: expected: in|out <topic>' "out /a $R"
