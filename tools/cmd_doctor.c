@@ -164,8 +164,8 @@ static int check_topic(const char *topic, void *ctx)
 		return 0; /* check_responses says what a client left behind */
 	snprintf(what, sizeof what, "%s %s", l->domain, topic);
 	if (cli_topic_read(l->domain, topic, &t) != 0) {
-		if (t.err == ZCAST_ENOENT)
-			return 0; /* gone meanwhile */
+		if (t.err == ZCAST_ENOENT || t.err == ZCAST_EAGAIN)
+			return 0; /* gone meanwhile, or being created or recreated right now */
 		snprintf(fix, sizeof fix,
 			 "zcast -d %s info %s says more; zcast -d %s rm %s removes it", l->domain,
 			 topic, l->domain, topic);
@@ -173,6 +173,10 @@ static int check_topic(const char *topic, void *ctx)
 		       zcast_strerror(t.err));
 		return 0;
 	}
+	/* A live process that has the topic open without being a live member is creating it,
+	 * joining, leaving or collecting it right now (zcast_topic_stat.in_use): not a leftover. */
+	if (t.st.in_use && !t.live_pubs && !t.live_subs)
+		return 0;
 	if (t.dead && !t.live_pubs && !t.live_subs) {
 		snprintf(fix, sizeof fix, "zcast -d %s gc --all", l->domain);
 		report(l->d, PROBLEM, what, fix, "leftover: %u dead member(s), none alive", t.dead);
@@ -243,15 +247,17 @@ static int check_service_type(struct doctor *d, const char *domain, const struct
 	return 1;
 }
 
-/* A response topic (<service>/_rs/c<id>_<nonce>) whose client's subscriber is gone. Crashed: its
- * dead records wait for a reclaim (problem). Closed: the servers that answered it keep their
- * publisher and response pool there until they close (a server drops a route only when it next
- * answers that client, which never comes): memory held, nothing broken (warning). */
+/* A response topic (<service>/_rs/c<id>_<nonce>) that no live process uses any more
+ * (zcast_topic_stat.in_use): its client died (its dead records wait for a reclaim) or it is a
+ * leftover without members. A topic still in use is a live service's state: a client opening or
+ * closing, a server answering, or a server's sweep removing it (it drops its route to a client that
+ * left or died and removes the topic at once: server_sweep.c). */
 static int check_response(struct doctor *d, const char *domain, const struct cli_topic *t)
 {
 	char service[256], what[300], fix[400];
 	const char *part = cli_service_part(t->name, service, sizeof service);
-	if (!part || strcmp(part, "responses") || t->err || t->live_subs)
+	if (!part || strcmp(part, "responses") || t->err || t->live_subs || t->live_pubs ||
+	    t->st.in_use)
 		return 0;
 	snprintf(what, sizeof what, "%s %s", domain, t->name);
 	if (t->dead) {
@@ -259,15 +265,6 @@ static int check_response(struct doctor *d, const char *domain, const struct cli
 		report(d, PROBLEM, what, fix,
 		       "response topic of a client of %s that died: %u dead member(s) not reclaimed",
 		       service, t->dead);
-	} else if (t->live_pubs) {
-		snprintf(fix, sizeof fix,
-			 "none needed; restarting the server frees it now (zcast -d %s service info "
-			 "%s)",
-			 domain, service);
-		report(d, WARN, what, fix,
-		       "response topic of a client of %s that left, kept by %u server(s): their "
-		       "response pool for it stays until they close",
-		       service, t->live_pubs);
 	} else {
 		snprintf(fix, sizeof fix, "zcast -d %s rm %s", domain, t->name);
 		report(d, PROBLEM, what, fix, "leftover response topic of %s: no member", service);
@@ -329,9 +326,10 @@ const struct cli_cmd cmd_doctor = {
     .details =
 	"Exit status 6 when a problem was found (something breaks zcast or wastes memory);\n"
 	"warnings (something works, but slower) leave it 0. Leftovers are looked for in the\n"
-	"domain given (-d) only. Services: clients without a server (warning), a type hash\n"
-	"other than the installed definition's (warning), response topics of clients that\n"
-	"died (problem) or left while servers keep a pool there (warning).\n",
+	"domain given (-d) only; a topic a live process is creating, joining or leaving\n"
+	"right now is not one. Services: clients without a server (warning), a type hash\n"
+	"other than the installed definition's (warning), response topics nobody live uses\n"
+	"any more, left by clients that died (problem).\n",
     .opts = (const struct cli_opt[]){{0}},
     .min_pos = 0,
     .max_pos = 0,

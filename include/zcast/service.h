@@ -14,8 +14,16 @@
  * request.
  *
  * Thread safety
- *  - zcast_server, zcast_client: one thread at a time per handle (like zcast_pub). The library's
- *    own threads (the death watcher) touch a client under its lock; the caller need not care.
+ *  - zcast_server: every call but zcast_server_close may run from several threads at once (a pool of
+ *    workers on one server): zcast_server_wait and zcast_request_take hand each request to exactly
+ *    one of them, and any thread may answer or fail any request the server took
+ *    (zcast_response_loan, zcast_response_send, zcast_request_fail, zcast_request_seq).
+ *  - zcast_client: every call but zcast_client_close may run from several threads at once. Each
+ *    zcast_client_call waits for its own call's outcome, whichever thread takes it from the
+ *    client's queue; outcomes of zcast_request_send calls go to zcast_response_take (any thread,
+ *    each outcome once), wait sets, descriptors or the executor, never to a zcast_client_call.
+ *  - close: not while another thread uses the handle (as zcast_sub_close). The library's own
+ *    threads (the death watcher) use the handles under their locks; the caller need not care.
  *  - Requests and responses: as zcast_msg (zcast.h).
  */
 #ifndef ZCAST_SERVICE_H
@@ -124,10 +132,12 @@ ZCAST_API int zcast_request_send_wait(zcast_client *cli, zcast_msg *req, int64_t
 ZCAST_API int zcast_response_take(zcast_client *cli, zcast_msg **resp, uint64_t *seq);
 /** Blocks until zcast_response_take has an outcome or timeout_ns passes: 0 or ZCAST_ETIMEDOUT. */
 ZCAST_API int zcast_client_wait(zcast_client *cli, int64_t timeout_ns);
-/** Sends `req` and waits for its outcome: 0 with *resp, ZCAST_ESRVGONE, ZCAST_ENOSERVER,
- * ZCAST_ETIMEDOUT (the call is then forgotten: a late response is dropped). Only on a client with
- * no other call pending (ZCAST_EBUSY otherwise). The request is consumed whatever the outcome.
- * Waiting for a first server or for room is part of the timeout. */
+/** Sends `req` and waits for its outcome: 0 with *resp, ZCAST_ESRVGONE, ZCAST_EREFUSED,
+ * ZCAST_ENOSERVER, ZCAST_ENOSLOT (slot_count calls pending), ZCAST_ETIMEDOUT (the call is then
+ * forgotten: a late response is dropped). Other calls may be pending, sent by other threads (their
+ * own zcast_client_call, or zcast_request_send): this call's outcome is kept for it alone. The
+ * request is consumed whatever the outcome. Waiting for a first server or for room is part of the
+ * timeout. */
 ZCAST_API int zcast_client_call(zcast_client *cli, zcast_msg *req, int64_t timeout_ns,
 				zcast_msg **resp);
 /** Calls sent and without outcome taken yet. */

@@ -345,9 +345,13 @@ typedef struct zcast_topic_stat {
 	uint64_t slots_free;       /**< free slots */
 	uint64_t slots_loaned;     /**< slots loaned to publishers */
 	uint64_t slots_published;  /**< slots queued, held or kept as history */
+	/** 1 while a live process has the topic open: a member, or one creating or removing it
+	 * (checked after the counts above). A topic with no live member that is in use is passing
+	 * through (joined or left a moment ago), not a leftover. */
+	int in_use;
 } zcast_topic_stat;
 /** Fills *st for `topic` of `domain` (NULL: $ZCAST_DOMAIN or "default") without joining it.
- * ZCAST_ENOENT if there is no such topic. */
+ * ZCAST_ENOENT if there is no such topic, ZCAST_EAGAIN if it is being created right now. */
 ZCAST_API int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat *st);
 
 /** Role of a member (zcast_member_info.role). */

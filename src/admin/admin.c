@@ -18,6 +18,9 @@ int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat
 	struct zc_topic t;
 	memset(&t, 0, sizeof t);
 	if ((r = zc_topic_peek(&t, &zc_topic_maps, domain, topic)) < 0) {
+		/* Not readable yet and held (byte 0): its creator is still at work. */
+		if (r != ZCAST_ENOENT && r != ZCAST_EPERM && t.fd >= 0 && zc_ofd_held(t.fd, 0))
+			r = zc_err(ZCAST_EAGAIN, "topic %s is being created", topic);
 		zc_topic_detach(&t);
 		return r;
 	}
@@ -56,6 +59,12 @@ int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat
 		}
 		zc_pool_put(m);
 	}
+	/* Last, after the members: every member holds byte 0 (read) from before it claims its
+	 * record until after it frees it, and creators and removers hold it (exclusive) from the
+	 * moment the file exists until it is unlinked (segment.c). Free now, with no member
+	 * counted before, means nobody uses it: a member that joins later is counted by the
+	 * caller's next look, not missed here. */
+	st->in_use = zc_ofd_held(t.fd, 0);
 	zc_topic_detach(&t);
 	return 0;
 }

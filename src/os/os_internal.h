@@ -112,8 +112,11 @@ ZC_HIDDEN bool zc_open_denied(int r);
 ZC_HIDDEN void zc_fd_close(int fd);
 /* Creates an exclusive new segment of `size` bytes with exactly `mode`, sized with posix_fallocate
  * (ZCAST_ENOMEM naming the free space if /dev/shm cannot hold it). Returns fd, ZCAST_EAGAIN if it
- * exists, or a negative code. */
-ZC_HIDDEN int zc_shm_create(const char *name, size_t size, unsigned mode);
+ * exists, or a negative code. `held`: an exclusive OFD lock on byte 0 is taken the moment the file
+ * exists, before it is sized, so whoever finds the file half made sees it held (a topic being
+ * created, not a leftover: zcast_topic_stat.in_use); ZCAST_EAGAIN when another opener locked it
+ * first (it then owns the rebuild). */
+ZC_HIDDEN int zc_shm_create(const char *name, size_t size, unsigned mode, bool held);
 /* Decides whether an existing segment may be trusted (fstat): a regular file, owned by this uid,
  * root, or — when `mode` (the caller's topic.mode) grants a group — by someone whose file carries a
  * group of ours; and writable by nobody beyond what `mode` allows. ZCAST_EPERM naming owner and

@@ -41,13 +41,17 @@ static int no_room(const char *name, size_t size)
 		      human(total, sizeof total, (double)vs.f_blocks * (double)vs.f_frsize));
 }
 
-int zc_shm_create(const char *name, size_t size, unsigned mode)
+int zc_shm_create(const char *name, size_t size, unsigned mode, bool held)
 {
 	int fd = zc_fd_open(name, O_RDWR | O_CREAT | O_EXCL, mode);
 	if (fd < 0) {
 		if (fd == ZCAST_ENOMEM && errno == ENOSPC) /* not EMFILE: its message says so */
 			return no_room(name, size);
 		return fd == ZCAST_EEXIST_ ? ZCAST_EAGAIN : fd;
+	}
+	if (held && zc_ofd_lock(fd, 0, true) != 0) {
+		zc_fd_close(fd); /* another opener found our empty file first: it rebuilds it */
+		return ZCAST_EAGAIN;
 	}
 	(void)fchmod(fd, mode); /* exact mode, whatever the umask */
 	/* posix_fallocate reserves the pages now: a full /dev/shm is an error here, not a SIGBUS

@@ -109,7 +109,7 @@ int zc_bell_create(struct zc_bell_own *o)
 		uint64_t key =
 		    ((uint64_t)pid << 16) | (atomic_fetch_add(&next_serial, 1) & 0xffffu);
 		zc_bell_name(o->name, sizeof o->name, key);
-		int fd = zc_shm_create(o->name, ZC_BELL_SIZE, 0600);
+		int fd = zc_shm_create(o->name, ZC_BELL_SIZE, 0600, false);
 		if (fd == ZCAST_EAGAIN) {
 			zc_bell_reap(key
 				     << 16); /* a dead owner's leftover: gone for the next round */

@@ -58,10 +58,10 @@ int zc_pool_create(struct zc_topic *t, uint32_t index, uint64_t id, uint32_t slo
 	char name[96];
 	struct pool_geometry g = geometry(slots, slot_size, t->bitmap_words);
 	zc_pool_shm_name(name, sizeof name, t->domain, t->topic_hash, id);
-	int fd = zc_shm_create(name, g.size, t->mode);
+	int fd = zc_shm_create(name, g.size, t->mode, false);
 	if (fd == ZCAST_EAGAIN) { /* a leftover of an earlier topic instance with the same id */
 		shm_unlink(name);
-		fd = zc_shm_create(name, g.size, t->mode);
+		fd = zc_shm_create(name, g.size, t->mode, false);
 	}
 	if (fd < 0)
 		return fd == ZCAST_EAGAIN ? zc_err(ZCAST_ESYS, "pool %s exists", name) : fd;

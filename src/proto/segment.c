@@ -210,11 +210,12 @@ void zc_segment_sweep_pools(const char *domain, uint64_t topic_hash)
 static int create_segment(struct zc_topic *t, const struct limits *l, const zcast_topic_opts *o)
 {
 	struct geometry g = layout_of(l);
-	int fd = zc_shm_create(t->shm_name, g.size, t->mode);
+	/* Held from the moment it exists: a reader (zcast doctor) never finds it half made and
+	 * unlocked, which would look like a leftover. */
+	int fd = zc_shm_create(t->shm_name, g.size, t->mode, true);
 	if (fd < 0)
 		return fd;
-	/* Another opener may have found our empty file first; it then owns the rebuild. */
-	if (zc_ofd_lock(fd, 0, true) != 0 || !still_linked(fd)) {
+	if (!still_linked(fd)) { /* an opener took it for a dead creator's and removed it */
 		zc_fd_close(fd);
 		return ZCAST_EAGAIN;
 	}
@@ -440,10 +441,16 @@ void zc_topic_detach(struct zc_topic *t)
 	if (t->fd >= 0 && !t->peek) {
 		if (t->is_member)
 			zc_ofd_unlock(t->fd, 1 + (off_t)t->member);
-		zc_ofd_unlock(t->fd, 0);
-		/* Last one out (nobody holds byte 0) unlinks, unless the topic is retained. */
-		if (t->hdr && !t->keep && zc_ofd_lock(t->fd, 0, true) == 0 && still_linked(t->fd) &&
-		    !atomic_load(&t->hdr->retain)) {
+		/* Last one out (nobody else holds byte 0) unlinks, unless the topic is retained. Our
+		 * read lock is turned into the exclusive one in place (atomic for OFD locks): a
+		 * memberless topic on its way out is never seen unlocked (zcast_topic_stat.in_use).
+		 * Two leaving at once each see the other's lock: both let go, then try again. */
+		bool last = t->hdr && !t->keep && zc_ofd_lock(t->fd, 0, true) == 0;
+		if (!last) {
+			zc_ofd_unlock(t->fd, 0);
+			last = t->hdr && !t->keep && zc_ofd_lock(t->fd, 0, true) == 0;
+		}
+		if (last && still_linked(t->fd) && !atomic_load(&t->hdr->retain)) {
 			/* Every pool file of the topic goes, also one a publisher created and then
 			 * died before recording it. */
 			zc_segment_sweep_pools(t->domain, t->topic_hash);

@@ -14,7 +14,8 @@ static const char *domain_of(const zcast_client *cli)
 
 static void client_free(zcast_client *cli)
 {
-	zcast_msg_drop(cli->stash);
+	for (uint32_t i = 0; cli->calls && i < cli->o.slot_count; i++)
+		zcast_msg_drop(cli->calls[i].resp); /* responses nobody took */
 	if (cli->self_pub)
 		zcast_pub_close(cli->self_pub);
 	if (cli->resp_sub)
@@ -135,47 +136,61 @@ int zcast_request_loan(zcast_client *cli, size_t size, zcast_msg **req)
 			      cli->o.request_size);
 	pthread_mutex_lock(&cli->mu);
 	bool room = free_call(cli) != NULL;
+	int r = room ? zcast_loan(cli->req_pub, size + ZCAST_SERVICE_HEADER, req) : 0;
 	pthread_mutex_unlock(&cli->mu);
 	if (!room)
 		return zc_err(ZCAST_ENOSLOT, "service %s: %u calls pending: take their outcomes first",
 			      cli->service, cli->o.slot_count);
-	return zcast_loan(cli->req_pub, size + ZCAST_SERVICE_HEADER, req);
+	return r;
 }
 
-static int64_t left_ns(int64_t deadline)
+/* One try, under mu: the request publisher is one thread at a time. */
+static int publish_once(zcast_client *cli, zcast_msg *req)
 {
-	if (deadline < 0)
-		return -1;
-	int64_t left = deadline - zc_now_ns();
-	return left > 0 ? left : 0;
+	pthread_mutex_lock(&cli->mu);
+	int r = zcast_publish(cli->req_pub, req);
+	pthread_mutex_unlock(&cli->mu);
+	return r;
 }
 
 /* Publishes the request. Whether a server is there is the publish's own answer, under the topic
  * lock (ZCAST_ENOSERVER, the loan kept: core/publish.c, needs_rr), not a liveness probe before
  * it: a server killed and not yet reclaimed still gets the request, and its reclaim fails the
- * call (client_deaths.c). With a deadline, sleeps until the graph word moves (every join and
- * leave bumps it) and tries again. */
+ * call (client_deaths.c). With a deadline, sleeps without mu (other threads send meanwhile) until
+ * the graph word moves (no server: every join and leave bumps it) or the space word does (every
+ * server queue full: a take, close or reclaim bumps it), and tries again. */
 static int publish_req(zcast_client *cli, zcast_msg *req, int64_t deadline)
 {
-	/* First without a deadline: a call that goes out at once reads no clock for it. */
-	int r = zcast_publish(cli->req_pub, req);
-	if (deadline == 0 || (r != ZCAST_EAGAIN && r != ZCAST_ENOSERVER))
-		return r == ZCAST_ENOSERVER
-			   ? zc_err(r, "service %s has no live server", cli->service)
-			   : r;
-	_Atomic uint32_t *graph = &cli->req_pub->t.hdr->graph;
+	struct zc_topic *t = &cli->req_pub->t;
 	for (;;) {
-		uint32_t g = atomic_load(graph); /* SYNC: graph-word — zc_topic_graph_changed bumps it */
-		r = zcast_publish_wait(cli->req_pub, req, left_ns(deadline));
-		if (r != ZCAST_ENOSERVER)
+		uint32_t g = atomic_load(&t->hdr->graph); /* SYNC: graph-word — zc_topic_graph_changed bumps it */
+		int r = publish_once(cli, req);
+		if (r == ZCAST_EAGAIN && deadline != 0) {
+			/* SYNC: space; partner proto/wake.c zc_wake_space (announce, retry, sleep) */
+			uint32_t v = zc_space_arm(t, cli->req_pub->index);
+			r = publish_once(cli, req);
+			if (r == ZCAST_EAGAIN)
+				(void)zc_futex_wait(&t->hdr->space, v, deadline);
+			zc_space_disarm(t, cli->req_pub->index);
+		} else if (r == ZCAST_ENOSERVER && deadline != 0 &&
+			   (deadline < 0 || zc_now_ns() < deadline)) {
+			(void)zc_futex_wait(&t->hdr->graph, g, deadline);
+		}
+		if (r != ZCAST_EAGAIN && r != ZCAST_ENOSERVER)
 			return r;
+		if (deadline == 0 && r == ZCAST_EAGAIN)
+			return r; /* the publish said which queue is full */
+		if (deadline == 0)
+			return zc_err(r, "service %s has no live server", cli->service);
 		if (deadline >= 0 && zc_now_ns() >= deadline)
-			return zc_err(ZCAST_ETIMEDOUT, "service %s: no server came", cli->service);
-		zc_futex_wait(graph, g, deadline);
+			return r == ZCAST_ENOSERVER
+				   ? zc_err(ZCAST_ETIMEDOUT, "service %s: no server came", cli->service)
+				   : zc_err(ZCAST_ETIMEDOUT, "service %s: no queue room in time",
+					    cli->service);
 	}
 }
 
-int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_t *seq)
+int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, bool waited, uint64_t *seq)
 {
 	if (!cli || !req)
 		return zc_err(ZCAST_EINVAL, "cli or req is NULL");
@@ -190,7 +205,7 @@ int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_t *s
 	}
 	uint64_t s = ++cli->next_seq, hooks = cli->hooks_run;
 	*c = (struct zc_svc_call){.state = ZC_CALL_SENDING, .seq = s, .slot = req->slot,
-				  .gen = req->gen};
+				  .gen = req->gen, .waited = waited};
 	pthread_mutex_unlock(&cli->mu);
 	zc_svc_hdr_write(req, ZC_SVC_REQUEST, cli->id, cli->nonce, s);
 	int r = publish_req(cli, req, deadline);
@@ -215,13 +230,13 @@ int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_t *s
 
 int zcast_request_send(zcast_client *cli, zcast_msg *req, uint64_t *seq)
 {
-	return zc_svc_send(cli, req, 0, seq);
+	return zc_svc_send(cli, req, 0, false, seq);
 }
 
 int zcast_request_send_wait(zcast_client *cli, zcast_msg *req, int64_t timeout_ns, uint64_t *seq)
 {
 	int64_t deadline = timeout_ns < 0 ? -1 : zc_after(zc_now_ns(), timeout_ns);
-	return zc_svc_send(cli, req, deadline ? deadline : 1, seq);
+	return zc_svc_send(cli, req, deadline ? deadline : 1, false, seq);
 }
 
 int zcast_client_pending(const zcast_client *cli)
@@ -238,7 +253,12 @@ int zcast_client_pending(const zcast_client *cli)
 
 int zcast_client_servers(zcast_client *cli)
 {
-	return cli ? zcast_pub_matched(cli->req_pub) : zc_err(ZCAST_EINVAL, "cli is NULL");
+	if (!cli)
+		return zc_err(ZCAST_EINVAL, "cli is NULL");
+	pthread_mutex_lock(&cli->mu); /* the request publisher is one thread at a time */
+	int n = zcast_pub_matched(cli->req_pub);
+	pthread_mutex_unlock(&cli->mu);
+	return n;
 }
 
 uint64_t zcast_client_id(const zcast_client *cli)

@@ -56,6 +56,7 @@ struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req)
 	return NULL;
 }
 
+/* Under srv->mu. */
 static void taken_forget(zcast_server *srv, struct zc_svc_taken *tk)
 {
 	zcast_msg_drop(tk->req);
@@ -69,12 +70,28 @@ static void taken_forget(zcast_server *srv, struct zc_svc_taken *tk)
 static int refuse(zcast_server *srv, zcast_msg *m, const struct zc_svc_hdr *h, uint32_t why,
 		  const char *text)
 {
+	pthread_mutex_lock(&srv->mu);
 	srv->rejected++;
 	if (m->size >= sizeof *h)
 		zc_svc_notify(srv, m->publisher_id, h->nonce, h->seq, ZC_SVC_REFUSED, why);
+	pthread_mutex_unlock(&srv->mu);
 	zcast_msg_drop(m);
 	return zc_err(why == ZC_SVC_WHY_MEMORY ? ZCAST_ENOMEM : ZCAST_ECORRUPT,
 		      "service %s: a request was refused: %s", srv->service, text);
+}
+
+/* Under srv->mu: room for one more taken request. */
+static bool taken_room(zcast_server *srv)
+{
+	if (srv->n_taken < srv->cap_taken)
+		return true;
+	uint32_t cap = srv->cap_taken ? 2 * srv->cap_taken : 16;
+	struct zc_svc_taken *t = realloc(srv->taken, cap * sizeof *t);
+	if (!t)
+		return false;
+	srv->taken = t;
+	srv->cap_taken = cap;
+	return true;
 }
 
 int zc_svc_server_adopt(zcast_server *srv, zcast_msg *m)
@@ -84,17 +101,13 @@ int zc_svc_server_adopt(zcast_server *srv, zcast_msg *m)
 		return refuse(srv, m, &h, ZC_SVC_WHY_HEADER, "no request header");
 	if (h.client_id != m->publisher_id) /* the core copied the publisher's id at take */
 		return refuse(srv, m, &h, ZC_SVC_WHY_ID, "its client id is not its publisher's");
-	if (srv->n_taken == srv->cap_taken) {
-		uint32_t cap = srv->cap_taken ? 2 * srv->cap_taken : 16;
-		struct zc_svc_taken *t = realloc(srv->taken, cap * sizeof *t);
-		if (!t)
-			return refuse(srv, m, &h, ZC_SVC_WHY_MEMORY, "no memory for its table entry");
-		srv->taken = t;
-		srv->cap_taken = cap;
-	}
-	srv->taken[srv->n_taken++] = (struct zc_svc_taken){
-	    .req = m, .client_id = h.client_id, .nonce = h.nonce, .seq = h.seq};
-	return 0;
+	pthread_mutex_lock(&srv->mu);
+	bool room = taken_room(srv);
+	if (room)
+		srv->taken[srv->n_taken++] = (struct zc_svc_taken){
+		    .req = m, .client_id = h.client_id, .nonce = h.nonce, .seq = h.seq};
+	pthread_mutex_unlock(&srv->mu);
+	return room ? 0 : refuse(srv, m, &h, ZC_SVC_WHY_MEMORY, "no memory for its table entry");
 }
 
 int zcast_request_take(zcast_server *srv, zcast_msg **req)
@@ -104,14 +117,18 @@ int zcast_request_take(zcast_server *srv, zcast_msg **req)
 	*req = NULL;
 	for (;;) {
 		zcast_msg *m;
-		int r = zcast_take(srv->sub, &m);
+		int r = zcast_take(srv->sub, &m); /* several threads may take: one message each */
 		if (r)
 			return r;
-		if ((r = zc_svc_server_adopt(srv, m)) == ZCAST_ENOMEM)
+		/* The caller's reference first: once in the table, another thread may answer it. */
+		zcast_msg *mine = zcast_msg_ref(m);
+		if ((r = zc_svc_server_adopt(srv, m)) != 0)
+			zcast_msg_drop(mine);
+		if (r == ZCAST_ENOMEM)
 			return r;
 		if (r == 0) {
 			ZC_CRASH("svc:take:after-adopt");
-			*req = zcast_msg_ref(m); /* the caller's; the table keeps its own */
+			*req = mine; /* the caller's; the table keeps its own */
 			return 0;
 		}
 	}
@@ -124,21 +141,18 @@ int zcast_server_wait(zcast_server *srv, int64_t timeout_ns)
 
 uint64_t zcast_request_seq(zcast_server *srv, const zcast_msg *req)
 {
-	struct zc_svc_taken *tk = srv ? zc_svc_taken_find(srv, req) : NULL;
-	return tk ? tk->seq : 0;
+	if (!srv)
+		return 0;
+	pthread_mutex_lock(&srv->mu);
+	struct zc_svc_taken *tk = zc_svc_taken_find(srv, req);
+	uint64_t seq = tk ? tk->seq : 0;
+	pthread_mutex_unlock(&srv->mu);
+	return seq;
 }
 
-int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_msg **resp)
+/* Under srv->mu: the response loan for taken request tk (see zcast_response_loan). */
+static int response_loan(zcast_server *srv, struct zc_svc_taken *tk, size_t size, zcast_msg **resp)
 {
-	if (!srv || !resp)
-		return zc_err(ZCAST_EINVAL, "srv or resp is NULL");
-	*resp = NULL;
-	struct zc_svc_taken *tk = zc_svc_taken_find(srv, req);
-	if (!tk)
-		return zc_err(ZCAST_EINVAL, "not a request this server took and has not answered");
-	if (size > srv->o.response_size)
-		return zc_err(ZCAST_EINVAL, "response size %zu exceeds response_size %zu", size,
-			      srv->o.response_size);
 	zcast_msg *m;
 	int r = zc_svc_route_loan(srv, tk->client_id, tk->nonce, size + ZCAST_SERVICE_HEADER, &m);
 	if (r == ZCAST_ENOENT) {
@@ -159,36 +173,57 @@ int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_ms
 	return 0;
 }
 
+int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_msg **resp)
+{
+	if (!srv || !resp)
+		return zc_err(ZCAST_EINVAL, "srv or resp is NULL");
+	*resp = NULL;
+	if (size > srv->o.response_size)
+		return zc_err(ZCAST_EINVAL, "response size %zu exceeds response_size %zu", size,
+			      srv->o.response_size);
+	pthread_mutex_lock(&srv->mu);
+	struct zc_svc_taken *tk = zc_svc_taken_find(srv, req);
+	int r = tk ? response_loan(srv, tk, size, resp)
+		   : zc_err(ZCAST_EINVAL, "not a request this server took and has not answered");
+	pthread_mutex_unlock(&srv->mu);
+	return r;
+}
+
 int zcast_response_send(zcast_server *srv, zcast_msg *resp)
 {
 	if (!srv || !resp)
 		return zc_err(ZCAST_EINVAL, "srv or resp is NULL");
+	pthread_mutex_lock(&srv->mu);
 	struct zc_svc_taken *tk = NULL;
 	for (uint32_t i = 0; i < srv->n_taken && !tk; i++)
 		if (srv->taken[i].resp == resp)
 			tk = &srv->taken[i];
-	if (!tk)
-		return zc_err(ZCAST_EINVAL, "not a response loan of this server's open requests");
-	int r = zcast_publish(resp->pub, resp);
-	if (r)
-		return r;
-	ZC_CRASH("svc:respond:after-publish");
-	/* SYNC: response-before-release — the response is queued before the request's slot is
-	 * released, so a client that sees the slot free finds the response ahead of its marker
-	 * (client_deaths.c, zc_svc_client_check). */
-	taken_forget(srv, tk);
-	return 0;
+	int r = tk ? zcast_publish(resp->pub, resp)
+		   : zc_err(ZCAST_EINVAL, "not a response loan of this server's open requests");
+	if (!r) {
+		ZC_CRASH("svc:respond:after-publish");
+		/* SYNC: response-before-release — the response is queued before the request's slot
+		 * is released, so a client that sees the slot free finds the response ahead of its
+		 * marker (client_deaths.c, zc_svc_client_check). */
+		taken_forget(srv, tk);
+	}
+	pthread_mutex_unlock(&srv->mu);
+	return r;
 }
 
 int zcast_request_fail(zcast_server *srv, zcast_msg *req)
 {
-	struct zc_svc_taken *tk = srv ? zc_svc_taken_find(srv, req) : NULL;
-	if (!tk)
-		return zc_err(ZCAST_EINVAL, "not a request this server took and has not answered");
-	zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
-	tk->resp = NULL; /* an unsent loan: its slot goes back when the caller drops it */
-	taken_forget(srv, tk);
-	return 0;
+	if (!srv)
+		return zc_err(ZCAST_EINVAL, "srv is NULL");
+	pthread_mutex_lock(&srv->mu);
+	struct zc_svc_taken *tk = zc_svc_taken_find(srv, req);
+	if (tk) {
+		zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
+		tk->resp = NULL; /* an unsent loan: its slot goes back when the caller drops it */
+		taken_forget(srv, tk);
+	}
+	pthread_mutex_unlock(&srv->mu);
+	return tk ? 0 : zc_err(ZCAST_EINVAL, "not a request this server took and has not answered");
 }
 
 int zcast_server_close(zcast_server *srv)
@@ -198,7 +233,9 @@ int zcast_server_close(zcast_server *srv)
 	zc_svc_server_unwatch(srv); /* the hook no longer sees it */
 	zc_svc_server_fail_all(srv);
 	int r = zcast_sub_close(srv->sub);
+	pthread_mutex_lock(&srv->mu);
 	zc_svc_routes_close(srv);
+	pthread_mutex_unlock(&srv->mu);
 	pthread_mutex_destroy(&srv->mu);
 	free(srv->taken);
 	free(srv);

@@ -118,6 +118,7 @@ void zc_svc_server_fail_all(zcast_server *srv)
 	zcast_msg *m;
 	while (zcast_take(srv->sub, &m) == 0) /* what nobody took: the table owns them */
 		(void)zc_svc_server_adopt(srv, m);
+	pthread_mutex_lock(&srv->mu);
 	for (uint32_t i = 0; i < srv->n_taken; i++) {
 		struct zc_svc_taken *tk = &srv->taken[i];
 		zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
@@ -126,4 +127,5 @@ void zc_svc_server_fail_all(zcast_server *srv)
 		zcast_msg_drop(tk->req);
 	}
 	srv->n_taken = 0;
+	pthread_mutex_unlock(&srv->mu);
 }

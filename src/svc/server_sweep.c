@@ -79,9 +79,6 @@ void zc_svc_server_unwatch(zcast_server *srv)
 int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t nonce, size_t size,
 		      zcast_msg **m)
 {
-	pthread_mutex_lock(&srv->mu);
 	zcast_pub *pub = zc_svc_route_get(srv, client_id, nonce);
-	int r = pub ? zcast_loan(pub, size, m) : ZCAST_ENOENT;
-	pthread_mutex_unlock(&srv->mu);
-	return r;
+	return pub ? zcast_loan(pub, size, m) : ZCAST_ENOENT;
 }

@@ -76,41 +76,47 @@ struct zcast_server {
 	uint64_t rejected; /* requests that failed a check */
 	zcast_request_callback ex_cb;
 	void *ex_ctx;
-	/* The routes and their loans: the death watcher's hook drops routes to clients that are
-	 * gone (server_sweep.c) in its own thread. */
+	/* The table of taken requests, the routes and every loan and publish on them (a zcast_pub
+	 * is one thread at a time): threads of the caller take and answer at once, and the death
+	 * watcher's hook drops routes to clients that are gone (server_sweep.c) in its own thread.
+	 * Never held while waiting. */
 	pthread_mutex_t mu;
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
 	uint32_t swept_graph;      /* the request topic's graph word at the last sweep (hook only) */
 };
-/* A header-only message of `kind` (a failure or a refusal, with `why`) for one call of a client;
- * errors are ignored: the client then learns it from the request slot released next
+/* Under srv->mu: a header-only message of `kind` (a failure or a refusal, with `why`) for one call
+ * of a client; errors are ignored: the client then learns it from the request slot released next
  * (server_routes.c). */
 ZC_HIDDEN void zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint64_t seq,
 			     uint32_t kind, uint32_t why);
 /* Hands the queued requests over to other live servers, then answers every request left (taken,
  * or queued with nobody to take it) with a failure and forgets it (server_routes.c). */
 ZC_HIDDEN void zc_svc_server_fail_all(zcast_server *srv);
-/* The request a taken message is, or NULL (server.c). */
+/* Under srv->mu: the request a taken message is, or NULL (server.c). */
 ZC_HIDDEN struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req);
-/* The publisher on that client's response topic, opened when missing; NULL when the client is
+/* Under srv->mu: the publisher on that client's response topic, opened when missing; NULL when the client is
  * gone (its topic does not exist or nobody subscribes any more). */
 ZC_HIDDEN zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce);
 /* Closes route i and removes its topic if nobody is left on it. */
 ZC_HIDDEN void zc_svc_route_drop(zcast_server *srv, uint32_t i);
 ZC_HIDDEN void zc_svc_routes_close(zcast_server *srv);
-/* server_sweep.c: a loan of `size` bytes on the client's route, under srv->mu (the sweep closes
+/* server_sweep.c, under srv->mu: a loan of `size` bytes on the client's route (the sweep closes
  * no route with a loan out): 0, ZCAST_ENOENT when the client is gone, or the loan's error. */
 ZC_HIDDEN int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t nonce, size_t size,
 				zcast_msg **m);
 /* server_sweep.c: the server in the process's list of handles (its routes swept by the hook). */
 ZC_HIDDEN void zc_svc_server_watch(zcast_server *srv);
 ZC_HIDDEN void zc_svc_server_unwatch(zcast_server *srv);
-/* Checks a message the server's subscriber took and records it as taken: 0, or an error with the
- * message dropped (and counted) when it fails a check. */
+/* Checks a message the server's subscriber took and records it as taken (takes srv->mu): 0, or an
+ * error with the message dropped (and counted) when it fails a check. */
 ZC_HIDDEN int zc_svc_server_adopt(zcast_server *srv, zcast_msg *m);
 
 /* ---- client ---- */
-enum { ZC_CALL_FREE = 0, ZC_CALL_SENDING, ZC_CALL_PENDING, ZC_CALL_SUSPECT, ZC_CALL_FAILED };
+/* ANSWERED: its response is kept in the call (resp) until taken. A call made by zcast_client_call
+ * is `waited`: its outcome is kept for the thread that waits for it, whoever takes it from the
+ * response topic, and never handed to zcast_response_take, wait sets or the executor. */
+enum { ZC_CALL_FREE = 0, ZC_CALL_SENDING, ZC_CALL_PENDING, ZC_CALL_SUSPECT, ZC_CALL_FAILED,
+       ZC_CALL_ANSWERED };
 /* How a FAILED call failed: its server died (a marker settled it), closed (a failure), or refused
  * the request (a refusal: ZC_FAIL_REFUSED + its why). */
 enum { ZC_FAIL_DIED = 0, ZC_FAIL_CLOSED = 1, ZC_FAIL_REFUSED = 2 };
@@ -121,11 +127,17 @@ struct zc_svc_call {
 	uint32_t slot;   /* the request's slot in the client's own pool, and its generation: */
 	uint64_t gen;    /* kept from the loan, never read back from shared memory */
 	uint64_t marker; /* SUSPECT: fails when this marker (or a later one) is taken */
+	bool waited;     /* made by zcast_client_call: its outcome is its caller's */
+	uint64_t order;  /* ANSWERED, FAILED: when its outcome came (outcomes are handed out in order) */
+	zcast_msg *resp; /* ANSWERED: the response */
 };
+/* Everything of a client is under mu: its calls and markers, and its publishers (a zcast_pub is
+ * one thread at a time: every loan and publish on req_pub and self_pub holds mu; waits for a
+ * server or for room do not). The death watcher's hook runs under it too. */
 struct zcast_client {
 	char service[ZCAST_SERVICE_NAME_MAX + 1];
 	zcast_service_opts o;
-	pthread_mutex_t mu; /* the calls table and markers: the death watcher's hook runs here too */
+	pthread_mutex_t mu;
 	zcast_pub *req_pub;  /* on <service>/_rq: its member id is the client id */
 	zcast_sub *resp_sub; /* on the response topic */
 	zcast_pub *self_pub; /* on the response topic: markers */
@@ -133,19 +145,19 @@ struct zcast_client {
 	uint32_t nonce;
 	uint64_t next_seq;
 	uint64_t next_marker;
-	bool marker_owed; /* the latest marker found no free slot: published when one comes back */
+	uint64_t outcomes;  /* outcomes that came: the order of the next one */
+	bool marker_owed;   /* the latest marker found no free slot: published when one comes back */
 	uint64_t hooks_run; /* times the death watcher's hook checked this client (send_req) */
 	struct zc_svc_call *calls; /* o.slot_count entries */
 	uint64_t rejected;
-	zcast_msg *stash; /* an outcome zcast_client_wait took, for the next take (a response) */
-	uint64_t stash_seq;
 	zcast_response_callback ex_cb;
 	void *ex_ctx;
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
 };
 /* Sends req (client.c): deadline 0 = do not wait, < 0 = wait for a server or room forever, else
- * until that zc_now_ns() time. */
-ZC_HIDDEN int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, uint64_t *seq);
+ * until that zc_now_ns() time. `waited`: zcast_client_call's (struct zc_svc_call). */
+ZC_HIDDEN int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, bool waited,
+			  uint64_t *seq);
 /* client_deaths.c: a client in the process's list of handles, checked by the hook. */
 ZC_HIDDEN void zc_svc_clients_add(zcast_client *cli);
 ZC_HIDDEN void zc_svc_clients_remove(zcast_client *cli);
@@ -155,12 +167,19 @@ ZC_HIDDEN void zc_svc_client_check(zcast_client *cli);
 /* Under cli->mu: publishes marker number next_marker, or leaves it owed (marker_owed) when every
  * marker slot is queued; the client publishes an owed marker when it drops one (client_take.c). */
 ZC_HIDDEN void zc_svc_marker_publish(zcast_client *cli);
-/* Under cli->mu: what a taken message of the response topic gives (client_take.c): 1 with *resp
- * and *seq for a response; 0 for a failure, a refusal or a marker (the calls they settle become
- * FAILED) or a rejected message. Consumes m's reference unless it is returned. */
-ZC_HIDDEN int zc_svc_client_absorb(zcast_client *cli, zcast_msg *m, zcast_msg **resp, uint64_t *seq);
-/* Under cli->mu: a FAILED call, freed: its error (ZCAST_ESRVGONE or ZCAST_EREFUSED, the text saying
- * why) with *seq its call; 0 when none. */
-ZC_HIDDEN int zc_svc_client_failed(zcast_client *cli, uint64_t *seq);
+/* Under cli->mu: publishes a marker that settles nothing new, to wake whoever waits for an outcome
+ * another thread recorded (client_take.c). */
+ZC_HIDDEN void zc_svc_client_nudge(zcast_client *cli);
+/* Under cli->mu: records what a taken message of the response topic gives in the call table
+ * (client_take.c): a response (ANSWERED), a failure, a refusal or a marker (the calls they settle
+ * become FAILED), or nothing (a rejected message). Consumes m's reference. Returns ZC_ABSORB_*
+ * flags: an outcome for zcast_response_take (OWN), one for a zcast_client_call other than the one
+ * of sequence `own` (WAITED; 0 for none). */
+enum { ZC_ABSORB_OWN = 1, ZC_ABSORB_WAITED = 2 };
+ZC_HIDDEN int zc_svc_client_absorb(zcast_client *cli, zcast_msg *m, uint64_t own);
+/* Under cli->mu: the oldest outcome of the calls not waited for, freed: 0 with *resp and *seq for a
+ * response; its error (ZCAST_ESRVGONE or ZCAST_EREFUSED, the text saying why) with *resp NULL for a
+ * failure; ZCAST_EAGAIN when none. */
+ZC_HIDDEN int zc_svc_client_next(zcast_client *cli, zcast_msg **resp, uint64_t *seq);
 
 #endif

@@ -48,25 +48,24 @@ int zcast_executor_remove_server(zcast_executor *ex, zcast_server *srv)
 	return srv ? zcast_executor_remove_sub(ex, srv->sub) : zc_err(ZCAST_EINVAL, "srv is NULL");
 }
 
-/* Every outcome ready now, one callback each (the lock is not held across them). */
+/* Records what m gives, then every outcome ready now, one callback each (the lock is not held
+ * across them). An outcome of a zcast_client_call waiting in another thread goes to that thread. */
 static void deliver(zcast_client *cli, zcast_msg *m)
 {
-	zcast_msg *resp = NULL;
-	uint64_t seq = 0;
 	pthread_mutex_lock(&cli->mu);
-	int got = zc_svc_client_absorb(cli, m, &resp, &seq);
+	if (zc_svc_client_absorb(cli, m, 0) & ZC_ABSORB_WAITED)
+		zc_svc_client_nudge(cli);
 	pthread_mutex_unlock(&cli->mu);
-	if (got) {
-		cli->ex_cb(cli, seq, resp, 0, cli->ex_ctx);
-		zcast_msg_drop(resp);
-	}
 	for (;;) {
+		zcast_msg *resp = NULL;
+		uint64_t seq = 0;
 		pthread_mutex_lock(&cli->mu);
-		int err = zc_svc_client_failed(cli, &seq);
+		int r = zc_svc_client_next(cli, &resp, &seq);
 		pthread_mutex_unlock(&cli->mu);
-		if (!err)
+		if (r == ZCAST_EAGAIN)
 			return;
-		cli->ex_cb(cli, seq, NULL, err, cli->ex_ctx);
+		cli->ex_cb(cli, seq, resp, r, cli->ex_ctx);
+		zcast_msg_drop(resp);
 	}
 }
 

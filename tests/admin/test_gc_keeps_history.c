@@ -3,9 +3,8 @@
  * zcast_topic_gc (first case) or the tool `zcast gc` (second case), a subscriber asking for
  * history 3 receives messages 3, 4 and 5, in order. The tool is $ZCAST_TOOL, or tools/zcast of the
  * build tree this test lives in. */
-#include <libgen.h>
-
 #include "zt_hostile.h"
+#include "zt_tool.h"
 
 struct args {
 	const char *topic;
@@ -78,20 +77,7 @@ static void api_gc(void)
 static void tool_gc(void)
 {
 	char tool[4096];
-	const char *env = getenv("ZCAST_TOOL");
-	if (env) {
-		snprintf(tool, sizeof tool, "%s", env);
-	} else {
-		char self[4096];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		CHECK(n > 0);
-		self[n] = 0;
-		snprintf(tool, sizeof tool, "%s/../tools/zcast", dirname(self));
-	}
-	if (access(tool, X_OK) != 0) {
-		fprintf(stderr, "FAIL: no zcast tool at %s (set ZCAST_TOOL)\n", tool);
-		zt_fail();
-	}
+	zt_tool_path(tool, sizeof tool);
 	publish_and_die("/gchist/tool");
 	char cmd[8300];
 	snprintf(cmd, sizeof cmd, "'%s' -d %s gc /gchist/tool", tool, zt_domain());
