@@ -777,7 +777,8 @@ inline const void *service_data(const message &m) noexcept
 }
 
 /** A server of a service: move-only, the destructor stops serving (calls it still had fail with
- * ZCAST_ESRVGONE). Requests are messages (payload: service_data). One thread at a time. */
+ * ZCAST_ESRVGONE). Requests are messages (payload: service_data). Its members may be called from
+ * several threads at once (a pool of workers: service.h); not the destructor or a move. */
 class server : public detail::handle<zcast_server, zcast_server_close>
 {
 public:

@@ -32,7 +32,7 @@ class Client(_zcast.Client):
     def call(self, request=None, timeout=None):
         """Sends a request (a loan, or values for one) and returns the response (a read-only
         typed message: release it when done). Raises zcast.ServerGone, zcast.Refused, zcast.NoServer,
-        zcast.Timeout; only with no other call pending (zcast.Busy)."""
+        zcast.Timeout. Calls sent before and still pending keep their outcomes for take()."""
         if not isinstance(request, _zcast.Message):
             request = self.request(request)
         return self._call(request, timeout)
