@@ -20,7 +20,8 @@
 #     recorder's CPU per MB and drops (record_container.py).
 # Same-run A/B: ZCAST_RECORD_BASELINE / ZCAST_PLAY_BASELINE name another zcast binary whose
 # recorder (part 1) / player (part 2) is measured beside this one.
-# ZCAST_RECORD_PARTS picks parts (default "1 2 3").
+# ZCAST_RECORD_PARTS picks parts (default "1 2 3"); ZCAST_PLAY_STREAMS the streams of part 2
+# (default "tick big": 1 kHz of 16 B, 30 Hz of 4 MiB), so that each fits one quiet slot.
 # Usage: bench/record.sh BUILD_DIR [--quick]
 set -euo pipefail
 build=$1
@@ -125,6 +126,7 @@ replay() {
   tag=$1 name=$2 rate=$3 slots=$(( $3 < 256 ? $3 : 256 ))
   shift 3
   [[ " ${ZCAST_RECORD_PARTS:-1 2 3} " == *" 2 "* ]] || return 0
+  [[ " ${ZCAST_PLAY_STREAMS:-tick big} " == *" $tag "* ]] || return 0
   "$zcast" pub "/bench/$tag" "$@" --rate "$rate" >/dev/null 2>&1 &
   local pub=$!
   sleep 0.3

@@ -79,12 +79,12 @@ static pid_t play(const char *zcast, const char *dir, const char *extra, const c
 	return pid;
 }
 
-/* Takes one message: -1 when none came in 10 s (the player ended or hangs). Checks its bytes
- * against message `i` of the recording. */
+/* Takes one message: -1 when none came in 60 s (the player ended or hangs; a bound for a hang,
+ * far beyond any load). Checks its bytes against message `i` of the recording. */
 static int64_t take_one(zcast_sub *s, int i)
 {
 	zcast_msg *m;
-	if (zcast_wait(s, 10000000000) != 0 || zcast_take(s, &m) != 0)
+	if (zcast_wait(s, 60000000000) != 0 || zcast_take(s, &m) != 0)
 		return -1;
 	const uint8_t *p = zcast_msg_data(m);
 	size_t n = zcast_msg_size(m);
@@ -95,15 +95,16 @@ static int64_t take_one(zcast_sub *s, int i)
 	return t;
 }
 
-/* Takes messages first..N-1 of one pass: bytes, order, and none early against the pass's first. */
-static void take_pass(zcast_sub *s, int first, const char *what)
+/* Takes messages first..N-1 of one pass: bytes, order, and none early against the pass's first.
+ * false when one never came. */
+static bool take_pass(zcast_sub *s, int first, const char *what)
 {
 	int64_t t0 = 0;
 	for (int i = first; i < N; i++) {
 		int64_t t = take_one(s, i);
 		CHECK(t > 0, "%s: message %d never came", what, i);
 		if (t <= 0)
-			return;
+			return false;
 		if (i == first)
 			t0 = t;
 		/* the replayed interval from the first, against the recorded one / RATE (1 ns of
@@ -113,14 +114,26 @@ static void take_pass(zcast_sub *s, int first, const char *what)
 				      "time (%.3f ms)",
 		      what, i, (double)(t - t0) / 1e6, (double)want / 1e6);
 	}
+	return true;
 }
 
-static int finish(pid_t pid, const char *what)
+/* Waits for the player; one whose messages stopped coming is killed first (it may wait for room
+ * in our queue forever). */
+static void finish(pid_t pid, bool ok, const char *what)
 {
 	int st = 0;
+	if (!ok)
+		kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: zcast play exited with %d", what, st);
-	return 0;
+	CHECK(!ok || (WIFEXITED(st) && WEXITSTATUS(st) == 0), "%s: zcast play exited with %d", what,
+	      st);
+}
+
+/* Drops what is queued (after a failed pass: so the next one starts clean). */
+static void drain(zcast_sub *s)
+{
+	for (zcast_msg *m; zcast_wait(s, 200000000) == 0 && zcast_take(s, &m) == 0;)
+		zcast_msg_drop(m);
 }
 
 int main(int argc, char **argv)
@@ -158,21 +171,19 @@ int main(int argc, char **argv)
 	}
 
 	pid_t p = play(argv[1], dir, "--spin-us", "50");
-	take_pass(s, 0, "--rate 4");
-	finish(p, "--rate 4");
+	finish(p, take_pass(s, 0, "--rate 4"), "--rate 4");
+	drain(s);
 
 	/* 0.32 s into the recording: inside the gap after message 5, so message 6 is the first. */
 	p = play(argv[1], dir, "--start-offset", "0.32");
-	take_pass(s, 6, "--start-offset 0.32");
-	finish(p, "--start-offset");
+	finish(p, take_pass(s, 6, "--start-offset 0.32"), "--start-offset");
+	drain(s);
 
 	p = play(argv[1], dir, "--loop", NULL);
-	take_pass(s, 0, "--loop, pass 1");
-	take_pass(s, 0, "--loop, pass 2");
+	bool ok = take_pass(s, 0, "--loop, pass 1") && take_pass(s, 0, "--loop, pass 2");
 	kill(p, SIGINT);
-	for (zcast_msg *m; zcast_wait(s, 200000000) == 0 && zcast_take(s, &m) == 0;)
-		zcast_msg_drop(m); /* what the third pass sent before the signal */
-	finish(p, "--loop");
+	drain(s); /* what the third pass sent before the signal */
+	finish(p, ok, "--loop");
 
 	zcast_sub_close(s);
 	for (int f = 0; f < 2; f++) {
