@@ -312,16 +312,17 @@ inline handover(s)
 }
 
 
-inline wake_servers()
+/* wake every server that sleeps; w: a local of the caller (two processes may wake at once) */
+inline wake_servers(w)
 {
-	k2 = 0;
+	w = 0;
 	do
-	:: k2 < NSRV -> WAKE_SERVER(k2); k2++
-	:: else -> k2 = 0; break
+	:: w < NSRV -> WAKE_SERVER(w); w++
+	:: else -> w = 0; break
 	od
 }
 
-inline reclaim_server(s)
+inline reclaim_server(s, w)
 {
 	d_step {
 		/* its queued requests: to other live servers with room (zc_rr_handover), the rest
@@ -349,13 +350,13 @@ inline reclaim_server(s)
 	};
 	/* requests moved to a server wake it (it may sleep on what was an empty queue) */
 #ifndef MUT_MOVE_NO_WAKE
-	wake_servers()
+	wake_servers(w)
 #else
 	skip
 #endif
 }
 
-inline reclaim_client()
+inline reclaim_client(w)
 {
 	d_step {
 		subscribed[RING(0)] = 0;
@@ -379,7 +380,7 @@ inline reclaim_client()
 	/* the wake a publisher killed between its push and its wake owes (the death watcher's owed
 	 * wake, checked in model/zcast.pml: MUT_NO_OWED there) */
 #ifndef MUT_CLIENT_NO_OWED
-	wake_servers()
+	wake_servers(w)
 #else
 	skip
 #endif
@@ -584,7 +585,7 @@ inline notify(kind, inst, sq, sl)
 
 proctype Server(byte s)
 {
-	byte x;
+	byte x, w;
 	{
 	do
 #ifdef CLOSE
@@ -673,7 +674,7 @@ closing:
 	};
 	/* zc_wake_all when any moved */
 #ifndef MUT_CLOSE_NO_WAKE
-	wake_servers();
+	wake_servers(w);
 #endif
 	/* while zcast_take: zc_svc_server_adopt what stayed queued (nobody had room) */
 	do
@@ -733,14 +734,15 @@ closing:
 
 proctype Killer()
 {
+	byte w;
 	if
 #ifdef CLIDIE
 	:: d_step { a_done == 0; a_dead = 1 };
-		reclaim_client()
+		reclaim_client(w)
 #endif
 #ifdef SRVDIE
 	:: d_step { srv_reclaimed[0] == 0; srv_dead[0] = 1 };
-		reclaim_server(0);
+		reclaim_server(0, w);
 		/* the clients' death watchers: the hook after the reclaim */
 		hook(0);
 		hook(1)
