@@ -47,12 +47,18 @@ reps=${ZCAST_RECORD_REPS:-5}; [ "$quick" = --quick ] && reps=1
 rates="$dir/rates.tsv"
 : >"$rates"
 last_bytes=$(( (rsecs * 1000) << 20 )) # what dd writes when it goes first: the last recording's size
+# ZCAST_RECORD_FLUSH=1: both are timed until their bytes are on the disk (the recorder's wall time
+# ends after a sync, dd runs with conv=fdatasync): the sustained rate of a recording longer than the
+# page cache takes, where the default compares writes into the page cache, whose speed varies
+# several-fold from one dd to the next on this VM (writeback and the discard mount option).
+flush=${ZCAST_RECORD_FLUSH:-0}
+ddflush=""; [ "$flush" = 1 ] && ddflush=conv=fdatasync
 dd_round() { # prints: bytes t0 t1 user sys
   local blocks=$(( ($1 + 4194303) / 4194304 )) t0 t1
   sync
   t0=$(date +%s.%N)
   /usr/bin/time -f '%U %S' -o "$dir/ddcpu" dd if=/dev/zero of="$dir/dd.bin" bs=4M \
-    count=$blocks status=none
+    count=$blocks status=none $ddflush
   t1=$(date +%s.%N)
   rm -f "$dir/dd.bin"
   sync
@@ -65,6 +71,7 @@ rate_test() { # recorder label round dd_first
   pub=$!
   /usr/bin/time -f "%U %S" -o "$dir/cpu" "$recorder" record -q -o "$dir/rate" --compression none --lossless \
     --duration "$rsecs" /bench/big
+  [ "$flush" = 1 ] && sync # ZCAST_RECORD_FLUSH: until its bytes are on the disk (dd: conv=fdatasync)
   t1=$(date +%s.%N)
   kill $pub 2>/dev/null || true; wait $pub 2>/dev/null || true # it ends itself when the recorder leaves
   t0=$(grep -o '^start [0-9.]*' "$dir/feed" | grep -o '[0-9.]*$')
