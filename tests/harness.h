@@ -23,6 +23,21 @@
 #include "zcast/zcast.h"
 #include "zcast/waitset.h"
 
+/* 1 in a build under AddressSanitizer or ThreadSanitizer (gcc and clang say so differently): long
+ * randomised runs do fewer rounds there. The plain stage of `make test` runs them all; the
+ * sanitizer stages look for memory errors and races on the same paths at several times the cost
+ * per round. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ZT_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ZT_SANITIZED 1
+#endif
+#endif
+#ifndef ZT_SANITIZED
+#define ZT_SANITIZED 0
+#endif
+
 #define ZT_SKIP 77
 #define ZT_MAX_CHILDREN 256
 

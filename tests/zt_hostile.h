@@ -9,20 +9,11 @@
 
 #include "zt_seg.h"
 
-/* Rounds of a scribbler race: all of them in the plain build, which searches for the race; a quarter
- * under AddressSanitizer, which looks for memory errors on the recovery path and runs each round
- * several times slower (it cannot see reads past a shared mapping anyway: those land in other
+/* Rounds of a scribbler race: all of them in the plain build, which searches for the race; a
+ * quarter under a sanitizer, which looks for memory errors on the recovery path and runs each round
+ * several times slower (ASan cannot see reads past a shared mapping anyway: those land in other
  * mappings or fault, which the plain build sees too). */
-#if defined(__SANITIZE_ADDRESS__)
-#define ZT_SCRIBBLE_ROUNDS(n) ((n) / 4)
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ZT_SCRIBBLE_ROUNDS(n) ((n) / 4)
-#endif
-#endif
-#ifndef ZT_SCRIBBLE_ROUNDS
-#define ZT_SCRIBBLE_ROUNDS(n) (n)
-#endif
+#define ZT_SCRIBBLE_ROUNDS(n) (ZT_SANITIZED ? (n) / 4 : (n))
 
 /* The subscriber record whose member id is `id` (NULL if none). */
 static inline struct zc_sub_rec *zt_sub_rec(struct zc_topic_hdr *h, uint64_t id)

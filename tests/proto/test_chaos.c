@@ -1,18 +1,18 @@
 /* Chaos: publishers and subscribers of every policy on five topics, one random member
- * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 1000, 20000
- * with ZCAST_LONG=1). Topics 0-2 use 20 ms timeouts; on topics 3 and 4 every member blocks without
- * a timeout (zcast_loan_wait / zcast_publish_wait / zcast_wait with -1, a wait set, an executor),
- * so a wake-up that a crash, a close or a cleanup owes and never delivers shows as a hang. Every
- * holder checks each message at take and again just before releasing it against the slot's shared
- * state, read raw (tests/zt_held.h): state PUBLISHED with the handle's generation, its own holder
- * bit set, header and checksummed payload unchanged — a premature reuse fails (the test build
- * poisons slots at loan). Watchdog: after every round each member must make progress within 15 s
- * (else the test fails naming the call it is stuck in); a member that dies by itself (crash, failed
- * CHECK) fails the test at once. At the end the blocking subscribers and then the blocking
- * publisher are stopped by SIGTERM and must exit 0 within 15 s (their peers closed: whatever they
- * wait for must wake them), the others are killed together and must die by that SIGKILL; with
- * everyone gone, no slot may be loaned or leaked and no segment may remain. Reports how many kills
- * landed inside a zcast call. */
+ * kill -9'ed every few milliseconds and replaced, for ZCAST_CHAOS_KILLS rounds (default 1000; 400
+ * under a sanitizer; 20000 with ZCAST_LONG=1). Topics 0-2 use 20 ms timeouts; on topics 3 and 4
+ * every member blocks without a timeout (zcast_loan_wait / zcast_publish_wait / zcast_wait with -1,
+ * a wait set, an executor), so a wake-up that a crash, a close or a cleanup owes and never delivers
+ * shows as a hang. Every holder checks each message at take and again just before releasing it
+ * against the slot's shared state, read raw (tests/zt_held.h): state PUBLISHED with the handle's
+ * generation, its own holder bit set, header and checksummed payload unchanged — a premature reuse
+ * fails (the test build poisons slots at loan). Watchdog: after every round each member must make
+ * progress within 15 s (else the test fails naming the call it is stuck in); a member that dies by
+ * itself (crash, failed CHECK) fails the test at once. At the end the blocking subscribers and then
+ * the blocking publisher are stopped by SIGTERM and must exit 0 within 15 s (their peers closed:
+ * whatever they wait for must wake them), the others are killed together and must die by that
+ * SIGKILL; with everyone gone, no slot may be loaned or leaked and no segment may remain. Reports
+ * how many kills landed inside a zcast call. */
 #include "zcast/executor.h"
 #include "zt_dump.h"
 #include "zt_held.h"
@@ -513,7 +513,7 @@ static int is_blocking_pub(int i)
 int main(void)
 {
 	const char *env = getenv("ZCAST_CHAOS_KILLS");
-	int kills = env ? atoi(env) : getenv("ZCAST_LONG") ? 20000 : 1000;
+	int kills = env ? atoi(env) : getenv("ZCAST_LONG") ? 20000 : ZT_SANITIZED ? 400 : 1000;
 	zt_setup("chaos", kills > 1000 ? 3600 : 280);
 	unsigned seed =
 	    getenv("ZCAST_SEED") ? (unsigned)atoi(getenv("ZCAST_SEED")) : (unsigned)getpid();
