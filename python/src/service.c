@@ -33,6 +33,7 @@ typedef struct {
 	const zcast_cdr_type *side; /* what this end loans: request (client), response (server) */
 	uint32_t *bounds;	    /* the endpoint's bounds of `side` */
 	size_t max_size;	    /* CDR size of `side` at them */
+	int in_use; /* calls running without the GIL (call, wait): close refuses while any runs */
 } PzEnd;
 
 /* Common constructor part: the type, the bounds of `side`, the options. */
@@ -113,6 +114,9 @@ static int end_open(PzEnd *self)
 static PyObject *end_close(PzEnd *self, PyObject *unused)
 {
 	(void)unused;
+	if (self->in_use) /* the handle must outlive the calls that use it (service.h) */
+		return pz_raisef(ZCAST_EBUSY, "close: another thread is calling or waiting on the %s",
+				 Py_TYPE(self)->tp_name);
 	int e = 0;
 	if (self->cli)
 		e = zcast_client_close(self->cli);
@@ -313,8 +317,10 @@ static PyObject *client_call(PzEnd *self, PyObject *args, PyObject *kw)
 		return NULL;
 	zcast_msg *resp = NULL, *m = msg->m;
 	int e;
+	self->in_use++;
 	Py_BEGIN_ALLOW_THREADS e = zcast_client_call(self->cli, m, ns, &resp);
 	Py_END_ALLOW_THREADS
+	self->in_use--;
 	sent(msg); /* consumed whatever the outcome (zcast_client_call) */
 	return e < 0 ? pz_raise(e) : typed_received(self->type->response, resp);
 }
@@ -335,8 +341,10 @@ static PyObject *end_wait(PzEnd *self, PyObject *args)
 	PyObject *timeout = Py_None;
 	if (!PyArg_ParseTuple(args, "|O", &timeout) || end_open(self) < 0)
 		return NULL;
+	self->in_use++;
 	int e = self->cli ? pz_wait_sliced(client_wait_fn, self->cli, timeout)
 			  : pz_wait_sliced(server_wait_fn, self->srv, timeout);
+	self->in_use--;
 	if (e == INT_MIN)
 		return NULL;
 	if (e == ZCAST_ETIMEDOUT)

@@ -56,7 +56,7 @@ static int open_response_topic(zcast_client *cli, const zcast_service_opts *o)
 	zcast_sub_opts so;
 	zcast_sub_opts_init(&so);
 	so.domain = domain_of(cli);
-	so.queue_depth = 2 * o->slot_count; /* a response or a marker per call, at most */
+	so.queue_depth = 2 * o->slot_count + 1; /* a response per call, a marker per marker slot */
 	so.topic.max_queue_depth = so.queue_depth > 256 ? so.queue_depth : 0;
 	int r = zcast_sub_open(topic, &so, &cli->resp_sub);
 	if (r)
@@ -65,7 +65,10 @@ static int open_response_topic(zcast_client *cli, const zcast_service_opts *o)
 	zcast_pub_opts_init(&po);
 	po.domain = domain_of(cli);
 	po.slot_size = ZCAST_SERVICE_HEADER;
-	po.slot_count = o->slot_count;
+	/* A marker slot more than calls: an executor holds the marker it hands to the client's
+	 * callback (svc_wait.c) until the callback returns, so a marker owed or a nudge made in that
+	 * callback needs another slot, or it is never published (test svc_marker_exec). */
+	po.slot_count = o->slot_count + 1;
 	return zcast_pub_open(topic, &po, &cli->self_pub);
 }
 

@@ -140,17 +140,20 @@ int zc_svc_client_next(zcast_client *cli, zcast_msg **resp, uint64_t *seq)
 }
 
 /* Under cli->mu: takes what is queued until `enough` says stop (or nothing is left); wakes the
- * other threads for outcomes that are theirs. */
-static void pump(zcast_client *cli, uint64_t own, bool (*enough)(zcast_client *, uint64_t))
+ * other threads for outcomes that are theirs. Returns 0, or the error of a take that failed
+ * otherwise than by an empty queue (its message stays queued, e.g. no descriptor to map its pool):
+ * the caller reports it, since a wait would find that message queued and never sleep. */
+static int pump(zcast_client *cli, uint64_t own, bool (*enough)(zcast_client *, uint64_t))
 {
-	int got = 0;
+	int got = 0, r = 0;
 	zcast_msg *m;
-	while (!enough(cli, own) && zcast_take(cli->resp_sub, &m) == 0)
+	while (!enough(cli, own) && (r = zcast_take(cli->resp_sub, &m)) == 0)
 		got |= zc_svc_client_absorb(cli, m, own);
 	/* Whoever waits for them re-checks when this marker comes (client_wait_until). An outcome
 	 * for zcast_response_take taken by a zcast_client_call wakes its takers too. */
 	if ((got & ZC_ABSORB_WAITED) || ((got & ZC_ABSORB_OWN) && own))
 		zc_svc_client_nudge(cli);
+	return r == ZCAST_EAGAIN ? 0 : r;
 }
 
 static bool any_ready(zcast_client *cli, uint64_t own)
@@ -212,22 +215,25 @@ int zcast_response_take(zcast_client *cli, zcast_msg **resp, uint64_t *seq)
 	uint64_t s = 0;
 	*resp = NULL;
 	pthread_mutex_lock(&cli->mu);
-	pump(cli, 0, any_ready);
+	int e = pump(cli, 0, any_ready);
 	int r = zc_svc_client_next(cli, resp, &s);
 	pthread_mutex_unlock(&cli->mu);
+	if (r == ZCAST_EAGAIN && e)
+		r = e; /* nothing ready, and the take said why */
 	if (seq)
 		*seq = s;
 	return r;
 }
 
-/* An outcome for zcast_response_take is ready now (taken from the topic if need be). */
-static bool outcome_ready(zcast_client *cli)
+/* 1 when an outcome for zcast_response_take is ready now (taken from the topic if need be), 0
+ * when none is, or the error of a take (pump). */
+static int outcome_ready(zcast_client *cli)
 {
 	pthread_mutex_lock(&cli->mu);
-	pump(cli, 0, any_ready);
+	int e = pump(cli, 0, any_ready);
 	bool ready = any_ready(cli, 0);
 	pthread_mutex_unlock(&cli->mu);
-	return ready;
+	return ready ? 1 : e;
 }
 
 int zcast_client_wait(zcast_client *cli, int64_t timeout_ns)
@@ -235,11 +241,12 @@ int zcast_client_wait(zcast_client *cli, int64_t timeout_ns)
 	if (!cli)
 		return zc_err(ZCAST_EINVAL, "cli is NULL");
 	int64_t deadline = timeout_ns < 0 ? -1 : zc_after(zc_now_ns(), timeout_ns);
-	while (!outcome_ready(cli))
+	int r;
+	while ((r = outcome_ready(cli)) == 0)
 		if (client_wait_until(cli, 0, any_ready, deadline) == ZCAST_ETIMEDOUT &&
-		    !outcome_ready(cli))
+		    (r = outcome_ready(cli)) == 0)
 			return zc_err(ZCAST_ETIMEDOUT, "service %s: no outcome in time", cli->service);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 /* Under mu: call seq's outcome (0 with *resp, or its error), freeing it; ZCAST_EAGAIN while it
@@ -280,9 +287,11 @@ int zcast_client_call(zcast_client *cli, zcast_msg *req, int64_t timeout_ns, zca
 	}
 	for (bool late = false;; late = deadline >= 0 && zc_now_ns() >= deadline) {
 		pthread_mutex_lock(&cli->mu);
-		pump(cli, seq, call_done);
-		r = own_outcome(cli, seq, resp, late);
+		int e = pump(cli, seq, call_done);
+		r = own_outcome(cli, seq, resp, late || e);
 		pthread_mutex_unlock(&cli->mu);
+		if (r == ZCAST_ETIMEDOUT && e)
+			return e; /* the call let go of (a late response is dropped), the take's error */
 		if (r != ZCAST_EAGAIN)
 			break;
 		client_wait_until(cli, seq, call_done, deadline);
