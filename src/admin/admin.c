@@ -18,8 +18,11 @@ int zcast_topic_stat_get(const char *domain, const char *topic, zcast_topic_stat
 	struct zc_topic t;
 	memset(&t, 0, sizeof t);
 	if ((r = zc_topic_peek(&t, &zc_topic_maps, domain, topic)) < 0) {
-		/* Not readable yet and held (byte 0): its creator is still at work. */
-		if (r != ZCAST_ENOENT && r != ZCAST_EPERM && t.fd >= 0 && zc_ofd_held(t.fd, 0))
+		/* Not readable yet and held exclusively (byte 0): its creator is still at work. Held
+		 * shared, it is in use by members while it fails the checks (another layout version, a
+		 * rewritten header): that error is the answer, not "being created". */
+		if (r != ZCAST_ENOENT && r != ZCAST_EPERM && t.fd >= 0 &&
+		    zc_ofd_held_exclusive(t.fd, 0))
 			r = zc_err(ZCAST_EAGAIN, "topic %s is being created", topic);
 		zc_topic_detach(&t);
 		return r;

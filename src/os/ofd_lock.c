@@ -23,10 +23,22 @@ int zc_ofd_unlock(int fd, off_t byte)
 	return ofd(fd, F_OFD_SETLK, F_UNLCK, byte) == 0 ? 0 : ZCAST_ESYS;
 }
 
-bool zc_ofd_held(int fd, off_t byte)
+/* Asks which lock would stop one of `type`: a write lock conflicts with any, a read lock only with
+ * an exclusive one. */
+static bool held_against(int fd, off_t byte, short type)
 {
-	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1};
+	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1};
 	if (fcntl(fd, F_OFD_GETLK, &fl) != 0)
 		return true; /* cannot tell: assume alive, never reclaim on doubt */
 	return fl.l_type != F_UNLCK;
+}
+
+bool zc_ofd_held(int fd, off_t byte)
+{
+	return held_against(fd, byte, F_WRLCK);
+}
+
+bool zc_ofd_held_exclusive(int fd, off_t byte)
+{
+	return held_against(fd, byte, F_RDLCK);
 }

@@ -129,6 +129,8 @@ ZC_HIDDEN int zc_ofd_lock(int fd, off_t byte, bool exclusive);
 ZC_HIDDEN int zc_ofd_unlock(int fd, off_t byte);
 /* True when some open file description other than fd's holds a lock on `byte`. */
 ZC_HIDDEN bool zc_ofd_held(int fd, off_t byte);
+/* True when another open file description holds `byte` exclusively (a creator, a remover). */
+ZC_HIDDEN bool zc_ofd_held_exclusive(int fd, off_t byte);
 /* Creates a library thread with every signal blocked: a program that blocks signals for signalfd
  * after its first zcast call must not lose them to a zcast thread. */
 ZC_HIDDEN int zc_thread_start(void *(*fn)(void *), void *arg, pthread_t *th, bool detached);

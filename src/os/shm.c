@@ -58,8 +58,15 @@ int zc_shm_create(const char *name, size_t size, unsigned mode, bool held)
 	 * later. */
 	int r = posix_fallocate(fd, 0, (off_t)size);
 	if (r != 0) {
+		/* Unlinked before the descriptor goes: once byte 0 is free, an opener may take our
+		 * empty file for a dead creator's, remove it and create the topic anew, and a late
+		 * unlink would remove that live one. Not when the file was unlinked already (an
+		 * opener came between our create and our lock): the name may be another's now. */
+		struct stat st;
+		if (!held || (fstat(fd, &st) == 0 && st.st_nlink > 0))
+			shm_unlink(name);
+		ZC_PAUSE("shm:create-failed"); /* tests: test_create_fail_unlink */
 		zc_fd_close(fd);
-		shm_unlink(name);
 		if (r == ENOSPC || r == ENOMEM || r == EFBIG)
 			return no_room(name, size);
 		errno = r;
