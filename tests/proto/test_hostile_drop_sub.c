@@ -12,7 +12,7 @@
 #include "zt_hostile.h"
 
 #define TOPIC "/hostile/dropsub"
-#define ROUNDS ZT_SCRIBBLE_ROUNDS(100000)
+#define ROUNDS ZT_SCRIBBLE_ROUNDS(50000)
 
 static int publisher_main(void *arg)
 {

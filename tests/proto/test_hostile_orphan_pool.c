@@ -7,7 +7,7 @@
 #include "zt_hostile.h"
 
 #define TOPIC "/hostile/orphan"
-#define ROUNDS ZT_SCRIBBLE_ROUNDS(80000)
+#define ROUNDS ZT_SCRIBBLE_ROUNDS(40000)
 #define CANARY 0x5a5a5a5a5a5a5a5aull
 
 struct pub_args {
