@@ -99,8 +99,9 @@ done
 # $preps times into another domain while a second recorder records the replay (record_timing.py
 # compares the two recordings). Each round, interleaved: the floor (zcast-play-floor: the player's
 # wait doing nothing else) plain (a bare clock_nanosleep loop), with the player's settings, and at
-# SCHED_FIFO; the player as it plays by default and with --realtime; and $ZCAST_PLAY_BASELINE's
-# player when set. The summary: medians over the rounds of each one's p50 / p99, and the player's
+# SCHED_FIFO; the player as it plays by default (--spin-us auto), with a fixed 50 us spin (the
+# default before auto) and with --realtime; and $ZCAST_PLAY_BASELINE's player when set. The
+# summary: medians over the rounds of each one's p50 / p99 and CPU (% of a core), and the player's
 # p99 against the floor's of the same settings.
 floor="$build/bench/zcast-play-floor"
 preps=${ZCAST_PLAY_REPS:-5}; [ "$quick" = --quick ] && preps=2
@@ -114,10 +115,14 @@ play_once() { # label player args...
   shift 2
   ZCAST_DOMAIN=recbench2-$$ "$zcast" record -q -o "$out" --compression none --lossless "/bench/$tag" &
   local rec=$!
-  ZCAST_DOMAIN=recbench2-$$ "$player" play -q "$dir/$tag" --wait-for-subscribers 1 --slots "$slots" "$@"
+  local TIMEFORMAT='%U %S %R' cpu # the player's CPU: (user + system) / wall, % of one core
+  { time ZCAST_DOMAIN=recbench2-$$ "$player" play -q "$dir/$tag" --wait-for-subscribers 1 \
+      --slots "$slots" "$@" 2>&3; } 3>&2 2>"$dir/play-time"
+  cpu=$(tail -1 "$dir/play-time" | awk '{printf "%.0f", 100 * ($1 + $2) / $3}')
   sleep 0.3
   kill -INT $rec; wait $rec
-  /usr/bin/python3 "$HERE_RB/record_timing.py" "$name: $label" "$rate" "$dir/$tag" "$out" "$timing"
+  /usr/bin/python3 "$HERE_RB/record_timing.py" "$name: $label" "$rate" "$dir/$tag" "$out" "$timing" \
+    "$cpu"
   rm -rf "$out"
 }
 floor_once() { # label args...
@@ -126,7 +131,7 @@ floor_once() { # label args...
   [ -x "$floor" ] || return 0
   r=$("$floor" "$rate" "$secs" "$@")
   echo "play $name: $label: $r"
-  sed -E 's/n=([0-9.]+) p50_us=([0-9.]+) p99_us=([0-9.]+) max_us=([0-9.]+)/\2\t\3\t\4/' <<<"$r" |
+  sed -E 's/n=([0-9.]+) p50_us=([0-9.]+) p99_us=([0-9.]+) max_us=([0-9.]+) cpu=([0-9.]+)%.*/\2\t\3\t\4\t\5/' <<<"$r" |
     sed "s|^|$name: $label\t|" >>"$timing"
 }
 replay() {
@@ -142,9 +147,10 @@ replay() {
   echo "load average before $name: $(cut -d' ' -f1-3 /proc/loadavg)"
   for ((r = 1; r <= preps; r++)); do
     floor_once "floor, bare clock_nanosleep" --plain
-    floor_once "floor, player's wait" --spin-us 50
+    floor_once "floor, player's wait" --spin-us auto
     play_once "player" "$zcast"
-    floor_once "floor, player's wait, SCHED_FIFO" --spin-us 50 --realtime
+    play_once "player --spin-us 50" "$zcast" --spin-us 50
+    floor_once "floor, player's wait, SCHED_FIFO" --spin-us auto --realtime
     play_once "player --realtime" "$zcast" --realtime
     [ -z "${ZCAST_PLAY_BASELINE:-}" ] || play_once "baseline player" "$ZCAST_PLAY_BASELINE"
   done

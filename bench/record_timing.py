@@ -1,8 +1,9 @@
 """Replay timing of bench/record.sh: |replayed - recorded| inter-message interval, per message, from
 two uncompressed recordings (the original and one of its replay), read by their log times; the
-percentiles are appended to RESULTS_TSV when given. --summary: medians over the rounds of every
-label in RESULTS_TSV (players and floors), and each player's p99 against its floor's.
-Usage: record_timing.py NAME RATE_HZ RECORDED_DIR REPLAY_DIR [RESULTS_TSV]
+percentiles (and CPU_PERCENT, the player's CPU time over its wall time) are appended to
+RESULTS_TSV when given. --summary: medians over the rounds of every label in RESULTS_TSV (players
+and floors), and each player's p99 against its floor's.
+Usage: record_timing.py NAME RATE_HZ RECORDED_DIR REPLAY_DIR [RESULTS_TSV [CPU_PERCENT]]
        record_timing.py --summary RESULTS_TSV"""
 import glob
 import statistics
@@ -38,15 +39,18 @@ def log_times(d):
 def summary(path):
     runs = {}
     for line in open(path):
-        label, p50, p99, mx = line.rstrip("\n").split("\t")
-        runs.setdefault(label, []).append((float(p50), float(p99), float(mx)))
-    med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), len(v))
+        label, p50, p99, mx, cpu = (line.rstrip("\n").split("\t") + [""])[:5]
+        runs.setdefault(label, []).append((float(p50), float(p99), float(cpu or "nan")))
+    med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), len(v),
+               statistics.median(x[2] for x in v))
            for k, v in runs.items()}
-    for k, (p50, p99, n) in med.items():
-        print(f"play {k}: median of {n} rounds: p50 {p50:.1f} us, p99 {p99:.1f} us")
-    for k, (p50, p99, n) in med.items():
+    for k, (p50, p99, n, cpu) in med.items():
+        print(f"play {k}: median of {n} rounds: p50 {p50:.1f} us, p99 {p99:.1f} us, "
+              f"CPU {cpu:.0f}% of a core")
+    for k, (p50, p99, n, _) in med.items():
         name, _, who = k.partition(": ")
         floor = {"player": "floor, player's wait",
+                 "player --spin-us 50": "floor, player's wait",
                  "player --realtime": "floor, player's wait, SCHED_FIFO"}.get(who)
         if floor and f"{name}: {floor}" in med:
             f99 = med[f"{name}: {floor}"][1]
@@ -73,4 +77,5 @@ print(f"play {name}: {len(a)} messages at {rate} Hz recorded, {len(b)} replayed;
       f"p50 {p(0.5):.1f} us, p99 {p(0.99):.1f} us, max {err[-1] / 1e3:.1f} us")
 if len(sys.argv) > 5:
     with open(sys.argv[5], "a") as f:
-        f.write(f"{name}\t{p(0.5):.1f}\t{p(0.99):.1f}\t{err[-1] / 1e3:.1f}\n")
+        cpu = sys.argv[6] if len(sys.argv) > 6 else ""
+        f.write(f"{name}\t{p(0.5):.1f}\t{p(0.99):.1f}\t{err[-1] / 1e3:.1f}\t{cpu}\n")

@@ -40,7 +40,7 @@ struct player {
 	bool any;
 	double rate;
 	uint32_t slots; /* --slots */
-	int64_t spin_ns; /* the last stretch before a message's time is spun (play_clock.c) */
+	struct play_spin spin; /* the last stretch before a message's time is spun (play_spin.h) */
 };
 
 static bool in_list(const char *list, const char *topic)
@@ -220,7 +220,7 @@ static int send_on_time(struct player *P, struct pass *T, struct play_chan *pc, 
 			zcast_msg *msg)
 {
 	int64_t after = (int64_t)((double)(t - T->t0) / P->rate);
-	play_clock_wait((T->started ? T->mono0 : play_clock_now()) + after, P->spin_ns, &cli_stop);
+	play_clock_wait((T->started ? T->mono0 : play_clock_now()) + after, &P->spin, &cli_stop);
 	if (cli_stop) {
 		zcast_msg_drop(msg);
 		return 0;
@@ -296,10 +296,14 @@ static int run(struct cli *c)
 	P.c = c;
 	P.rate = cli_double(c, "rate", 1, 1e-6, 1e6);
 	P.slots = (uint32_t)cli_long(c, "slots", 16, 2, 4096);
-	P.spin_ns = (int64_t)(cli_double(c, "spin-us", 50, 0, 1e6) * 1e3);
 	const char *why = play_clock_setup(cli_flag(c, "realtime"));
 	if (why)
 		fprintf(stderr, "zcast play: --realtime: no SCHED_FIFO (%s); playing without\n", why);
+	const char *spin = cli_str(c, "spin-us", "auto");
+	play_spin_init(&P.spin,
+		       strcmp(spin, "auto") == 0 ? -1
+						 : (int64_t)(cli_double(c, "spin-us", 0, 0, 1e6) * 1e3),
+		       cli_flag(c, "realtime") && !why);
 	double offset = cli_double(c, "start-offset", 0, 0, 1e9);
 	long subs = cli_long(c, "wait-for-subscribers", 0, 0, 1024);
 	if (check_lists(c) != CLI_OK)
@@ -342,7 +346,7 @@ static const struct cli_opt opts[] = {
     {"remap", 0, "FROM:=TO,...", "publish topic FROM as TO"},
     {"wait-for-subscribers", 0, "N", "before playing, wait until every topic has N subscribers"},
     {"slots", 0, "N", "slots of each publisher's pool (default 16)"},
-    {"spin-us", 0, "US", "spin the last US microseconds before each message's time (default 50)"},
+    {"spin-us", 0, "US|auto", "spin the last US microseconds before each message's time (default auto)"},
     {"realtime", 0, NULL, "run at SCHED_FIFO priority 10 where permitted (on time on a busy host)"},
     {"quiet", 'q', NULL, "no summary line"},
     {0},
@@ -355,7 +359,8 @@ const struct cli_cmd cmd_play = {
     .details =
 	"Messages go out in file order, each at its recorded time relative to the first\n"
 	"(CLOCK_MONOTONIC, scaled by --rate); a late message goes out at once. It sleeps to\n"
-	"--spin-us before that time and spins the rest; --realtime asks for SCHED_FIFO. Typed topics\n"
+	"--spin-us before that time and spins the rest (auto: as late as recent wake-ups came, 20 us\n"
+	"to 2 ms; 0: never spins); --realtime asks for SCHED_FIFO. Typed topics\n"
 	"keep their type name and hash; topics recorded with history publish with it again.\n"
 	"A publisher waits (never drops) when a FULL subscriber's queue is full.\n",
     .opts = opts,
