@@ -300,10 +300,13 @@ static int run(struct cli *c)
 	if (why)
 		fprintf(stderr, "zcast play: --realtime: no SCHED_FIFO (%s); playing without\n", why);
 	const char *spin = cli_str(c, "spin-us", "auto");
-	play_spin_init(&P.spin,
-		       strcmp(spin, "auto") == 0 ? -1
-						 : (int64_t)(cli_double(c, "spin-us", 0, 0, 1e6) * 1e3),
-		       cli_flag(c, "realtime") && !why);
+	bool learn = strcmp(spin, "auto") == 0;
+	char *end = NULL;
+	double us = learn ? 0 : strtod(spin, &end);
+	if (!learn && (end == spin || *end || !(us >= 0 && us <= 1e6)))
+		return cli_usage_error(c, "--spin-us: '%s' is not auto or microseconds from 0 to 1000000",
+				       spin);
+	play_spin_init(&P.spin, learn ? -1 : (int64_t)(us * 1e3), cli_flag(c, "realtime") && !why);
 	double offset = cli_double(c, "start-offset", 0, 0, 1e9);
 	long subs = cli_long(c, "wait-for-subscribers", 0, 0, 1024);
 	if (check_lists(c) != CLI_OK)

@@ -7,7 +7,7 @@ void play_spin_init(struct play_spin *s, int64_t fixed_ns, bool realtime)
 {
 	s->learn = fixed_ns < 0;
 	s->realtime = realtime;
-	s->spin_ns = s->learn ? PLAY_SPIN_MIN_NS : fixed_ns;
+	s->spin_ns = s->learn ? PLAY_SPIN_MAX_NS : fixed_ns;
 	s->preempted = s->backoff = 0;
 }
 

@@ -26,7 +26,9 @@ struct play_spin {
 	bool realtime;	    /* SCHED_FIFO: never backs off */
 };
 
-/* fixed_ns >= 0: always that; < 0: auto, starting at PLAY_SPIN_MIN_NS. `realtime`: the thread runs
+/* fixed_ns >= 0: always that; < 0: auto, starting at PLAY_SPIN_MAX_NS (until the wake-ups show
+ * otherwise: starting low, the first late wake-up of a replay, which learning only follows, would
+ * be its worst interval — at 30 Hz a five-second replay has about one). `realtime`: the thread runs
  * at SCHED_FIFO, where no thread of the normal class takes its core, so a lost core is an
  * interrupt or the host's, which spinning less would not give back: auto does not back off. */
 void play_spin_init(struct play_spin *s, int64_t fixed_ns, bool realtime);

@@ -177,6 +177,10 @@ bad_number("play", "--start-offset", pre=P, whole=False)
 bad_number("play", "--wait-for-subscribers", pre=P, lo_bad=["-1", "1025"])
 bad_number("play", "--slots", pre=P, lo_bad=["0", "1", "4097"])
 bad_number("play", "--slots", pre=P + ["--topics", "/none"], lo_bad=["0"])
+for v in ["x", "", "nan", "inf", "1e999", "-1", "1000001", "auto1", "Auto"]:
+    case(2, rf"--spin-us: '{re.escape(v)}' is not auto or microseconds from 0 to 1000000", "play",
+         *P, f"--spin-us={v}")
+case(2, r"'--spin-us' needs a value", "play", *P, "--spin-us")
 for v in ["/a", "/a:=", ":=/b", "/a:=b", "/a:=/b//c", ""]:
     case(2, rf"--remap: '{re.escape(v)}' is not FROM:=TO", "play", *P, f"--remap={v}")
 for v in ["", ",", "/a,,/b"]:

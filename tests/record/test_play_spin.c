@@ -1,5 +1,5 @@
 /* zcast play's spin before a message's time (tools/play_spin.h): fixed stays fixed; auto rises at
- * once to hide a late wake-up, bounded; falls slowly while wake-ups are on time, so a rare late one
+ * once to hide a late wake-up, bounded (it starts at its bound); falls slowly while wake-ups are on time, so a rare late one
  * keeps it up; falls when the waits are too short to sleep, so a long spin does not last for ever;
  * never leaves [PLAY_SPIN_MIN_NS, PLAY_SPIN_MAX_NS]; stops spinning for a while when spins keep
  * being preempted, not when one in sixteen is. And play_clock_wait never returns before its
@@ -27,7 +27,8 @@ static void auto_rises_at_once_and_is_bounded(void)
 {
 	struct play_spin s;
 	play_spin_init(&s, -1, false);
-	CHECK_EQ(s.spin_ns, PLAY_SPIN_MIN_NS);
+	CHECK_EQ(s.spin_ns, PLAY_SPIN_MAX_NS); /* the worst until the wake-ups show otherwise */
+	s.spin_ns = PLAY_SPIN_MIN_NS;
 	play_spin_learn(&s, true, 0, false); /* on time: stays at the floor */
 	CHECK_EQ(s.spin_ns, PLAY_SPIN_MIN_NS);
 	play_spin_learn(&s, true, -5000, false); /* a clock that went back a little: no harm */
@@ -48,6 +49,7 @@ static void auto_falls_slowly_while_on_time(void)
 {
 	struct play_spin s;
 	play_spin_init(&s, -1, false);
+	s.spin_ns = PLAY_SPIN_MIN_NS;
 	play_spin_learn(&s, true, 1000000, false);
 	int64_t before = s.spin_ns;
 	for (int i = 0; i < 100; i++) { /* one late wake-up in a hundred keeps most of the spin */
@@ -86,6 +88,7 @@ static void auto_backs_off_when_spins_are_preempted(void)
 {
 	struct play_spin s;
 	play_spin_init(&s, -1, false);
+	s.spin_ns = PLAY_SPIN_MIN_NS;
 	for (int i = 0; i < 10000; i++) /* one spin in sixteen preempted: spinning still pays */
 		play_spin_learn(&s, true, 1000000, i % 16 == 0);
 	CHECK_EQ(s.spin_ns, 1000000 + PLAY_SPIN_MARGIN_NS);
@@ -101,6 +104,7 @@ static void auto_backs_off_when_spins_are_preempted(void)
 	play_spin_learn(&s, true, 700000, false); /* then it learns afresh */
 	CHECK_EQ(s.spin_ns, 700000 + PLAY_SPIN_MARGIN_NS);
 	play_spin_init(&s, -1, true); /* at SCHED_FIFO a lost core is not another thread's: no back-off */
+	s.spin_ns = PLAY_SPIN_MIN_NS;
 	for (i = 0; i < 100; i++)
 		play_spin_learn(&s, true, 1000000, true);
 	CHECK_EQ(s.spin_ns, 1000000 + PLAY_SPIN_MARGIN_NS);
@@ -138,7 +142,7 @@ static void wait_stops_early(void)
 	stop_flag = 1;
 	int64_t t = play_clock_now() + 3600 * (int64_t)1000000000;
 	CHECK(play_clock_wait(t, &s, &stop_flag) < t); /* an hour away: returns at once */
-	CHECK_EQ(s.spin_ns, PLAY_SPIN_MIN_NS);	       /* and learns nothing from it */
+	CHECK_EQ(s.spin_ns, PLAY_SPIN_MAX_NS);	       /* and learns nothing from it */
 	stop_flag = 0;
 }
 
