@@ -58,8 +58,9 @@ void zb_sources_free(struct zb_sources *s);
 void zb_sources_set_catchup(struct zb_sources *s, dds_entity_t catchup);
 /* 1 if the sample from this publication was already delivered (it is a resend). */
 int zb_sources_seen(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
-/* 1 if the publication is a bridge's (it announces a source). */
-int zb_sources_is_bridge(struct zb_sources *s, dds_instance_handle_t publication);
+/* 1 if the IN route's catch-up reader delivers the publication's samples: a bridge's writer that
+ * the catch-up reader matches (reliable, transient local; not one with catchup=0). */
+int zb_sources_catchup_reads(struct zb_sources *s, dds_instance_handle_t publication);
 /* 0 if the publication announces a type hash ("typehash=RIHS01_...;") other than the route's
  * type's, and then its hash in `theirs` (empty if it is too long); else 1 (also when it announces
  * none: ROS 2 before Iron, plain DDS programs). */

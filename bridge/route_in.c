@@ -153,14 +153,17 @@ static int deliver(struct zb_route_rt *rt, const void *bytes, size_t n, const dd
 	return deliver_bytes(rt, bytes, n, si, wait, 0);
 }
 
-/* With a catch-up reader, each sample reaches both readers (one packet to the participant): the
- * catch-up reader delivers those of bridges (their kept messages first, then the rest, in order),
- * the other one those of other writers. */
+/* With a catch-up reader, each sample of a writer both readers match reaches both (one packet to
+ * the participant): the catch-up reader delivers those of bridges that keep messages for it (their
+ * kept messages first, then the rest, in order), the other one those of every other writer, also
+ * of a bridge whose writer is volatile (catchup=0 on its out route: the catch-up reader never
+ * matches it, and its samples would otherwise be delivered by neither). */
 static int mine(struct zb_route_rt *rt, dds_entity_t reader, const dds_sample_info_t *si)
 {
 	if (!rt->catchup)
 		return 1;
-	return (reader == rt->catchup) == zb_sources_is_bridge(rt->sources, si->publication_handle);
+	return (reader == rt->catchup) ==
+	       zb_sources_catchup_reads(rt->sources, si->publication_handle);
 }
 
 /* Delivers what one reader holds. WOULD_WAIT: the sample is left in rt->pending. */

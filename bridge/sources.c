@@ -26,6 +26,7 @@ struct zb_sources {
 	struct {
 		dds_instance_handle_t h;
 		int src; /* index, or -1: not a bridge */
+		int kept; /* it offers reliable transient local: the catch-up reader matches it */
 		char other[ZCAST_TYPE_HASH_STR_SIZE]; /* the other type hash it announces, or "" */
 	} cache[ZB_HANDLES];
 	unsigned next_cache, next_evict;
@@ -131,6 +132,13 @@ static int lookup(struct zb_sources *s, dds_instance_handle_t h)
 		other_hash(s, ud, n, s->cache[slot].other);
 	}
 	dds_free(ud);
+	/* the catch-up reader (reliable, transient local) matches only a writer offering both; a
+	 * bridge's writer with catchup=0 is volatile, and only the first reader gets its samples */
+	dds_durability_kind_t dur = DDS_DURABILITY_VOLATILE;
+	dds_reliability_kind_t rel = DDS_RELIABILITY_BEST_EFFORT;
+	dds_qget_durability(ep->qos, &dur);
+	dds_qget_reliability(ep->qos, &rel, NULL);
+	s->cache[slot].kept = dur != DDS_DURABILITY_VOLATILE && rel == DDS_RELIABILITY_RELIABLE;
 	dds_builtintopic_free_endpoint(ep);
 	s->cache[slot].h = h;
 	s->cache[slot].src = id ? source_index(s, id) : -1;
@@ -153,9 +161,10 @@ int zb_sources_type_ok(struct zb_sources *s, dds_instance_handle_t publication,
 	return 0;
 }
 
-int zb_sources_is_bridge(struct zb_sources *s, dds_instance_handle_t publication)
+int zb_sources_catchup_reads(struct zb_sources *s, dds_instance_handle_t publication)
 {
-	return source_of(s, publication) >= 0;
+	int i = lookup(s, publication);
+	return i >= 0 && s->cache[i].src >= 0 && s->cache[i].kept;
 }
 
 int zb_sources_seen(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts)
