@@ -22,12 +22,14 @@
 # recorder (part 1) / player (part 2) is measured beside this one.
 # ZCAST_RECORD_PARTS picks parts (default "1 2 3"); ZCAST_PLAY_STREAMS the streams of part 2
 # (default "tick big": 1 kHz of 16 B, 30 Hz of 4 MiB), so that each fits one quiet slot.
+# ZCAST_PLAY_SECS (default 5) how long each stream of part 2 is recorded and played (at 30 Hz,
+# 5 s is 149 intervals, whose p99 is the second-worst).
 # Usage: bench/record.sh BUILD_DIR [--quick]
 set -euo pipefail
 build=$1
 quick=${2:-}
 zcast="$build/tools/zcast"
-secs=5; [ "$quick" = --quick ] && secs=2
+secs=${ZCAST_PLAY_SECS:-5}; [ "$quick" = --quick ] && secs=2 # part 2: seconds per stream
 feed="$build/bench/zcast-rec-feed"
 rsecs=${ZCAST_RECORD_SECS:-3}; [ "$quick" = --quick ] && rsecs=1
 dir=$(mktemp -d "${TMPDIR:-/tmp}/zcast-recbench-XXXXXX")
@@ -36,7 +38,7 @@ cleanup() {
   for p in $(jobs -p); do kill -9 "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -f /dev/shm/zcast."$ZCAST_DOMAIN".* /dev/shm/zcast.recbench2-$$.*
-  rm -rf "$dir"
+  rm -rf "$dir" "${shm_out:-}"
 }
 trap cleanup EXIT
 
@@ -110,14 +112,26 @@ timing="$dir/timing.tsv"
 # The player gets $slots slots (a second of messages, at most 256): the measuring recorder, a FULL
 # subscriber that the loaded machine starves now and then, would otherwise hold the default 16 and
 # make the player wait for a loan, which is the recorder's timing, not the player's.
+# The measuring recorder writes into a tmpfs (/dev/shm when there is one), so its 4 MiB writes
+# leave no dirty pages for the kernel's writeback threads to flush on the player's core.
+shm_out=""
+[ -d /dev/shm ] && shm_out=$(mktemp -d /dev/shm/recbench-XXXXXX)
+# PLAY_PIN="PLAYER_CPU RECORDER_CPU" (environment): the player and the measuring recorder pinned
+# to two different cores, so the recorder, woken on the player's core by each publish (and
+# copying 4 MiB there), cannot preempt the player's wait.
 play_once() { # label player args...
-  local label=$1 player=$2 out="$dir/$tag-replay"
+  local label=$1 player=$2 out="${shm_out:-$dir}/$tag-replay" pp=() rp=() pcpu rcpu
   shift 2
-  ZCAST_DOMAIN=recbench2-$$ "$zcast" record -q -o "$out" --compression none --lossless "/bench/$tag" &
+  if [ -n "${PLAY_PIN:-}" ]; then
+    read -r pcpu rcpu <<<"$PLAY_PIN"
+    pp=(taskset -c "$pcpu"); rp=(taskset -c "$rcpu")
+  fi
+  ZCAST_DOMAIN=recbench2-$$ "${rp[@]}" "$zcast" record -q -o "$out" --compression none --lossless \
+    "/bench/$tag" &
   local rec=$!
   local TIMEFORMAT='%U %S %R' cpu # the player's CPU: (user + system) / wall, % of one core
-  { time ZCAST_DOMAIN=recbench2-$$ "$player" play -q "$dir/$tag" --wait-for-subscribers 1 \
-      --slots "$slots" "$@" 2>&3; } 3>&2 2>"$dir/play-time"
+  { time ZCAST_DOMAIN=recbench2-$$ "${pp[@]}" "$player" play -q "$dir/$tag" \
+      --wait-for-subscribers 1 --slots "$slots" "$@" 2>&3; } 3>&2 2>"$dir/play-time"
   cpu=$(tail -1 "$dir/play-time" | awk '{printf "%.0f", 100 * ($1 + $2) / $3}')
   sleep 0.3
   kill -INT $rec; wait $rec
