@@ -2,8 +2,7 @@
  * queued message lives in. Its take must fail with an error, must not lose the message (once the
  * subscriber has descriptors again the same message, same sequence, is taken) and must not strand
  * the slot: after the subscriber leaves, every slot of the publisher's pool is free. */
-#include <sys/resource.h>
-
+#include "zt_fds.h"
 #include "zt_hostile.h"
 
 #define TOPIC "/fd/exhaust"
@@ -12,19 +11,6 @@
 struct sub_args {
 	int ready_w, go_r;
 };
-
-/* Occupies every free descriptor below the (lowered) limit; returns how many it took. */
-static int use_up_fds(int *fds, int cap)
-{
-	int n = 0;
-	while (n < cap) {
-		int fd = dup(0);
-		if (fd < 0)
-			break;
-		fds[n++] = fd;
-	}
-	return n;
-}
 
 static int subscriber_main(void *a_)
 {
@@ -37,20 +23,11 @@ static int subscriber_main(void *a_)
 	zt_signal(a->ready_w);
 	zt_await(a->go_r); /* one message is queued from a pool this process never mapped */
 
-	struct rlimit old, low;
-	CHECK_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
-	low = old;
-	low.rlim_cur = 64;
-	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
-	static int fds[64];
-	int n = use_up_fds(fds, 64);
-	CHECK_EQ(dup(0), -1); /* no descriptor left */
-
+	static struct zt_no_fds no_fds;
+	zt_fds_exhaust(&no_fds);
 	zcast_msg *m = NULL;
 	int r = zcast_take(s, &m);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
-	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+	zt_fds_restore(&no_fds);
 	printf("take without descriptors: %d (%s)\n", r, zcast_last_error());
 	if (r == 0) {
 		fprintf(stderr,

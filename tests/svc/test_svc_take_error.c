@@ -4,8 +4,7 @@
  * services became thread-safe. Since then the error was dropped: response_take said ZCAST_EAGAIN
  * and a wait or call, finding the response still queued, turned round without sleeping until its
  * timeout (for good without one). Once descriptors are back, the response is taken. */
-#include <sys/resource.h>
-
+#include "zt_fds.h"
 #include "zt_svc.h"
 
 static const char *service = "/svc/take_error";
@@ -26,24 +25,13 @@ int main(void)
 	CHECK(zt_published(topic) >= 1); /* queued (a marker may follow), in a pool never mapped here */
 	zcast_msg *call_req = zt_request(cli, OP_ADD, 3, 4);
 
-	struct rlimit old, low;
-	CHECK_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
-	low = old;
-	low.rlim_cur = 64;
-	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
-	static int fds[64];
-	int n = 0;
-	while (n < 64 && (fds[n] = dup(0)) >= 0)
-		n++;
-	CHECK_EQ(dup(0), -1); /* no descriptor left */
-
+	static struct zt_no_fds no_fds;
+	zt_fds_exhaust(&no_fds);
 	zcast_msg *resp = NULL;
 	int take = zcast_response_take(cli, &resp, &got);
 	int wait = zcast_client_wait(cli, 2000000000ll);
 	int call = zcast_client_call(cli, call_req, 2000000000ll, &resp);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
-	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+	zt_fds_restore(&no_fds);
 	printf("without descriptors: take %d, wait %d, call %d\n", take, wait, call);
 	CHECK(take < 0 && take != ZCAST_EAGAIN);
 	CHECK(wait < 0 && wait != ZCAST_ETIMEDOUT);
