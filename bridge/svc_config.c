@@ -132,7 +132,7 @@ int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *
 		return why_fail(why, cap, "unknown direction \"%s\" (zcast_to_dds, dds_to_zcast)",
 				w[3]);
 	s->max_size = 64 * 1024;
-	s->pending = 16;
+	s->pending = 8; /* a zcast server answers 8 calls of one client at once by default (slot_count) */
 	s->timeout_ms = 10000;
 	unsigned seen = 0;
 	for (int i = 4; i < n; i++) {

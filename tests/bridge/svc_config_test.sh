@@ -12,7 +12,7 @@ printf '%s\n' "service /add $T zcast_to_dds" \
   "service /set std_srvs/SetBool dds_to_zcast timeout_ms=2000 pending=32 max_size=4K ros_name=/robot/set" \
   > "$W/ok.conf"
 out=$("$BRIDGE" --check "$W/ok.conf") || fail "valid config refused: $out"
-grep -qF "line 1: service /add $T zcast_to_dds max_size=65536 pending=16 timeout_ms=10000" <<<"$out" ||
+grep -qF "line 1: service /add $T zcast_to_dds max_size=65536 pending=8 timeout_ms=10000" <<<"$out" ||
   fail "line 1: $out"
 grep -qF "line 2: service /set std_srvs/srv/SetBool dds_to_zcast max_size=4096 pending=32 timeout_ms=2000" <<<"$out" ||
   fail "line 2: $out"
