@@ -140,6 +140,9 @@ int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *
 		if (e < 0)
 			return e;
 	}
+	/* the bridge's zcast client has 2 x pending calls (svc_to_dds.c), a client at most 512 */
+	if (s->dir == ZCAST_BRIDGE_SVC_TO_DDS && s->pending > 256)
+		return why_fail(why, cap, "pending=%u: at most 256 for zcast_to_dds", s->pending);
 	c->n_services++;
 	return 0;
 }

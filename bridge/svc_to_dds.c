@@ -18,7 +18,11 @@ static int open_client(struct zb_svc_rt *rt)
 	zcast_service_opts o;
 	zb_svc_opts(rt, &o);
 	o.request_size = rt->cfg->max_size + ZCAST_TYPED_HEADER_OFFSET;
-	o.slot_count = rt->cfg->pending;
+	/* Twice the calls the route has in flight (pending): a call given up at timeout_ms keeps its
+	 * request slot while the server holds the request, and an answered one until the server
+	 * releases it just after; the pool (2 x slot_count) has room for both and still `pending`
+	 * calls. The server's response slots see at most `pending` calls of ours. */
+	o.slot_count = 2 * rt->cfg->pending;
 	if (zcast_client_open(rt->cfg->name, &o, &rt->cli) < 0) {
 		fprintf(stderr, "zcast-bridge: service %s: %s\n", rt->cfg->name, zcast_last_error());
 		return -1;

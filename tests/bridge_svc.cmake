@@ -42,8 +42,8 @@ if(TARGET zcast_bridge_cli AND ZT_IDLC)
   set_target_properties(svc_many_peer PROPERTIES C_EXTENSIONS ON)
   foreach(scen many_clients unanswered burst)
     add_test(NAME bridge_svc_${scen} COMMAND ${ZT_SVC}/svc_more_test.sh
-      $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:svc_zpeer> $<TARGET_FILE:svc_many_peer>
-      ${scen})
+      $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:svc_zpeer> $<TARGET_FILE:svc_ros_peer>
+      $<TARGET_FILE:svc_many_peer> ${scen})
     set_tests_properties(bridge_svc_${scen} PROPERTIES TIMEOUT 90 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
   endforeach()
 endif()

@@ -8,15 +8,18 @@
 #   unanswered    DDS client on A -> bridge B (zcast_to_dds pending=2 timeout_ms=300) -> a zcast
 #                 server on B that keeps its first 2 requests and never answers them: the bridge
 #                 gives both calls up at timeout_ms (its zcast client forgets them) and the other
-#                 18 are answered (before: both entries held for good, nothing else served)
+#                 18 are answered (before: both entries held for good, nothing else served).
+#                 The other way: a zcast client on B (2 calls in flight) -> bridge B (dds_to_zcast
+#                 timeout_ms=300) -> a DDS server in ROS 2's form on A that never answers: 4 of 4
+#                 calls end with ZCAST_ESRVGONE (the first 2 free the client's slots for the others)
 #   burst         DDS client on A -> bridge B (zcast_to_dds, default pending) -> a zcast server on B
 #                 that works on every request it has at once (loans all responses, then sends): it
 #                 has 8 response slots per client (the zcast default), so the bridge must not have
 #                 more calls in flight: 40 of 40 answered, no response loan fails
-# Usage: svc_more_test.sh <zcast-bridge> <svc_zpeer> <svc_many_peer> <scenario>.
+# Usage: svc_more_test.sh <zcast-bridge> <svc_zpeer> <svc_ros_peer> <svc_many_peer> <scenario>.
 # Root and `ip netns` (else 77).
 set -uo pipefail
-BRIDGE=$1 ZP=$2 MANY=$3 SCEN=$4
+BRIDGE=$1 ZP=$2 ROS=$3 MANY=$4 SCEN=$5
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/harness.sh"
 zbh_init "svcm-$SCEN"
@@ -54,11 +57,19 @@ many_clients() {
 }
 
 unanswered() {
-  svc_bridge b B "service /add $T zcast_to_dds pending=2 timeout_ms=300"
+  svc_bridge b B "service /add $T zcast_to_dds pending=2 timeout_ms=300" \
+    "service /mute $T dds_to_zcast timeout_ms=300"
   zserver hold 2
   "${inA[@]}" "$MANY" clients /add 20 18 > "$W/calls.log" 2>&1 || fail "$(cat "$W/calls.log")"
   cat "$W/calls.log"
+  "${inA[@]}" "$ROS" server /mute mute > "$W/mute.log" 2>&1 & mute=$!; pids+=($mute)
+  wait_for "$W/b.log" "service /mute dds_to_zcast: 1 remote" "B to match the mute server"
+  "${inB[@]}" "$ZP" call /mute 4 2 gone 10 > "$W/gone.log" 2>&1 ||
+    fail "calls to a DDS server that never answers: $(cat "$W/gone.log")"
+  echo "DDS server never answers: $(cat "$W/gone.log")"
   stop_all
+  grep -q "service /mute dds_to_zcast: calls 4, answered 0, failed 4" "$W/b.log" ||
+    fail "bridge B's counters (dds_to_zcast)"
   grep -q "served 18 bad 0 held 2" "$W/server.log" || fail "B's server: $(cat "$W/server.log")"
   grep -q "service /add: failing calls the zcast server did not answer: timeout_ms passed" \
     "$W/b.log" || fail "bridge B reports the timeout"
