@@ -132,7 +132,7 @@ int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *
 		return why_fail(why, cap, "unknown direction \"%s\" (zcast_to_dds, dds_to_zcast)",
 				w[3]);
 	s->max_size = 64 * 1024;
-	s->pending = 16;
+	s->pending = 8; /* a zcast server answers 8 calls of one client at once by default (slot_count) */
 	s->timeout_ms = 10000;
 	unsigned seen = 0;
 	for (int i = 4; i < n; i++) {
@@ -140,6 +140,9 @@ int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *
 		if (e < 0)
 			return e;
 	}
+	/* the bridge's zcast client has 2 x pending calls (svc_to_dds.c), a client at most 512 */
+	if (s->dir == ZCAST_BRIDGE_SVC_TO_DDS && s->pending > 256)
+		return why_fail(why, cap, "pending=%u: at most 256 for zcast_to_dds", s->pending);
 	c->n_services++;
 	return 0;
 }

@@ -88,15 +88,18 @@ static void on_data(dds_entity_t e, void *arg)
 	}
 }
 
+/* SYNC: peers-stale — the route's thread reads the matched set again (svc_peers.c refresh) */
 static void on_pub_matched(dds_entity_t e, dds_publication_matched_status_t st, void *arg)
 {
 	(void)st;
+	atomic_store(&((struct zb_svc_rt *)arg)->readers.stale, 1);
 	on_data(e, arg);
 }
 
 static void on_sub_matched(dds_entity_t e, dds_subscription_matched_status_t st, void *arg)
 {
 	(void)st;
+	atomic_store(&((struct zb_svc_rt *)arg)->writers.stale, 1);
 	on_data(e, arg);
 }
 
@@ -126,76 +129,6 @@ int zb_svc_dds_open(struct zb_svc_rt *rt)
 		return -1;
 	}
 	return 0;
-}
-
-/* The value of `key` in the USER_DATA of an endpoint's discovery data, copied into v. */
-static int ud_value(dds_builtintopic_endpoint_t *ep, const char *key, char *v, size_t cap)
-{
-	void *ud = NULL;
-	size_t n = 0, vn;
-	const char *s;
-	int found = ep && dds_qget_userdata(ep->qos, &ud, &n) && ud &&
-		    zb_user_data_value(ud, n, key, &s, &vn) && vn < cap;
-	if (found)
-		memcpy(v, s, vn), v[vn] = 0;
-	dds_free(ud);
-	return found;
-}
-
-static void ep_free(dds_builtintopic_endpoint_t *ep)
-{
-	if (ep)
-		dds_builtintopic_free_endpoint(ep);
-}
-
-static int type_verdict(struct zb_svc_rt *rt, dds_instance_handle_t writer)
-{
-	const zcast_service_type *t = rt->cfg->type;
-	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(rt->reader, writer);
-	char theirs[ZCAST_TYPE_HASH_STR_SIZE + 8], h[3][ZCAST_TYPE_HASH_STR_SIZE];
-	int announced = ud_value(ep, "typehash", theirs, sizeof theirs);
-	ep_free(ep);
-	if (!announced)
-		return 1; /* ROS 2 before Iron, plain DDS programs */
-	zcast_type_hash_str(t->hash, h[0]);
-	zcast_type_hash_str(t->request->hash, h[1]);
-	zcast_type_hash_str(t->response->hash, h[2]);
-	if (!strcmp(theirs, h[0]) || !strcmp(theirs, h[1]) || !strcmp(theirs, h[2]))
-		return 1;
-	snprintf(rt->why, sizeof rt->why, "the writer announces %s, %s is %s", theirs, t->name,
-		 h[0]);
-	return 0;
-}
-
-int zb_svc_peer_type_ok(struct zb_svc_rt *rt, dds_instance_handle_t writer)
-{
-	for (unsigned i = 0; i < 16; i++)
-		if (rt->peers[i].writer == writer && writer) /* a refusal says why again */
-			return rt->peers[i].ok ? 1 : type_verdict(rt, writer);
-	struct zb_svc_peer *p = &rt->peers[rt->next_peer++ % 16];
-	p->writer = writer;
-	p->ok = type_verdict(rt, writer);
-	return p->ok;
-}
-
-int zb_svc_client_present(struct zb_svc_rt *rt, dds_instance_handle_t writer)
-{
-	char id[128], other[128];
-	dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(rt->reader, writer);
-	int gone = !ep, has_id = ud_value(ep, "clientid", id, sizeof id);
-	ep_free(ep);
-	if (gone || !has_id)
-		return gone ? ZB_SVC_CLIENT_GONE : ZB_SVC_CLIENT_YES; /* no id: assume it is there */
-	dds_instance_handle_t rd[64];
-	dds_return_t n = dds_get_matched_subscriptions(rt->writer, rd, 64);
-	for (dds_return_t i = 0; i < n && i < 64; i++) {
-		dds_builtintopic_endpoint_t *r = dds_get_matched_subscription_data(rt->writer, rd[i]);
-		int same = ud_value(r, "clientid", other, sizeof other) && !strcmp(id, other);
-		ep_free(r);
-		if (same)
-			return ZB_SVC_CLIENT_YES;
-	}
-	return ZB_SVC_CLIENT_MAYBE;
 }
 
 uint32_t zb_svc_matched(struct zb_svc_rt *rt)

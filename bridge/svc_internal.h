@@ -23,12 +23,22 @@ struct zb_svc_call { /* a call in flight */
 	dds_instance_handle_t writer; /* TO_DDS: the DDS client's request writer */
 	int64_t seq;		      /* FROM_DDS: the number this bridge wrote in the header */
 	zcast_msg *req;		      /* FROM_DDS: the zcast request it serves (our reference) */
-	int64_t deadline;	      /* FROM_DDS: CLOCK_MONOTONIC ns; then it fails */
+	int64_t deadline;	      /* CLOCK_MONOTONIC ns: then it fails (timeout_ms) */
 };
 
-struct zb_svc_peer { /* a remote writer's type hash, checked once */
-	dds_instance_handle_t writer;
-	int ok;
+struct zb_svc_peer { /* a remote endpoint, read once from its discovery data (svc_peers.c) */
+	dds_instance_handle_t h; /* first: the tables are sorted by it */
+	int ok;			 /* a writer: announces no other type's hash */
+	int has_id;
+	char id[128]; /* its clientid= */
+};
+
+struct zb_svc_peers { /* the remote endpoints matched now, by handle */
+	struct zb_svc_peer *v;
+	uint32_t n;
+	_Atomic int stale; /* the matched set changed (a match listener) */
+	dds_instance_handle_t *scratch;
+	size_t scratch_cap;
 };
 
 enum { /* kinds of refused input and failed calls, each reported once per route */
@@ -61,8 +71,8 @@ struct zb_svc_rt {
 	size_t buf_cap;
 	struct zb_svc_call *calls; /* cfg->pending entries */
 	uint32_t n_calls;
-	struct zb_svc_peer peers[16];
-	unsigned next_peer;
+	struct zb_svc_peers writers; /* matched by our reader */
+	struct zb_svc_peers readers; /* matched by our writer */
 	char why[320];
 	_Atomic int state;
 	_Atomic unsigned warned;
@@ -72,13 +82,16 @@ struct zb_svc_rt {
 /* DDS side (svc_dds.c). Opens the topics, the endpoints (with rmw_cyclonedds's USER_DATA: its
  * "serviceid=" / "clientid=" and the type hash) and their listeners. 0 or -1 (printed). */
 int zb_svc_dds_open(struct zb_svc_rt *rt);
-/* 0 if the writer of a sample announces a type hash that is none of the service's (its service,
- * request or response hash), with rt->why saying so; else 1 (also when it announces none). */
+
+/* Remote endpoints (svc_peers.c), any number. 0 if the writer of a sample announces a type hash
+ * that is none of the service's (its service, request or response hash), with rt->why saying so;
+ * else 1 (also when it announces none). */
 int zb_svc_peer_type_ok(struct zb_svc_rt *rt, dds_instance_handle_t writer);
 /* TO_DDS: whether the client whose request writer is `writer` has its reply reader matched by our
  * reply writer (rmw_cyclonedds's servers wait for it too: a reply written before is lost). */
 enum { ZB_SVC_CLIENT_GONE = 0, ZB_SVC_CLIENT_MAYBE = 1, ZB_SVC_CLIENT_YES = 2 };
 int zb_svc_client_present(struct zb_svc_rt *rt, dds_instance_handle_t writer);
+void zb_svc_peers_free(struct zb_svc_peers *ps);
 /* Remote endpoints: FROM_DDS, servers (request readers and reply writers both matched, the
  * fewer); TO_DDS, clients (request writers). */
 uint32_t zb_svc_matched(struct zb_svc_rt *rt);

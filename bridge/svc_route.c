@@ -150,6 +150,8 @@ static int rt_init(struct zb_svc_rt *rt, struct zcast_bridge *b, size_t i)
 	rt->off = calloc(nf ? nf : 1, sizeof *rt->off);
 	rt->len = calloc(nf ? nf : 1, sizeof *rt->len);
 	rt->calls = calloc(rt->cfg->pending, sizeof *rt->calls);
+	atomic_store(&rt->writers.stale, 1); /* read at the first look-up */
+	atomic_store(&rt->readers.stale, 1);
 	return rt->wake_fd < 0 || !rt->off || !rt->len || !rt->calls ? -1 : 0;
 }
 
@@ -210,6 +212,7 @@ void zb_svcs_stop(struct zcast_bridge *b)
 		if (rt->wake_fd >= 0)
 			close(rt->wake_fd);
 		free(rt->off), free(rt->len), free(rt->calls), free(rt->buf);
+		zb_svc_peers_free(&rt->writers), zb_svc_peers_free(&rt->readers);
 	}
 	free(b->svcs);
 	b->svcs = NULL;

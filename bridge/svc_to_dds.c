@@ -2,8 +2,9 @@
  * rq<name>Request as a ROS 2 server does and calls the zcast server as a zcast client, many calls
  * in flight (`pending=`). Each request's header is kept with its zcast call and written back in
  * front of the response, so the DDS client takes the reply as its own. A zcast call that fails
- * (no server, the server died or closed) gets no reply: a ROS 2 service has no error reply, its
- * client times out. */
+ * (no server, the server died or closed) or that the zcast server does not answer within
+ * timeout_ms (the bridge's client forgets it: its place serves the next request) gets no reply: a
+ * ROS 2 service has no error reply, its client times out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,11 @@ static int open_client(struct zb_svc_rt *rt)
 	zcast_service_opts o;
 	zb_svc_opts(rt, &o);
 	o.request_size = rt->cfg->max_size + ZCAST_TYPED_HEADER_OFFSET;
-	o.slot_count = rt->cfg->pending;
+	/* Twice the calls the route has in flight (pending): a call given up at timeout_ms keeps its
+	 * request slot while the server holds the request, and an answered one until the server
+	 * releases it just after; the pool (2 x slot_count) has room for both and still `pending`
+	 * calls. The server's response slots see at most `pending` calls of ours. */
+	o.slot_count = 2 * rt->cfg->pending;
 	if (zcast_client_open(rt->cfg->name, &o, &rt->cli) < 0) {
 		fprintf(stderr, "zcast-bridge: service %s: %s\n", rt->cfg->name, zcast_last_error());
 		return -1;
@@ -66,7 +71,8 @@ static void forward_request(struct zb_svc_rt *rt, const uint8_t *b, size_t n,
 			    zcast_strerror(e));
 		return;
 	}
-	*c = (struct zb_svc_call){.used = 1, .zseq = zseq, .writer = si->publication_handle};
+	*c = (struct zb_svc_call){.used = 1, .zseq = zseq, .writer = si->publication_handle,
+				  .deadline = zb_svc_now() + (int64_t)rt->cfg->timeout_ms * 1000000};
 	memcpy(c->hdr, hdr, ZB_SVC_HDR);
 	rt->n_calls++;
 	atomic_fetch_add(&rt->n_sent, 1);
@@ -145,6 +151,26 @@ static void take_responses(struct zb_svc_rt *rt)
 	}
 }
 
+/* Gives up the calls past their deadline: a zcast server that holds a request and never answers
+ * would keep the call's place (and the DDS client waiting) for good. Returns the milliseconds
+ * until the next deadline (at most 100). */
+static int expire(struct zb_svc_rt *rt)
+{
+	int64_t now = zb_svc_now(), next = now + 100 * 1000000;
+	for (uint32_t i = 0; i < rt->cfg->pending; i++) {
+		struct zb_svc_call *c = &rt->calls[i];
+		if (c->used && c->deadline <= now) {
+			(void)zcast_client_forget(rt->cli, c->zseq); /* a late response is dropped */
+			zb_svc_fail(rt, ZB_SVC_WARN_TIMEOUT, "calls the zcast server did not answer",
+				    "timeout_ms passed");
+			c->used = 0, rt->n_calls--;
+		} else if (c->used && c->deadline < next) {
+			next = c->deadline;
+		}
+	}
+	return (int)((next - now) / 1000000) + 1;
+}
+
 void *zb_svc_to_dds(void *arg)
 {
 	struct zb_svc_rt *rt = arg;
@@ -153,8 +179,9 @@ void *zb_svc_to_dds(void *arg)
 		return NULL;
 	while (!atomic_load(&rt->b->stop)) {
 		take_responses(rt);
+		int ms = expire(rt);
 		take_requests(rt);
-		zb_svc_wait(rt, fd, 100); /* 100 ms: a safety net, nothing relies on it */
+		zb_svc_wait(rt, fd, ms);
 	}
 	return NULL;
 }

@@ -33,3 +33,17 @@ if(TARGET zcast_bridge_cli)
     $<TARGET_FILE:zcast_bridge_cli>)
   set_tests_properties(bridge_svc_config PROPERTIES TIMEOUT 60)
 endif()
+# Many DDS clients, a zcast server that never answers, a server answering bursts
+# (tests/bridge/svc_more_test.sh, root): bridge_svc_many_clients, _unanswered, _burst.
+if(TARGET zcast_bridge_cli AND ZT_IDLC)
+  add_executable(svc_many_peer ${ZT_SVC}/svc_many_peer.c ${ZT_SVC_IDL}/ros_add.c)
+  target_include_directories(svc_many_peer PRIVATE ${ZT_SVC_IDL})
+  target_link_libraries(svc_many_peer PRIVATE ${ZCAST_DDSC})
+  set_target_properties(svc_many_peer PROPERTIES C_EXTENSIONS ON)
+  foreach(scen many_clients unanswered burst)
+    add_test(NAME bridge_svc_${scen} COMMAND ${ZT_SVC}/svc_more_test.sh
+      $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:svc_zpeer> $<TARGET_FILE:svc_ros_peer>
+      $<TARGET_FILE:svc_many_peer> ${scen})
+    set_tests_properties(bridge_svc_${scen} PROPERTIES TIMEOUT 90 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+  endforeach()
+endif()

@@ -140,6 +140,15 @@ ZCAST_API int zcast_client_wait(zcast_client *cli, int64_t timeout_ns);
  * timeout. */
 ZCAST_API int zcast_client_call(zcast_client *cli, zcast_msg *req, int64_t timeout_ns,
 				zcast_msg **resp);
+/** Gives up on call `seq` (one zcast_request_send sent, its outcome not taken yet): its place
+ * among the slot_count calls is free at once and its outcome is never handed out; a response or
+ * failure that comes later is dropped when taken. For a client that stops waiting (its own
+ * deadline, a caller that went away): a server that never answers would otherwise hold the call
+ * for good. The request's slot in the client's pool comes back when the server that holds it
+ * answers, fails it, closes or dies (the pool has twice slot_count slots). 0; ZCAST_ENOENT when no
+ * such call is pending or its outcome was taken; ZCAST_EINVAL for a zcast_client_call's call
+ * (its own timeout lets go of it). */
+ZCAST_API int zcast_client_forget(zcast_client *cli, uint64_t seq);
 /** Calls sent and without outcome taken yet. */
 ZCAST_API int zcast_client_pending(const zcast_client *cli);
 /** Live servers of the service now (a snapshot), or an error. */

@@ -66,6 +66,10 @@ int zc_svc_client_absorb(zcast_client *cli, zcast_msg *m, uint64_t own)
 	if (h.kind != ZC_SVC_RESPONSE && h.kind != ZC_SVC_FAILURE && h.kind != ZC_SVC_REFUSED)
 		return reject(cli, m, "not a response");
 	struct zc_svc_call *c = call_of(cli, h.seq);
+	if (!c && h.seq && h.seq <= cli->next_seq) { /* a call let go of (timed out, forgotten) */
+		zcast_msg_drop(m);
+		return 0;
+	}
 	if (!c)
 		return reject(cli, m, "no pending call has its sequence number");
 	if (h.kind != ZC_SVC_RESPONSE) { /* closed or refused: an outcome of the failed list */

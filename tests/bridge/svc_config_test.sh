@@ -12,7 +12,7 @@ printf '%s\n' "service /add $T zcast_to_dds" \
   "service /set std_srvs/SetBool dds_to_zcast timeout_ms=2000 pending=32 max_size=4K ros_name=/robot/set" \
   > "$W/ok.conf"
 out=$("$BRIDGE" --check "$W/ok.conf") || fail "valid config refused: $out"
-grep -qF "line 1: service /add $T zcast_to_dds max_size=65536 pending=16 timeout_ms=10000" <<<"$out" ||
+grep -qF "line 1: service /add $T zcast_to_dds max_size=65536 pending=8 timeout_ms=10000" <<<"$out" ||
   fail "line 1: $out"
 grep -qF "line 2: service /set std_srvs/srv/SetBool dds_to_zcast max_size=4096 pending=32 timeout_ms=2000" <<<"$out" ||
   fail "line 2: $out"
@@ -34,4 +34,8 @@ bad '1: timeout_ms=x: expected a number' "service /a $T dds_to_zcast timeout_ms=
 bad '1: pending given twice' "service /a $T zcast_to_dds pending=2 pending=3"
 bad '1: "fast": expected max_size=, pending=, timeout_ms= or ros_name=' "service /a $T zcast_to_dds fast"
 bad '1: ros_name=x: bad service name' "service /a $T zcast_to_dds ros_name=x"
+# zcast_to_dds: the bridge's zcast client has 2 x pending calls, a zcast client at most 512
+bad '1: pending=257: at most 256 for zcast_to_dds' "service /a $T zcast_to_dds pending=257"
+echo "service /a $T dds_to_zcast pending=1024" > "$W/many.conf"
+"$BRIDGE" --check "$W/many.conf" > /dev/null || fail "dds_to_zcast pending=1024 refused"
 echo PASS

@@ -1,7 +1,10 @@
 /* The zcast side of the bridge's service test (svc_test.sh): example_interfaces/srv/AddTwoInts,
  * requests and responses checked byte for byte (4 reserved bytes, CDR_LE 00 01 00 00, the int64s).
- *   svc_zpeer serve <name>                      answers sum = a + b until SIGTERM; prints "ready",
- *                                               and at exit "served N"
+ *   svc_zpeer serve <name> [hold N | batch]     answers sum = a + b until SIGTERM; prints "ready",
+ *                                               and at exit "served N bad B held H noloan L"
+ *                                               (hold: the first N requests are never answered;
+ *                                               batch: answered together once 200 ms pass without
+ *                                               a request; noloan: response loans that failed)
  *   svc_zpeer call <name> <count> <in flight> [gone] [timeout s]
  *       call i sends a = i, b = 1000 i; each response must be exactly sum = 1001 i. Prints "ok N"
  *       (every call answered) or, with "gone", "gone N" (every call ended with ZCAST_ESRVGONE). */
@@ -44,37 +47,70 @@ static void put(uint8_t *d, const int64_t *v, int n)
 			d[8 + 8 * i + k] = (uint8_t)((uint64_t)v[i] >> (8 * k));
 }
 
-static int serve(const char *name)
+/* One request's response, loaned (0) or not (-1: the loan failed). */
+static int respond(zcast_server *srv, zcast_msg *req, zcast_msg **resp)
+{
+	const uint8_t *d = zcast_service_data(req);
+	int64_t ab[2], sum;
+	memcpy(ab, d + 8, sizeof ab);
+	sum = ab[0] + ab[1];
+	if (zcast_response_loan(srv, req, 16, resp) != 0)
+		return -1;
+	put(zcast_service_data(*resp), &sum, 1);
+	return 0;
+}
+
+/* hold: that many first requests are kept unanswered until exit. batch: responses are loaned as
+ * requests come and all sent once no request came for 200 ms (a server that works on many
+ * requests at once). */
+static int serve(const char *name, int hold, int batch)
 {
 	zcast_server *srv;
 	if (example_interfaces_srv_AddTwoInts_server_open(name, NULL, NULL, &srv) != 0)
 		return fprintf(stderr, "svc_zpeer: %s\n", zcast_last_error()), 1;
 	printf("ready\n");
 	fflush(stdout);
-	unsigned long served = 0, bad = 0;
+	unsigned long served = 0, bad = 0, held = 0, noloan = 0;
+	zcast_msg *kept[64], *loans[64];
+	int n_kept = 0, n_loans = 0;
 	while (!stop) {
 		zcast_msg *req, *resp;
-		if (zcast_server_wait(srv, 100 * 1000 * 1000) != 0 || zcast_request_take(srv, &req))
+		int idle = zcast_server_wait(srv, (batch ? 200 : 100) * 1000 * 1000) != 0;
+		for (int i = 0; idle && i < n_loans; i++)
+			if (zcast_response_send(srv, loans[i]) == 0)
+				served++;
+			else
+				zcast_msg_drop(loans[i]);
+		n_loans = idle ? 0 : n_loans;
+		if (idle || zcast_request_take(srv, &req))
 			continue;
 		const uint8_t *d = zcast_service_data(req);
-		int64_t ab[2], sum;
+		int64_t ab[2];
 		memcpy(ab, d + 8, sizeof ab);
-		sum = ab[0] + ab[1];
 		if (!exact(d, zcast_service_size(req), ab, 2) || ab[1] != 1000 * ab[0]) {
 			bad++; /* not the bytes the caller wrote: never answered */
 			zcast_msg_drop(req);
 			continue;
 		}
-		if (zcast_response_loan(srv, req, 16, &resp) == 0) {
-			put(zcast_service_data(resp), &sum, 1);
-			if (zcast_response_send(srv, resp) == 0)
-				served++;
-			else
-				zcast_msg_drop(resp);
+		if (held < (unsigned long)hold && n_kept < 64) {
+			kept[n_kept++] = req, held++;
+			continue;
 		}
+		if (respond(srv, req, &resp) < 0)
+			noloan++;
+		else if (batch && n_loans < 64)
+			loans[n_loans++] = resp;
+		else if (zcast_response_send(srv, resp) == 0)
+			served++;
+		else
+			zcast_msg_drop(resp);
 		zcast_msg_drop(req);
 	}
-	printf("served %lu bad %lu\n", served, bad);
+	for (int i = 0; i < n_loans; i++)
+		zcast_msg_drop(loans[i]);
+	for (int i = 0; i < n_kept; i++)
+		zcast_msg_drop(kept[i]);
+	printf("served %lu bad %lu held %lu noloan %lu\n", served, bad, held, noloan);
 	zcast_server_close(srv);
 	return bad ? 1 : 0;
 }
@@ -149,14 +185,16 @@ int main(int argc, char **argv)
 {
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
-	if (argc == 3 && !strcmp(argv[1], "serve"))
-		return serve(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "serve")) {
+		int batch = argc > 3 && !strcmp(argv[3], "batch");
+		return serve(argv[2], argc > 4 && !strcmp(argv[3], "hold") ? atoi(argv[4]) : 0, batch);
+	}
 	if (argc >= 5 && !strcmp(argv[1], "call")) {
 		int gone = argc > 5 && !strcmp(argv[5], "gone");
 		int t = argc > 6 ? atoi(argv[6]) : 15;
 		return call(argv[2], atoi(argv[3]), atoi(argv[4]), gone, t);
 	}
-	fprintf(stderr, "usage: svc_zpeer serve <name> | call <name> <count> <in flight> [gone] "
+	fprintf(stderr, "usage: svc_zpeer serve <name> [hold N | batch] | call <name> <count> <in flight> [gone] "
 			"[timeout s]\n");
 	return 2;
 }
