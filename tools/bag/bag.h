@@ -10,7 +10,8 @@
  *   summary.c   summary section, summary offsets and footer
  *   reader.c    opening, the data section walk, messages in file order
  *   verify.c    the summary checked against the data section
- *   reindex.c   a summary rebuilt for a file whose writer died */
+ *   reindex.c   a summary rebuilt for a file whose writer died
+ *   lock.c      the writer's lock on its file, which reindex respects */
 #ifndef ZCAST_BAG_H
 #define ZCAST_BAG_H
 
@@ -220,9 +221,21 @@ extern uint64_t bag_max_chunk;
 /* ---- verify.c: the summary section against what bag_open counted ---- */
 int bag_verify_summary(struct bag_reader *r);
 
+/* ---- lock.c ---- */
+/* flock(LOCK_EX | LOCK_NB) on fd: 0, or -1 with errno (EWOULDBLOCK: another holds it). */
+int bag_lock_fd(int fd);
+/* Opens path and takes its lock: the fd (close it to let go), or -1 with e ("FILE: is being
+ * written (a recorder has it open)" when its writer holds it). */
+int bag_lock(const char *path, struct bag_err *e);
+/* True while path still names the file fd has open (not replaced since it was locked). */
+bool bag_lock_still(int fd, const char *path);
+
 /* ---- reindex.c ---- */
 /* Rewrites `path` from its complete records with a fresh summary (a file cut by kill -9 becomes a
- * whole one). Messages of incomplete chunks are lost. Prints nothing. 0 or -1. */
+ * whole one). Messages of incomplete chunks are lost. A file its writer still holds (bag_lock) is
+ * refused and left as it is. Prints nothing. 0 or -1. */
 int bag_reindex(const char *path, const char *compression, struct bag_err *e);
+/* The same for a file whose lock (bag_lock) the caller holds as the fd `lock`. */
+int bag_reindex_locked(const char *path, int lock, const char *compression, struct bag_err *e);
 
 #endif

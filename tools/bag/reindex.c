@@ -46,9 +46,23 @@ static int copy_messages(struct bag_reader *r, struct bag_writer *w, const int *
 
 int bag_reindex(const char *path, const char *compression, struct bag_err *e)
 {
+	/* Held until the copy has replaced the file: no writer starts on it meanwhile. */
+	int lock = bag_lock(path, e);
+	if (lock < 0)
+		return -1;
+	int x = bag_reindex_locked(path, lock, compression, e);
+	close(lock);
+	return x;
+}
+
+int bag_reindex_locked(const char *path, int lock, const char *compression, struct bag_err *e)
+{
 	struct bag_reader r;
-	if (bag_open(path, &r) < 0) {
-		*e = r.err;
+	if (bag_open(path, &r) < 0 || !bag_lock_still(lock, path)) {
+		if (r.err.text[0])
+			*e = r.err;
+		else
+			bag_err_set(e, path, -1, "replaced while it was being reindexed");
 		bag_close(&r);
 		return -1;
 	}

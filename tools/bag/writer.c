@@ -159,9 +159,17 @@ int bag_writer_open(const char *path, const struct bag_writer_opts *o, struct ba
 	w->level = o ? o->level : 0;
 	w->chunk_size = o && o->chunk_size ? o->chunk_size : 4u << 20;
 	w->max_queued = o && o->queue_chunks > 0 ? o->queue_chunks : 4;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		bag_err_set(e, path, -1, "cannot create: %s", strerror(errno));
+	/* Locked before it is emptied and for as long as it is written: `zcast bag reindex` takes the
+	 * same lock and refuses a file it cannot have, instead of replacing it under the writer. */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int why = w->fd < 0 ? errno : bag_lock_fd(w->fd) ? errno : 0;
+	if (!why && ftruncate(w->fd, 0) != 0)
+		why = errno;
+	if (why) {
+		bag_err_set(e, path, -1, "cannot create: %s",
+			    why == EWOULDBLOCK ? "is being written or reindexed (locked)" : strerror(why));
+		if (w->fd >= 0)
+			close(w->fd);
 		free(w->cur);
 		free(w->path);
 		free(w);
