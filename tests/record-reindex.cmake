@@ -7,3 +7,8 @@ set_tests_properties(record_lock PROPERTIES TIMEOUT 120)
 add_test(NAME record_reindex_dir COMMAND ${ZT_RECORD}/record_reindex_dir_test.sh
   $<TARGET_FILE:zcast_cli> $<TARGET_FILE:bag_dump>)
 set_tests_properties(record_reindex_dir PROPERTIES TIMEOUT 120)
+add_executable(test_bag_attach ${ZT_RECORD}/test_bag_attach.c)
+target_link_libraries(test_bag_attach PRIVATE zcast_bag)
+target_compile_options(test_bag_attach PRIVATE ${ZCAST_WARNINGS} -Wno-missing-prototypes)
+add_test(NAME record_bag_attach COMMAND test_bag_attach)
+set_tests_properties(record_bag_attach PROPERTIES TIMEOUT 60)

@@ -11,7 +11,8 @@
  *   reader.c    opening, the data section walk, messages in file order
  *   verify.c    the summary checked against the data section
  *   reindex.c   a summary rebuilt for a file whose writer died
- *   lock.c      the writer's lock on its file, which reindex respects */
+ *   lock.c      the writer's lock on its file, which reindex respects
+ *   attach.c    attachments: checked and kept by the reader, written with their index */
 #ifndef ZCAST_BAG_H
 #define ZCAST_BAG_H
 
@@ -131,6 +132,10 @@ int bag_writer_message(struct bag_writer *w, int channel, uint32_t sequence, uin
 int bag_writer_flush(struct bag_writer *w);
 /* A Metadata record, written at close (kv copied now; a later call with the same name replaces it). */
 int bag_writer_metadata(struct bag_writer *w, const char *name, const char *const *kv, int npairs);
+/* An Attachment record (a file kept beside the messages: n bytes of data copied now), written at
+ * close with its Attachment Index in the summary (attach.c). 0 or -1 (out of memory). */
+int bag_writer_attachment(struct bag_writer *w, uint64_t log_time, uint64_t create_time,
+			  const char *name, const char *media_type, const void *data, size_t n);
 /* Bytes in the file and in the chunk being filled (for size-based splitting). */
 uint64_t bag_writer_size(const struct bag_writer *w);
 uint64_t bag_writer_messages(const struct bag_writer *w);
@@ -166,6 +171,14 @@ struct bag_metadata {
 	int nmeta;
 	char **meta;
 };
+/* An Attachment record as the reader checked it (its CRC when not 0); data is a copy. */
+struct bag_attachment {
+	uint64_t log_time, create_time;
+	char *name, *media_type;
+	uint8_t *data;
+	uint64_t len;
+	uint64_t offset, record_len; /* where its record is in the file, opcode and length included */
+};
 struct bag_reader {
 	const char *path;
 	const uint8_t *map;
@@ -181,6 +194,8 @@ struct bag_reader {
 	int nchannels;
 	struct bag_metadata *metadata;
 	int nmetadata;
+	struct bag_attachment *attachments; /* in file order */
+	int nattachments;
 	uint64_t messages, chunks, start_time, end_time;
 	uint64_t chunk_bytes_compressed, chunk_bytes_uncompressed;
 	char compression[16]; /* of the first chunk */

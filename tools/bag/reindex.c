@@ -1,6 +1,6 @@
 /* Reindex: a file whose writer died (no summary, maybe a cut-off last record) is rewritten from its
- * complete records with message indexes, summary and footer; schemas, channels, metadata and every
- * message of every complete chunk are kept, in order. Written beside the file, then renamed over
+ * complete records with message indexes, summary and footer; schemas, channels, attachments,
+ * metadata and every message of every complete chunk are kept, in order. Written beside the file, then renamed over
  * it, so a failure leaves the original as it was. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -24,6 +24,12 @@ static int copy_definitions(struct bag_reader *r, struct bag_writer *w, int *sch
 		channel_id[c->id] = bag_writer_channel(w, sid, c->topic, c->encoding,
 						       (const char *const *)c->meta, c->nmeta);
 		if (channel_id[c->id] < 0)
+			return -1;
+	}
+	for (int i = 0; i < r->nattachments; i++) {
+		const struct bag_attachment *a = &r->attachments[i];
+		if (bag_writer_attachment(w, a->log_time, a->create_time, a->name, a->media_type,
+					  a->data, (size_t)a->len) < 0)
 			return -1;
 	}
 	for (int i = 0; i < r->nmetadata; i++)

@@ -16,16 +16,17 @@ static int check_statistics(struct bag_reader *r, uint64_t at, struct bag_cur c)
 	uint64_t msgs = bag_get_u64(&c);
 	bag_get_u16(&c);		  /* schemas */
 	uint32_t channels = bag_get_u32(&c);
-	bag_get_u32(&c);		  /* attachments */
+	uint32_t attachments = bag_get_u32(&c);
 	bag_get_u32(&c);		  /* metadata */
 	uint32_t chunks = bag_get_u32(&c);
 	uint64_t start = bag_get_u64(&c), end = bag_get_u64(&c);
 	struct bag_cur counts = bag_get_prefixed(&c);
 	if (c.bad || counts.len % 10)
 		return fail_at(r, at, "malformed statistics record");
-	if (msgs != r->messages || chunks != r->chunks || channels != (uint32_t)r->nchannels)
-		return fail_at(r, at, "statistics disagree with the data section (messages, chunks or "
-				      "channels)");
+	if (msgs != r->messages || chunks != r->chunks || channels != (uint32_t)r->nchannels ||
+	    attachments != (uint32_t)r->nattachments)
+		return fail_at(r, at, "statistics disagree with the data section (messages, chunks, "
+				      "channels or attachments)");
 	if (msgs && (start != r->start_time || end != r->end_time))
 		return fail_at(r, at, "statistics give other start or end times than the messages");
 	while (counts.at < counts.len) {

@@ -1,7 +1,7 @@
 /* The MCAP writer: header, schemas and channels (into the chunk where they first appear, and
  * repeated in the summary), messages into chunks, sealed chunks compressed and written with their
  * message indexes in one write (so a writer killed at any moment leaves every earlier chunk whole),
- * metadata, data end, summary and footer. With opts.threaded the compression and writing run on a
+ * attachments and metadata, data end, summary and footer. With opts.threaded the compression and writing run on a
  * thread of their own: an append copies the message into the chunk buffer and returns.
  * Uncompressed chunks are not buffered: direct.c streams them to the file. */
 #define _GNU_SOURCE
@@ -328,11 +328,11 @@ uint64_t bag_writer_messages(const struct bag_writer *w)
 	return w->messages;
 }
 
-/* Metadata records, Data End, summary, footer. */
+/* Attachment and Metadata records, Data End, summary, footer. */
 static bool write_tail(struct bag_writer *w)
 {
-	struct bag_buf mix = {0}, tail = {0};
-	bool ok = true;
+	struct bag_buf mix = {0}, tail = {0}, aix = {0};
+	bool ok = bag_attachments_write(w, &aix, write_buf);
 	for (int i = 0; i < w->nmetadata && ok; i++) {
 		struct bag_cur c = {w->metadata[i].p + 9, w->metadata[i].len - 9, 0, false};
 		struct bag_cur name = bag_get_prefixed(&c);
@@ -354,14 +354,16 @@ static bool write_tail(struct bag_writer *w)
 	}
 	struct bag_summary_in in = {&w->schemas,  &w->channels, &w->chunk_indexes,	  &mix,
 				    w->messages,  w->start,	w->end,		  w->nschemas,
-				    w->nchannels, w->nchunks,	(uint32_t)w->nmetadata, w->counts};
+				    w->nchannels, w->nchunks,	(uint32_t)w->nmetadata, w->counts,
+				    &aix,	  (uint32_t)w->nattachments};
 	if (ok) {
 		bag_summary_encode(&in, w->offset, &tail);
 		ok = write_buf(w, &tail);
 	}
 	bag_buf_free(&mix);
 	bag_buf_free(&tail);
-	return ok;
+	bag_buf_free(&aix);
+	return ok && !aix.failed;
 }
 
 static void free_chunks(struct bag_chunk *c)
@@ -402,6 +404,7 @@ int bag_writer_close(struct bag_writer *w, struct bag_err *e)
 	for (int i = 0; i < w->nmetadata; i++)
 		bag_buf_free(&w->metadata[i]);
 	free(w->metadata);
+	bag_attachments_free(w);
 	free(w->counts);
 	free(w->path);
 	pthread_mutex_destroy(&w->mu);
