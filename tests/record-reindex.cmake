@@ -12,3 +12,9 @@ target_link_libraries(test_bag_attach PRIVATE zcast_bag)
 target_compile_options(test_bag_attach PRIVATE ${ZCAST_WARNINGS} -Wno-missing-prototypes)
 add_test(NAME record_bag_attach COMMAND test_bag_attach)
 set_tests_properties(record_bag_attach PROPERTIES TIMEOUT 60)
+# The same file through npm's @mcap/core (the npm directory is record_mcap_js's: record_out
+# serializes its installs).
+add_test(NAME record_bag_attach_js COMMAND ${ZT_RECORD}/record_bag_attach_js_test.sh
+  $<TARGET_FILE:test_bag_attach> ${CMAKE_CURRENT_BINARY_DIR}/mcap-js)
+set_tests_properties(record_bag_attach_js PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+  RESOURCE_LOCK record_out)

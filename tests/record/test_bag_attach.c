@@ -2,8 +2,9 @@
  * beside its messages reads them back checked; `bag reindex` of the whole file and of a copy cut
  * before its summary (as a killed writer leaves one) keeps them, each Attachment record
  * byte-identical to the original's, with the attachment count in Statistics (the reader checks it);
- * a corrupted attachment is refused with "file: offset: attachment CRC mismatch". With an argument,
- * the reindexed file is also left in that directory (for the independent reader). */
+ * a corrupted attachment is refused with "file: offset: attachment CRC mismatch", an attachment
+ * index that points elsewhere with "file: offset: attachment index does not point ...". With an
+ * argument, the reindexed file is also left in that directory (for the independent reader). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -108,6 +109,30 @@ static uint64_t check(const char *path, bool complete, const uint8_t *orig, size
 	return end;
 }
 
+/* The Attachment Index of the attachment at `at` pointed one byte further (and the summary CRC
+ * zeroed, "not computed"): the reader refuses it. */
+static void bad_index(const char *from, const char *to, uint64_t at, uint64_t len)
+{
+	size_t n;
+	uint8_t *p = slurp(from, &n);
+	size_t k = 0;
+	for (k = 0; p && k + 25 <= n; k++) /* opcode, length, offset, record length */
+		if (p[k] == BAG_OP_ATTACHMENT_INDEX && bag_le64(p + k + 9) == at &&
+		    bag_le64(p + k + 17) == len)
+			break;
+	CHECK(p && k + 25 <= n && n > 12, "no attachment index in %s", from);
+	if (p && k + 25 <= n && n > 12) {
+		p[k + 9]++;
+		memset(p + n - BAG_MAGIC_LEN - 4, 0, 4);
+		put(to, p, n);
+		struct bag_reader r;
+		CHECK(bag_open(to, &r) != 0 && strstr(r.err.text, "attachment index does not point"),
+		      "attachment index elsewhere: '%s'", r.err.text);
+		bag_close(&r);
+	}
+	free(p);
+}
+
 int main(int argc, char **argv)
 {
 	for (size_t i = 0; i < DATA_LEN; i++)
@@ -155,6 +180,7 @@ int main(int argc, char **argv)
 		bag_close(&r);
 	}
 	free(p);
+	bad_index(a, bad, at, len);
 	if (argc > 1) { /* for the independent reader */
 		char keep[4200];
 		snprintf(keep, sizeof keep, "%s/attach.mcap", argv[1]);
