@@ -12,7 +12,7 @@ out="$tmpd/lock"
 piece="$out/lock_0.mcap"
 "$zcast" record -q --lossless -o "$out" --chunk-size 4096 --compression none /lock/t &
 rec=$!
-# A publisher that runs on while reindex is tried (--wait-matching: the recorder has joined).
+# A publisher that runs ~1.7 s (--wait-matching: from when the recorder has joined).
 "$zcast" pub /lock/t --file "$tmpd/payload" --rate 200 --count $n --wait-matching 1 \
   --timeout 30 >/dev/null &
 pub=$!
@@ -23,7 +23,8 @@ for _ in $(seq 600); do
   sleep 0.05
 done
 [ "$(size)" -gt 3000 ] || fail "the recorder wrote no chunk"
-kill -0 $pub 2>/dev/null || fail "the publisher ended before reindex was tried"
+# (The piece is the recorder's until it closes it, whether or not the publisher is still going:
+# on a quick machine the rest of its messages come after the reindex, on a slow one maybe not.)
 ino=$(stat -c %i "$piece")
 for target in "$piece" "$out"; do
   rc=0
