@@ -4,7 +4,8 @@
 # Reindexing the directory gives every piece a summary and rewrites metadata.yaml from the
 # pieces: its total, per-file and per-topic counts equal the messages in the pieces, as
 # `zcast bag info DIR` counts them, and the messages themselves (bag_dump) are those of the
-# pieces as the recorder left them.
+# pieces as the recorder left them; `zcast play DIR` publishes exactly them (recorded again in
+# another domain).
 # Usage: record_reindex_dir_test.sh ZCAST BAG_DUMP
 zcast=$1
 dump=$2
@@ -63,4 +64,15 @@ done
 cp "$yaml" "$tmpd/yaml1"
 "$zcast" bag reindex "$out" | grep -q ' 0 of [0-9]* pieces reindexed' || fail "a second reindex rewrote pieces"
 cmp -s "$yaml" "$tmpd/yaml1" || fail "a second reindex wrote another metadata.yaml"
+# The player agrees: the repaired recording played into another domain and recorded there.
+other="$ZCAST_DOMAIN-p"
+ZCAST_DOMAIN=$other "$zcast" record -q --lossless -o "$tmpd/replayed" &
+rec2=$!
+ZCAST_DOMAIN=$other "$zcast" play -q "$out" --wait-for-subscribers 1 --rate 4 || fail "play failed"
+kill -INT $rec2
+wait $rec2 || fail "the second recorder failed"
+"$dump" $(pieces "$tmpd/replayed") | sort -s -t"$(printf '\t')" -k1,1 >"$tmpd/replayed.txt"
+sort -s -t"$(printf '\t')" -k1,1 "$tmpd/after.txt" >"$tmpd/after-by-topic.txt"
+cmp -s "$tmpd/after-by-topic.txt" "$tmpd/replayed.txt" ||
+  fail "play published other messages: $(diff "$tmpd/after-by-topic.txt" "$tmpd/replayed.txt" | head -5)"
 echo "PASS ($n messages)"
