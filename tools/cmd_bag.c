@@ -1,6 +1,7 @@
 /* zcast bag info RECORDING: what ros2 bag info shows (files, size, duration, start and end,
  * messages, per-topic type, count, encoding and drops); zcast bag reindex FILE|DIR...: a summary
- * rebuilt for files whose recorder died (a directory: its pieces and metadata.yaml, rec_reindex.c). Bad files are reported as "file: offset: what". */
+ * rebuilt for files whose recorder died (a directory: its pieces and metadata.yaml, rec_reindex.c).
+ * Bad files are reported as "file: offset: what". */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>

@@ -40,7 +40,8 @@ static void write_file(const char *path)
 	CHECK(bag_writer_open(path, &o, &w, &e) == 0, "open: %s", e.text);
 	CHECK(bag_writer_channel(w, 0, "/att/t", "zcast.raw", NULL, 0) == 0, "channel");
 	for (int i = 0; i < N_MSGS; i++)
-		CHECK(bag_writer_message(w, 0, (uint32_t)i, 1000 + (uint64_t)i, 0, data + i, 100) == 0,
+		CHECK(bag_writer_message(w, 0, (uint32_t)i, 1000 + (uint64_t)i, 0, data + i, 100) ==
+			  0,
 		      "message %d", i);
 	for (int i = 0; i < 2; i++)
 		CHECK(bag_writer_attachment(w, want[i].log_time, want[i].create_time, want[i].name,
@@ -101,7 +102,8 @@ static uint64_t check(const char *path, bool complete, const uint8_t *orig, size
 		bool same = false;
 		for (size_t k = 0; k + a->record_len <= orig_n && !same; k++)
 			same = !memcmp(orig + k, file + a->offset, a->record_len);
-		CHECK(same, "%s: attachment %d: record not byte-identical to the original's", path, i);
+		CHECK(same, "%s: attachment %d: record not byte-identical to the original's", path,
+		      i);
 	}
 	uint64_t end = r.data_end_at;
 	free(file);
@@ -126,7 +128,8 @@ static void bad_index(const char *from, const char *to, uint64_t at, uint64_t le
 		memset(p + n - BAG_MAGIC_LEN - 4, 0, 4);
 		put(to, p, n);
 		struct bag_reader r;
-		CHECK(bag_open(to, &r) != 0 && strstr(r.err.text, "attachment index does not point"),
+		CHECK(bag_open(to, &r) != 0 &&
+			  strstr(r.err.text, "attachment index does not point"),
 		      "attachment index elsewhere: '%s'", r.err.text);
 		bag_close(&r);
 	}
@@ -195,6 +198,7 @@ int main(int argc, char **argv)
 	rmdir(dir);
 	free(orig);
 	if (!failures)
-		printf("attachments: written, read, kept by reindex (whole and cut), corruption refused: ok\n");
+		printf("attachments: written, read, kept by reindex (whole and cut), corruption "
+		       "refused: ok\n");
 	return failures ? 1 : 0;
 }

@@ -81,8 +81,8 @@ int bag_writer_attachment(struct bag_writer *w, uint64_t log_time, uint64_t crea
 	bag_put(&b, data, n);
 	bag_put_u32(&b, b.failed || !w->crc ? 0 : bag_crc32(0, b.p + s + 9, b.len - s - 9));
 	bag_record_end(&b, s);
-	struct bag_buf *v = b.failed ? NULL
-				     : realloc(w->attachments, (size_t)(w->nattachments + 1) * sizeof *v);
+	struct bag_buf *v =
+	    b.failed ? NULL : realloc(w->attachments, (size_t)(w->nattachments + 1) * sizeof *v);
 	if (!v) {
 		bag_buf_free(&b);
 		return -1;

@@ -177,7 +177,7 @@ struct bag_attachment {
 	char *name, *media_type;
 	uint8_t *data;
 	uint64_t len;
-	uint64_t offset, record_len; /* where its record is in the file, opcode and length included */
+	uint64_t offset, record_len; /* its record in the file (opcode and length included) */
 };
 struct bag_reader {
 	const char *path;

@@ -1,7 +1,7 @@
 /* Reindex: a file whose writer died (no summary, maybe a cut-off last record) is rewritten from its
  * complete records with message indexes, summary and footer; schemas, channels, attachments,
- * metadata and every message of every complete chunk are kept, in order. Written beside the file, then renamed over
- * it, so a failure leaves the original as it was. */
+ * metadata and every message of every complete chunk are kept, in order. Written beside the file,
+ * then renamed over it, so a failure leaves the original as it was. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The summary section checked against the data section bag_open walked: summary CRC, every
  * summary offset inside the summary and naming its group, schemas and channels as in the data,
- * statistics equal to the counts, every chunk index pointing at its chunk and message indexes, every
- * attachment index at its attachment. */
+ * statistics equal to the counts, every chunk index pointing at its chunk and message indexes,
+ * every attachment index at its attachment. */
 #include <string.h>
 
 #include "bag_read.h"
@@ -26,8 +26,8 @@ static int check_statistics(struct bag_reader *r, uint64_t at, struct bag_cur c)
 		return fail_at(r, at, "malformed statistics record");
 	if (msgs != r->messages || chunks != r->chunks || channels != (uint32_t)r->nchannels ||
 	    attachments != (uint32_t)r->nattachments)
-		return fail_at(r, at, "statistics disagree with the data section (messages, chunks, "
-				      "channels or attachments)");
+		return fail_at(r, at, "statistics disagree with the data section (messages, "
+				      "chunks, channels or attachments)");
 	if (msgs && (start != r->start_time || end != r->end_time))
 		return fail_at(r, at, "statistics give other start or end times than the messages");
 	while (counts.at < counts.len) {
@@ -78,7 +78,8 @@ static int check_attachment_index(struct bag_reader *r, uint64_t at, struct bag_
 		    strlen(a->name) == name.len && !memcmp(a->name, name.p, name.len))
 			return 0;
 	}
-	return fail_at(r, at, "attachment index does not point at an attachment of its length and name");
+	return fail_at(r, at,
+		       "attachment index does not point at an attachment of its length and name");
 }
 
 static int check_record(struct bag_reader *r, uint64_t at, uint8_t op, struct bag_cur body)

@@ -1,8 +1,9 @@
 /* The MCAP writer: header, schemas and channels (into the chunk where they first appear, and
  * repeated in the summary), messages into chunks, sealed chunks compressed and written with their
  * message indexes in one write (so a writer killed at any moment leaves every earlier chunk whole),
- * attachments and metadata, data end, summary and footer. With opts.threaded the compression and writing run on a
- * thread of their own: an append copies the message into the chunk buffer and returns.
+ * attachments and metadata, data end, summary and footer. With opts.threaded the compression and
+ * writing run on a thread of their own: an append copies the message into the chunk buffer and
+ * returns.
  * Uncompressed chunks are not buffered: direct.c streams them to the file. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -159,15 +160,17 @@ int bag_writer_open(const char *path, const struct bag_writer_opts *o, struct ba
 	w->level = o ? o->level : 0;
 	w->chunk_size = o && o->chunk_size ? o->chunk_size : 4u << 20;
 	w->max_queued = o && o->queue_chunks > 0 ? o->queue_chunks : 4;
-	/* Locked before it is emptied and for as long as it is written: `zcast bag reindex` takes the
-	 * same lock and refuses a file it cannot have, instead of replacing it under the writer. */
+	/* Locked before it is emptied and for as long as it is written: `zcast bag reindex` takes
+	 * the same lock and refuses a file it cannot have, instead of replacing it under the
+	 * writer (lock.c). */
 	w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	int why = w->fd < 0 ? errno : bag_lock_fd(w->fd) ? errno : 0;
 	if (!why && ftruncate(w->fd, 0) != 0)
 		why = errno;
 	if (why) {
-		bag_err_set(e, path, -1, "cannot create: %s",
-			    why == EWOULDBLOCK ? "is being written or reindexed (locked)" : strerror(why));
+		const char *what = why == EWOULDBLOCK ? "is being written or reindexed (locked)"
+						      : strerror(why);
+		bag_err_set(e, path, -1, "cannot create: %s", what);
 		if (w->fd >= 0)
 			close(w->fd);
 		free(w->cur);
@@ -356,6 +359,8 @@ static bool write_tail(struct bag_writer *w)
 				    w->messages,  w->start,	w->end,		  w->nschemas,
 				    w->nchannels, w->nchunks,	(uint32_t)w->nmetadata, w->counts,
 				    &aix,	  (uint32_t)w->nattachments};
+	if (ok && aix.failed) /* no summary rather than one missing attachment indexes */
+		ok = false, w->err = ENOMEM;
 	if (ok) {
 		bag_summary_encode(&in, w->offset, &tail);
 		ok = write_buf(w, &tail);
@@ -363,7 +368,7 @@ static bool write_tail(struct bag_writer *w)
 	bag_buf_free(&mix);
 	bag_buf_free(&tail);
 	bag_buf_free(&aix);
-	return ok && !aix.failed;
+	return ok;
 }
 
 static void free_chunks(struct bag_chunk *c)
