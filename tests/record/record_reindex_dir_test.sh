@@ -13,17 +13,18 @@ dump=$2
 pieces() { ls "$1"/*.mcap | sed 's/.*_\([0-9]*\)\.mcap$/\1 &/' | sort -n | cut -d' ' -f2; }
 head -c 300 /dev/urandom >"$tmpd/payload"
 out="$tmpd/rdir"
-"$zcast" record -q --lossless -o "$out" --chunk-size 4096 --max-bytes 20000 \
+"$zcast" record -q --lossless -o "$out" --chunk-size 4096 --max-bytes 60000 \
   --compression none &
 rec=$!
 pubs=()
 for t in a b; do
-  "$zcast" pub /rdir/$t --file "$tmpd/payload" --rate 400 --count 100000 >/dev/null &
+  "$zcast" pub /rdir/$t --file "$tmpd/payload" --rate 100 --count 100000 >/dev/null &
   pubs+=($!)
 done
-# Killed once the third piece has a complete chunk: two whole pieces and a cut one.
+# Killed once the second piece has a complete chunk: a whole piece and a cut one (a piece is ~1 s
+# of the two topics: the kill comes long before it is full, unless the machine stalls the test).
 for _ in $(seq 600); do
-  [ "$(stat -c %s "$out/rdir_2.mcap" 2>/dev/null || echo 0)" -gt 5000 ] && break
+  [ "$(stat -c %s "$out/rdir_1.mcap" 2>/dev/null || echo 0)" -gt 3000 ] && break
   kill -0 $rec 2>/dev/null || fail "the recorder ended"
   sleep 0.05
 done
@@ -31,11 +32,15 @@ kill -9 $rec
 wait $rec 2>/dev/null || true
 kill "${pubs[@]}"
 wait "${pubs[@]}" 2>/dev/null || true
-[ -f "$out/rdir_2.mcap" ] || fail "the recorder split into no third piece: $(ls "$out")"
+[ -f "$out/rdir_1.mcap" ] || fail "the recorder split into no second piece: $(ls "$out")"
 "$dump" $(pieces "$out") >"$tmpd/before.txt" || fail "the pieces do not read as they are"
 n=$(wc -l <"$tmpd/before.txt")
 [ "$n" -gt 0 ] || fail "no messages in the pieces"
-"$zcast" bag info "$out" | grep -q 'Complete: *no' || fail "the cut piece is not reported as cut"
+info=$("$zcast" bag info "$out" 2>&1) || fail "bag info of the killed recording failed: $info"
+# A recorder killed between closing a piece and taking the next has no cut piece: then there is
+# nothing to reindex, but metadata.yaml is still stale and is checked below.
+cut=1
+grep -q 'Complete: *no' <<<"$info" || { cut=0; echo "note: killed between two pieces"; }
 
 "$zcast" bag reindex "$out" >"$tmpd/reindex.txt" || fail "bag reindex DIR failed"
 cat "$tmpd/reindex.txt"
@@ -60,6 +65,8 @@ for p in $(pieces "$out"); do
   grep -A6 "^    - path: $(basename "$p")\$" "$yaml" | grep -q "^      message_count: $k\$" ||
     fail "metadata.yaml: $(basename "$p") not $k: $(cat "$yaml")"
 done
+[ $cut = 0 ] || grep -q ' [1-9][0-9]* of [0-9]* pieces reindexed' "$tmpd/reindex.txt" ||
+  fail "the cut piece was not reindexed"
 # Reindexing again changes no piece (all have summaries) and writes the same index.
 cp "$yaml" "$tmpd/yaml1"
 "$zcast" bag reindex "$out" | grep -q ' 0 of [0-9]* pieces reindexed' || fail "a second reindex rewrote pieces"
