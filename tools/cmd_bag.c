@@ -1,6 +1,7 @@
 /* zcast bag info RECORDING: what ros2 bag info shows (files, size, duration, start and end,
- * messages, per-topic type, count, encoding and drops); zcast bag reindex FILE...: a summary
- * rebuilt for files whose recorder died. Bad files are reported as "file: offset: what". */
+ * messages, per-topic type, count, encoding and drops); zcast bag reindex FILE|DIR...: a summary
+ * rebuilt for files whose recorder died (a directory: its pieces and metadata.yaml, rec_reindex.c).
+ * Bad files are reported as "file: offset: what". */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
@@ -142,6 +143,12 @@ static int reindex(struct cli *c)
 		comp = "";
 	for (int i = 1; i < c->npos; i++) {
 		struct bag_err e;
+		struct stat st;
+		if (stat(c->pos[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (rec_reindex_dir(c->pos[i], comp) != 0)
+				return CLI_EFAIL;
+			continue;
+		}
 		if (bag_reindex(c->pos[i], comp, &e) != 0) {
 			fprintf(stderr, "zcast bag: %s\n", e.text);
 			return CLI_EFAIL;
@@ -170,13 +177,15 @@ static const struct cli_opt opts[] = {
 
 const struct cli_cmd cmd_bag = {
     .name = "bag",
-    .args = "info RECORDING | reindex FILE...",
+    .args = "info RECORDING | reindex FILE|DIR...",
     .summary = "describe a recording, or rebuild the summary of files whose recorder died",
     .details =
 	"info: files, size, duration, start and end, messages, per-topic type, count,\n"
 	"encoding and drops (RECORDING: a directory of zcast record, or an .mcap file).\n"
 	"reindex: rewrites each file from its complete chunks with message indexes and a\n"
-	"summary (a file cut by kill -9 loses only the chunk being written).\n",
+	"summary (a file cut by kill -9 loses only the chunk being written); a DIR of\n"
+	"zcast record: every piece without a summary, and metadata.yaml rewritten from\n"
+	"the pieces. A file a recorder is still writing is refused and left as it is.\n",
     .opts = opts,
     .min_pos = 2,
     .max_pos = CLI_MAX_POS,

@@ -72,4 +72,10 @@ int rec_index_write(const char *dir, const struct rec_piece *pieces, int npieces
  * Returns the count (malloc'ed *out) or -1 (message printed). */
 int rec_pieces(const char *cmd, const char *path, struct rec_piece **out);
 
+/* ---- rec_reindex.c: zcast bag reindex DIR ---- */
+/* Reindexes every piece of the recording in dir that has no summary (compression: as
+ * bag_reindex) and rewrites dir/metadata.yaml from the pieces. Refuses (changing nothing) while a
+ * piece is being written. 0, or -1 (printed). */
+int rec_reindex_dir(const char *dir, const char *comp);
+
 #endif

@@ -10,7 +10,9 @@
  *   summary.c   summary section, summary offsets and footer
  *   reader.c    opening, the data section walk, messages in file order
  *   verify.c    the summary checked against the data section
- *   reindex.c   a summary rebuilt for a file whose writer died */
+ *   reindex.c   a summary rebuilt for a file whose writer died
+ *   lock.c      the writer's lock on its file, which reindex respects
+ *   attach.c    attachments: checked and kept by the reader, written with their index */
 #ifndef ZCAST_BAG_H
 #define ZCAST_BAG_H
 
@@ -130,6 +132,10 @@ int bag_writer_message(struct bag_writer *w, int channel, uint32_t sequence, uin
 int bag_writer_flush(struct bag_writer *w);
 /* A Metadata record, written at close (kv copied now; a later call with the same name replaces it). */
 int bag_writer_metadata(struct bag_writer *w, const char *name, const char *const *kv, int npairs);
+/* An Attachment record (a file kept beside the messages: n bytes of data copied now), written at
+ * close with its Attachment Index in the summary (attach.c). 0 or -1 (out of memory). */
+int bag_writer_attachment(struct bag_writer *w, uint64_t log_time, uint64_t create_time,
+			  const char *name, const char *media_type, const void *data, size_t n);
 /* Bytes in the file and in the chunk being filled (for size-based splitting). */
 uint64_t bag_writer_size(const struct bag_writer *w);
 uint64_t bag_writer_messages(const struct bag_writer *w);
@@ -165,6 +171,14 @@ struct bag_metadata {
 	int nmeta;
 	char **meta;
 };
+/* An Attachment record as the reader checked it (its CRC when not 0); data is a copy. */
+struct bag_attachment {
+	uint64_t log_time, create_time;
+	char *name, *media_type;
+	uint8_t *data;
+	uint64_t len;
+	uint64_t offset, record_len; /* its record in the file (opcode and length included) */
+};
 struct bag_reader {
 	const char *path;
 	const uint8_t *map;
@@ -180,6 +194,8 @@ struct bag_reader {
 	int nchannels;
 	struct bag_metadata *metadata;
 	int nmetadata;
+	struct bag_attachment *attachments; /* in file order */
+	int nattachments;
 	uint64_t messages, chunks, start_time, end_time;
 	uint64_t chunk_bytes_compressed, chunk_bytes_uncompressed;
 	char compression[16]; /* of the first chunk */
@@ -220,9 +236,21 @@ extern uint64_t bag_max_chunk;
 /* ---- verify.c: the summary section against what bag_open counted ---- */
 int bag_verify_summary(struct bag_reader *r);
 
+/* ---- lock.c ---- */
+/* flock(LOCK_EX | LOCK_NB) on fd: 0, or -1 with errno (EWOULDBLOCK: another holds it). */
+int bag_lock_fd(int fd);
+/* Opens path and takes its lock: the fd (close it to let go), or -1 with e ("FILE: is being
+ * written (a recorder has it open)" when its writer holds it). */
+int bag_lock(const char *path, struct bag_err *e);
+/* True while path still names the file fd has open (not replaced since it was locked). */
+bool bag_lock_still(int fd, const char *path);
+
 /* ---- reindex.c ---- */
 /* Rewrites `path` from its complete records with a fresh summary (a file cut by kill -9 becomes a
- * whole one). Messages of incomplete chunks are lost. Prints nothing. 0 or -1. */
+ * whole one). Messages of incomplete chunks are lost. A file its writer still holds (bag_lock) is
+ * refused and left as it is. Prints nothing. 0 or -1. */
 int bag_reindex(const char *path, const char *compression, struct bag_err *e);
+/* The same for a file whose lock (bag_lock) the caller holds as the fd `lock`. */
+int bag_reindex_locked(const char *path, int lock, const char *compression, struct bag_err *e);
 
 #endif

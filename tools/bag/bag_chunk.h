@@ -60,6 +60,8 @@ struct bag_summary_in {
 	uint16_t nschemas;
 	uint32_t nchannels, nchunks, nmetadata;
 	const uint64_t *channel_counts; /* per channel id, nchannels entries */
+	const struct bag_buf *attachment_indexes;
+	uint32_t nattachments;
 };
 /* The summary section, summary offset section, footer and closing magic, for a summary that starts
  * at file offset `start`. */
@@ -81,6 +83,8 @@ struct bag_writer {
 	uint64_t messages, start, end;
 	struct bag_buf *metadata; /* one Metadata record each */
 	int nmetadata;
+	struct bag_buf *attachments; /* one Attachment record each (attach.c) */
+	int nattachments;
 	/* SYNC: the queue, free list, error and `stop` are guarded by mu; the appender signals
 	 * `work` after queueing, the writer thread signals `room` after writing (its partner). */
 	pthread_mutex_t mu;
@@ -103,6 +107,11 @@ struct bag_writer {
 
 /* Writes the iovecs whole (advancing them) and counts w->offset; no CRC. False with w->err. */
 bool bag_write_iov(struct bag_writer *w, struct iovec *iov, int n);
+
+/* ---- attach.c: the Attachment records, written (by `write`) at close with their index ---- */
+bool bag_attachments_write(struct bag_writer *w, struct bag_buf *index,
+			   bool (*write)(struct bag_writer *, const struct bag_buf *));
+void bag_attachments_free(struct bag_writer *w);
 
 /* ---- direct.c: an uncompressed chunk streamed to the file as it fills ---- */
 /* Appends a message to the open chunk, writing it (or a buffer of small ones) at once. */

@@ -18,6 +18,9 @@ int bag_next_record(struct bag_reader *r, struct bag_rec *rec);
 /* Sets r->err to "file: offset: " + fmt (one %s: what) for the record; returns -1. */
 int bag_fail(struct bag_reader *r, const struct bag_rec *rec, const char *fmt, const char *what);
 int bag_parse_message(struct bag_reader *r, const struct bag_rec *rec, struct bag_message *m);
+/* An Attachment record checked (fields, CRC) and kept in r->attachments (attach.c). */
+int bag_add_attachment(struct bag_reader *r, const struct bag_rec *rec);
+void bag_free_attachments(struct bag_reader *r);
 /* A Message Index record against the chunk just read (first pass). */
 int bag_check_message_index(struct bag_reader *r, const struct bag_rec *rec);
 

@@ -236,6 +236,8 @@ static int walk(struct bag_reader *r)
 			x = count_message(r, &rec);
 		else if (rec.op == BAG_OP_METADATA)
 			x = add_metadata(r, &rec);
+		else if (rec.op == BAG_OP_ATTACHMENT)
+			x = bag_add_attachment(r, &rec);
 		else if (rec.op == BAG_OP_MESSAGE_INDEX)
 			x = bag_check_message_index(r, &rec);
 		if (x < 0)
@@ -376,6 +378,7 @@ void bag_close(struct bag_reader *r)
 	free(r->schemas);
 	free(r->channels);
 	free(r->metadata);
+	bag_free_attachments(r);
 	free(r->chunk);
 	free(r->profile);
 	free(r->library);

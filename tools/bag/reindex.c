@@ -1,7 +1,7 @@
 /* Reindex: a file whose writer died (no summary, maybe a cut-off last record) is rewritten from its
- * complete records with message indexes, summary and footer; schemas, channels, metadata and every
- * message of every complete chunk are kept, in order. Written beside the file, then renamed over
- * it, so a failure leaves the original as it was. */
+ * complete records with message indexes, summary and footer; schemas, channels, attachments,
+ * metadata and every message of every complete chunk are kept, in order. Written beside the file,
+ * then renamed over it, so a failure leaves the original as it was. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +26,12 @@ static int copy_definitions(struct bag_reader *r, struct bag_writer *w, int *sch
 		if (channel_id[c->id] < 0)
 			return -1;
 	}
+	for (int i = 0; i < r->nattachments; i++) {
+		const struct bag_attachment *a = &r->attachments[i];
+		if (bag_writer_attachment(w, a->log_time, a->create_time, a->name, a->media_type,
+					  a->data, (size_t)a->len) < 0)
+			return -1;
+	}
 	for (int i = 0; i < r->nmetadata; i++)
 		if (bag_writer_metadata(w, r->metadata[i].name, (const char *const *)r->metadata[i].meta,
 					r->metadata[i].nmeta) < 0)
@@ -46,9 +52,23 @@ static int copy_messages(struct bag_reader *r, struct bag_writer *w, const int *
 
 int bag_reindex(const char *path, const char *compression, struct bag_err *e)
 {
+	/* Held until the copy has replaced the file: no writer starts on it meanwhile. */
+	int lock = bag_lock(path, e);
+	if (lock < 0)
+		return -1;
+	int x = bag_reindex_locked(path, lock, compression, e);
+	close(lock);
+	return x;
+}
+
+int bag_reindex_locked(const char *path, int lock, const char *compression, struct bag_err *e)
+{
 	struct bag_reader r;
-	if (bag_open(path, &r) < 0) {
-		*e = r.err;
+	if (bag_open(path, &r) < 0 || !bag_lock_still(lock, path)) {
+		if (r.err.text[0])
+			*e = r.err;
+		else
+			bag_err_set(e, path, -1, "replaced while it was being reindexed");
 		bag_close(&r);
 		return -1;
 	}

@@ -1,4 +1,4 @@
-/* The summary section (schemas, channels, statistics, chunk indexes, metadata indexes), one
+/* The summary section (schemas, channels, statistics, chunk, attachment and metadata indexes), one
  * Summary Offset record per group, the footer with the summary CRC, and the closing magic. */
 #include "bag_chunk.h"
 
@@ -22,7 +22,7 @@ static void statistics(const struct bag_summary_in *in, struct bag_buf *b)
 	bag_put_u64(b, in->messages);
 	bag_put_u16(b, in->nschemas);
 	bag_put_u32(b, in->nchannels);
-	bag_put_u32(b, 0); /* attachments */
+	bag_put_u32(b, in->nattachments);
 	bag_put_u32(b, in->nmetadata);
 	bag_put_u32(b, in->nchunks);
 	bag_put_u64(b, in->messages ? in->start : 0);
@@ -46,6 +46,7 @@ void bag_summary_encode(const struct bag_summary_in *in, uint64_t start, struct 
 	statistics(in, &stats);
 	group(out, &offsets, BAG_OP_STATISTICS, &stats, start);
 	group(out, &offsets, BAG_OP_CHUNK_INDEX, in->chunk_indexes, start);
+	group(out, &offsets, BAG_OP_ATTACHMENT_INDEX, in->attachment_indexes, start);
 	group(out, &offsets, BAG_OP_METADATA_INDEX, in->metadata_indexes, start);
 	uint64_t offsets_start = start + out->len;
 	bag_put(out, offsets.p, offsets.len);

@@ -1,6 +1,7 @@
 /* The summary section checked against the data section bag_open walked: summary CRC, every
  * summary offset inside the summary and naming its group, schemas and channels as in the data,
- * statistics equal to the counts, every chunk index pointing at its chunk and message indexes. */
+ * statistics equal to the counts, every chunk index pointing at its chunk and message indexes,
+ * every attachment index at its attachment. */
 #include <string.h>
 
 #include "bag_read.h"
@@ -16,16 +17,17 @@ static int check_statistics(struct bag_reader *r, uint64_t at, struct bag_cur c)
 	uint64_t msgs = bag_get_u64(&c);
 	bag_get_u16(&c);		  /* schemas */
 	uint32_t channels = bag_get_u32(&c);
-	bag_get_u32(&c);		  /* attachments */
+	uint32_t attachments = bag_get_u32(&c);
 	bag_get_u32(&c);		  /* metadata */
 	uint32_t chunks = bag_get_u32(&c);
 	uint64_t start = bag_get_u64(&c), end = bag_get_u64(&c);
 	struct bag_cur counts = bag_get_prefixed(&c);
 	if (c.bad || counts.len % 10)
 		return fail_at(r, at, "malformed statistics record");
-	if (msgs != r->messages || chunks != r->chunks || channels != (uint32_t)r->nchannels)
-		return fail_at(r, at, "statistics disagree with the data section (messages, chunks or "
-				      "channels)");
+	if (msgs != r->messages || chunks != r->chunks || channels != (uint32_t)r->nchannels ||
+	    attachments != (uint32_t)r->nattachments)
+		return fail_at(r, at, "statistics disagree with the data section (messages, "
+				      "chunks, channels or attachments)");
 	if (msgs && (start != r->start_time || end != r->end_time))
 		return fail_at(r, at, "statistics give other start or end times than the messages");
 	while (counts.at < counts.len) {
@@ -62,8 +64,28 @@ static int check_chunk_index(struct bag_reader *r, uint64_t at, struct bag_cur c
 	return 0;
 }
 
+/* An Attachment Index names an attachment the data walk read: its offset, length and name. */
+static int check_attachment_index(struct bag_reader *r, uint64_t at, struct bag_cur c)
+{
+	uint64_t off = bag_get_u64(&c), len = bag_get_u64(&c);
+	bag_get_u64(&c); /* log time */
+	bag_get_u64(&c); /* create time */
+	uint64_t size = bag_get_u64(&c);
+	struct bag_cur name = bag_get_prefixed(&c);
+	for (int i = 0; i < r->nattachments && !c.bad; i++) {
+		const struct bag_attachment *a = &r->attachments[i];
+		if (a->offset == off && a->record_len == len && a->len == size &&
+		    strlen(a->name) == name.len && !memcmp(a->name, name.p, name.len))
+			return 0;
+	}
+	return fail_at(r, at,
+		       "attachment index does not point at an attachment of its length and name");
+}
+
 static int check_record(struct bag_reader *r, uint64_t at, uint8_t op, struct bag_cur body)
 {
+	if (op == BAG_OP_ATTACHMENT_INDEX)
+		return check_attachment_index(r, at, body);
 	if (op == BAG_OP_STATISTICS)
 		return check_statistics(r, at, body);
 	if (op == BAG_OP_CHUNK_INDEX)

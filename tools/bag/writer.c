@@ -1,8 +1,9 @@
 /* The MCAP writer: header, schemas and channels (into the chunk where they first appear, and
  * repeated in the summary), messages into chunks, sealed chunks compressed and written with their
  * message indexes in one write (so a writer killed at any moment leaves every earlier chunk whole),
- * metadata, data end, summary and footer. With opts.threaded the compression and writing run on a
- * thread of their own: an append copies the message into the chunk buffer and returns.
+ * attachments and metadata, data end, summary and footer. With opts.threaded the compression and
+ * writing run on a thread of their own: an append copies the message into the chunk buffer and
+ * returns.
  * Uncompressed chunks are not buffered: direct.c streams them to the file. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -159,9 +160,19 @@ int bag_writer_open(const char *path, const struct bag_writer_opts *o, struct ba
 	w->level = o ? o->level : 0;
 	w->chunk_size = o && o->chunk_size ? o->chunk_size : 4u << 20;
 	w->max_queued = o && o->queue_chunks > 0 ? o->queue_chunks : 4;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		bag_err_set(e, path, -1, "cannot create: %s", strerror(errno));
+	/* Locked before it is emptied and for as long as it is written: `zcast bag reindex` takes
+	 * the same lock and refuses a file it cannot have, instead of replacing it under the
+	 * writer (lock.c). */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int why = w->fd < 0 ? errno : bag_lock_fd(w->fd) ? errno : 0;
+	if (!why && ftruncate(w->fd, 0) != 0)
+		why = errno;
+	if (why) {
+		const char *what = why == EWOULDBLOCK ? "is being written or reindexed (locked)"
+						      : strerror(why);
+		bag_err_set(e, path, -1, "cannot create: %s", what);
+		if (w->fd >= 0)
+			close(w->fd);
 		free(w->cur);
 		free(w->path);
 		free(w);
@@ -320,11 +331,11 @@ uint64_t bag_writer_messages(const struct bag_writer *w)
 	return w->messages;
 }
 
-/* Metadata records, Data End, summary, footer. */
+/* Attachment and Metadata records, Data End, summary, footer. */
 static bool write_tail(struct bag_writer *w)
 {
-	struct bag_buf mix = {0}, tail = {0};
-	bool ok = true;
+	struct bag_buf mix = {0}, tail = {0}, aix = {0};
+	bool ok = bag_attachments_write(w, &aix, write_buf);
 	for (int i = 0; i < w->nmetadata && ok; i++) {
 		struct bag_cur c = {w->metadata[i].p + 9, w->metadata[i].len - 9, 0, false};
 		struct bag_cur name = bag_get_prefixed(&c);
@@ -346,13 +357,17 @@ static bool write_tail(struct bag_writer *w)
 	}
 	struct bag_summary_in in = {&w->schemas,  &w->channels, &w->chunk_indexes,	  &mix,
 				    w->messages,  w->start,	w->end,		  w->nschemas,
-				    w->nchannels, w->nchunks,	(uint32_t)w->nmetadata, w->counts};
+				    w->nchannels, w->nchunks,	(uint32_t)w->nmetadata, w->counts,
+				    &aix,	  (uint32_t)w->nattachments};
+	if (ok && aix.failed) /* no summary rather than one missing attachment indexes */
+		ok = false, w->err = ENOMEM;
 	if (ok) {
 		bag_summary_encode(&in, w->offset, &tail);
 		ok = write_buf(w, &tail);
 	}
 	bag_buf_free(&mix);
 	bag_buf_free(&tail);
+	bag_buf_free(&aix);
 	return ok;
 }
 
@@ -394,6 +409,7 @@ int bag_writer_close(struct bag_writer *w, struct bag_err *e)
 	for (int i = 0; i < w->nmetadata; i++)
 		bag_buf_free(&w->metadata[i]);
 	free(w->metadata);
+	bag_attachments_free(w);
 	free(w->counts);
 	free(w->path);
 	pthread_mutex_destroy(&w->mu);
