@@ -124,7 +124,7 @@ int zcast_waitset_add_sub(zcast_waitset *ws, zcast_sub *sub, void *user, int *id
 {
 	if (!sub)
 		return zc_err(ZCAST_EINVAL, "sub is NULL");
-	uint64_t ino;
+	uint64_t ino = 0; /* set on success; gcc -fsanitize=address alone cannot see that */
 	int r = topic_ino(&sub->t, &ino);
 	if (r < 0 || (r = new_entry(ws, ZCAST_WS_SUB, user, id)) < 0)
 		return r;
@@ -183,7 +183,7 @@ int zcast_waitset_add_timer(zcast_waitset *ws, int64_t period_ns, void *user, in
 
 static int add_graph(zcast_waitset *ws, struct zc_topic *t, void *user, int *id)
 {
-	uint64_t ino;
+	uint64_t ino = 0; /* set on success; gcc -fsanitize=address alone cannot see that */
 	int r = topic_ino(t, &ino);
 	if (r < 0 || (r = new_entry(ws, ZCAST_WS_GRAPH, user, id)) < 0)
 		return r;
@@ -214,7 +214,7 @@ int zcast_waitset_add_pub_room(zcast_waitset *ws, zcast_pub *pub, void *user, in
 {
 	if (!pub)
 		return zc_err(ZCAST_EINVAL, "pub is NULL");
-	uint64_t ino;
+	uint64_t ino = 0; /* set on success; gcc -fsanitize=address alone cannot see that */
 	int r = topic_ino(&pub->t, &ino);
 	if (r < 0 || (r = new_entry(ws, ZCAST_WS_PUB_ROOM, user, id)) < 0)
 		return r;

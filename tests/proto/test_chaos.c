@@ -99,10 +99,14 @@ static void topic_name(char *out, size_t n, int t)
 	snprintf(out, n, "/chaos/t%d", t);
 }
 
+/* Records the member's first failure with the library's text for it (this thread's last error: the
+ * call that failed is the last zcast call before this). */
 static void fail_child(const char *fmt, uint64_t a, uint64_t b)
 {
 	struct member_state *s = &sh->m[me];
-	snprintf(s->err, sizeof s->err, fmt, (unsigned long long)a, (unsigned long long)b);
+	int n = snprintf(s->err, sizeof s->err, fmt, (unsigned long long)a, (unsigned long long)b);
+	if (n >= 0 && (size_t)n < sizeof s->err)
+		snprintf(s->err + n, sizeof s->err - (size_t)n, " [%s]", zcast_last_error());
 	atomic_fetch_add(&s->errors, 1);
 }
 
@@ -369,12 +373,17 @@ static pid_t start_member(int i, unsigned seed)
 	return pid;
 }
 
+/* Where the kill loop is, for the whole-test watchdog's message: a run that is slow everywhere
+ * (an overloaded machine) reads differently from one with a few long stalls below STUCK_S. */
+static volatile sig_atomic_t rounds_done, slowest_ms, slowest_member = -1;
+
 static void check_errors(void)
 {
 	for (int i = 0; i < N_MEMBERS; i++) {
 		if (atomic_load(&sh->m[i].errors)) {
-			fprintf(stderr, "member %d (topic %d, %s): %s\n", i, members[i].topic,
-				role_names[members[i].role], sh->m[i].err);
+			fprintf(stderr, "member %d (topic %d, %s): %s (after %d kill rounds)\n", i,
+				members[i].topic, role_names[members[i].role], sh->m[i].err,
+				(int)rounds_done);
 			zt_fail();
 		}
 	}
@@ -436,9 +445,6 @@ static void check_no_leak(const char *topic)
 /* Watchdog: every member alive since `snap` was taken must make progress within STUCK_S seconds.
  * Publishers keep publishing and subscribers keep being fed, so a member stuck in a call is one
  * that a peer should have woken. */
-/* Where the kill loop is, for the whole-test watchdog's message: a run that is slow everywhere
- * (an overloaded machine) reads differently from one with a few long stalls below STUCK_S. */
-static volatile sig_atomic_t rounds_done, slowest_ms, slowest_member = -1;
 
 static void put_num(char **p, long v)
 {
