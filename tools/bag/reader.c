@@ -352,6 +352,7 @@ int bag_next_lazy(struct bag_reader *r, struct bag_message *m)
 {
 	struct bag_rec rec;
 	int k;
+	r->err_errno = 0; /* an error of this call is its own */
 	while ((k = bag_next_record(r, &rec)) > 0)
 		if (rec.op == BAG_OP_MESSAGE)
 			return bag_parse_message(r, &rec, m) < 0 ? -1 : 1;
