@@ -147,8 +147,8 @@ static int chunk_record(struct bag_reader *r, struct bag_rec *rec)
 	const uint8_t *p = r->recs ? r->recs + r->chunk_at : r->fields;
 	uint64_t at = r->chunk_data_at + r->chunk_at; /* in the file, when recs is NULL */
 	/* from the file: opcode, length and (for a message) its fields in one read */
-	if (!r->recs && !bag_read_at(r, at, r->fields, left < 9 + MESSAGE_FIELDS ? left : 9 + MESSAGE_FIELDS,
-				     "chunk record"))
+	size_t head = left < 9 + MESSAGE_FIELDS ? left : 9 + MESSAGE_FIELDS;
+	if (!r->recs && !bag_read_at(r, at, r->fields, head, "chunk record"))
 		return -1;
 	uint64_t len = bag_le64(p + 1);
 	if (len > left - 9)

@@ -72,7 +72,8 @@ static int check_chunk_index(struct bag_reader *r, uint64_t at, struct bag_cur c
 	while (ix.at < ix.len) {
 		uint16_t ch = bag_get_u16(&ix);
 		uint64_t p = bag_get_u64(&ix);
-		bool in = !(p < off + len || p >= ix_end || ix_end > r->data_end || r->data_end - p < 11);
+		bool in = p >= off + len && p < ix_end && ix_end <= r->data_end &&
+			  r->data_end - p >= 11;
 		if (in && !opening(r, p, h, 11))
 			return -1;
 		if (!in || h[0] != BAG_OP_MESSAGE_INDEX || (uint16_t)(h[9] | h[10] << 8) != ch)
@@ -136,11 +137,11 @@ int bag_verify_summary(struct bag_reader *r)
 	if (!r->summary_start)
 		return 0;
 	uint64_t crc_end = r->footer_at + 9 + 16;
-	const uint8_t *sum = bag_read_buf(r, &r->body, r->summary_start, (size_t)(crc_end - r->summary_start),
-					  "summary");
+	size_t n = (size_t)(crc_end - r->summary_start);
+	const uint8_t *sum = bag_read_buf(r, &r->body, r->summary_start, n, "summary");
 	if (!sum)
 		return -1;
-	if (r->summary_crc && bag_crc32(0, sum, crc_end - r->summary_start) != r->summary_crc)
+	if (r->summary_crc && bag_crc32(0, sum, n) != r->summary_crc)
 		return fail_at(r, r->footer_at, "summary CRC mismatch (corrupted summary)");
 	if (r->summary_start < r->data_end)
 		return fail_at(r, r->footer_at, "summary starts inside the data section");
