@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <zcast/typed.h>
@@ -98,6 +99,18 @@ static int open_file(const struct rec_piece *p, struct bag_reader *r)
 	return -1;
 }
 
+/* Every piece stays open for the whole replay, a descriptor each (the reader reads with pread):
+ * room for a recording of many pieces beside what zcast itself opens. */
+static void room_for_files(int pieces)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)pieces + 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+	setrlimit(RLIMIT_NOFILE, &rl); /* not raised: a piece over the limit fails to open, saying so */
+}
+
 /* First pass, before anything is published: every piece opened and checked (records, chunk
  * CRCs, indexes, summary: a bad piece is "file: offset: what" now, not half-way through the
  * replay), its channels, the largest message of each (slot size), the first time. The pieces stay
@@ -107,6 +120,7 @@ static int survey(struct player *P)
 	P->readers = calloc((size_t)P->npieces, sizeof *P->readers);
 	if (!P->readers)
 		return -1;
+	room_for_files(P->npieces);
 	for (int f = 0; f < P->npieces; f++) {
 		struct bag_reader *r = &P->readers[f];
 		if (open_file(&P->pieces[f], r) != 0)
@@ -120,7 +134,7 @@ static int survey(struct player *P)
 				P->pieces[f].path);
 		struct bag_message m;
 		int k;
-		while ((k = bag_next(r, &m)) > 0) {
+		while ((k = bag_next_lazy(r, &m)) > 0) { /* sizes and times: no message data read */
 			struct play_chan *pc = &P->ch[P->map[m.channel]];
 			if (m.len > pc->max_len)
 				pc->max_len = m.len;
@@ -174,8 +188,11 @@ static void wait_for_subscribers(struct player *P, long n)
 }
 
 /* The message in a loan, ready to go: done before its deadline, so the deadline costs a publish
- * only (not a loan wait and a copy of up to megabytes). */
-static int prepare(struct play_chan *pc, const struct bag_message *m, zcast_msg **out)
+ * only (not a loan wait and a copy of up to megabytes). Its bytes go from the file (pread) or the
+ * decompressed chunk straight into the loan. 0, a zcast error, or 1 when the file could not be
+ * read (br->err: it was cut or changed since it was opened). */
+static int prepare(struct bag_reader *br, struct play_chan *pc, const struct bag_message *m,
+		   zcast_msg **out)
 {
 	size_t skip = pc->d.typed ? ZCAST_TYPED_HEADER_OFFSET : 0;
 	zcast_msg *msg;
@@ -187,7 +204,10 @@ static int prepare(struct play_chan *pc, const struct bag_message *m, zcast_msg 
 		return r;
 	uint8_t *p = zcast_msg_data(msg);
 	memset(p, 0, skip); /* the typed prefix's reserved bytes */
-	memcpy(p + skip, m->data, m->len);
+	if (bag_message_read(br, m, p + skip) < 0) {
+		zcast_msg_drop(msg);
+		return 1;
+	}
 	*out = msg;
 	return 0;
 }
@@ -241,16 +261,21 @@ static int play_file(struct player *P, struct bag_reader *r, struct pass *T)
 		return -1;
 	struct bag_message m;
 	int k = 0, x = 0;
-	while (!cli_stop && (k = bag_next(r, &m)) > 0) {
+	while (!cli_stop && (k = bag_next_lazy(r, &m)) > 0) {
 		struct play_chan *pc = &P->ch[P->map[m.channel]];
 		if (!pc->pub || m.log_time < T->t0)
 			continue;
-		/* Read (bag_next), decompressed and copied into a loan before its time. */
+		/* Read (bag_next_lazy, prepare), decompressed and copied into a loan before its time. */
 		zcast_msg *msg = NULL;
-		if ((x = prepare(pc, &m, &msg)) == 0)
+		if ((x = prepare(r, pc, &m, &msg)) == 0)
 			x = send_on_time(P, T, pc, m.log_time, msg);
 		else if (cli_stop)
 			x = 0;
+		if (x > 0) {
+			fprintf(stderr, "zcast play: %s\n", r->err.text);
+			x = -1;
+			break;
+		}
 		if (x < 0) {
 			fprintf(stderr, "zcast play: publish on %s failed: %s\n", pc->out,
 				zcast_strerror(x));

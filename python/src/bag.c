@@ -1,8 +1,11 @@
 /* zcast.BagFile: one MCAP file of a recording (docs/RECORDING.md), read through the zcast tool's
  * own reader (tools/bag: every record checked, zstd / lz4 chunks, bad input as "file: offset:
  * what"). Iterating yields (channel id, sequence, log time, publish time, zcast.Message): each
- * message a read-only copy of its recorded bytes, typed (members, numpy arrays) for the channels
- * set_type() named. zcast.Bag (python/zcast/bag.py) walks the files of a recording with it. */
+ * message a read-only copy of its recorded bytes (read from the file straight into the message's
+ * buffer: one copy), typed (members, numpy arrays) for the channels set_type() named. A failure of
+ * the system (no such file, a read error) raises the OSError of its errno, bad content (also a
+ * file cut shorter while it is read) zcast.Corrupt. zcast.Bag (python/zcast/bag.py) walks the
+ * files of a recording with it. */
 #include "bag.h"
 #include "pyzcast.h"
 
@@ -20,6 +23,20 @@ static int bag_live(PzBag *b)
 		return 0;
 	pz_raisef(ZCAST_ESTALE, "the recording file is closed");
 	return -1;
+}
+
+/* The reader's error: the OSError subclass of its errno (FileNotFoundError, ...) when the system
+ * failed, zcast.Corrupt when the file's content is bad. */
+static PyObject *bag_raise(PzBag *b)
+{
+	if (!b->r.err_errno)
+		return pz_raisef(ZCAST_ECORRUPT, "%s", b->r.err.text);
+	PyObject *name = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(b->path));
+	PyObject *args = name ? Py_BuildValue("(isN)", b->r.err_errno, b->r.err.text, name) : NULL;
+	if (args) /* OSError(errno, ...) is made the subclass of that errno */
+		PyErr_SetObject(PyExc_OSError, args);
+	Py_XDECREF(args);
+	return NULL;
 }
 
 static void bag_shut(PzBag *b)
@@ -48,7 +65,7 @@ static int bag_init(PzBag *b, PyObject *args, PyObject *kw)
 	/* The GIL stays held while the reader works: no other thread can close it meanwhile. */
 	b->open = 1;
 	if (bag_open(PyBytes_AS_STRING(path), &b->r) != 0) {
-		pz_raisef(ZCAST_ECORRUPT, "%s", b->r.err.text);
+		bag_raise(b);
 		bag_shut(b);
 		return -1;
 	}
@@ -212,12 +229,17 @@ static PyObject *bag_iternext(PzBag *b)
 	if (bag_live(b) < 0)
 		return NULL;
 	struct bag_message m;
-	int k = bag_next(&b->r, &m);
+	int k = bag_next_lazy(&b->r, &m);
 	if (k < 0)
-		return pz_raisef(ZCAST_ECORRUPT, "%s", b->r.err.text);
+		return bag_raise(b);
 	if (k == 0)
 		return NULL; /* StopIteration */
-	PyObject *msg = pz_message_recorded(m.data, m.len);
+	uint8_t *dst;
+	PyObject *msg = pz_message_recorded(m.len, &dst);
+	if (msg && bag_message_read(&b->r, &m, dst) < 0) {
+		Py_DECREF(msg);
+		return bag_raise(b);
+	}
 	if (!msg || !(msg = typed(b, msg, &m)))
 		return NULL;
 	return Py_BuildValue("(iKKKN)", m.channel, (unsigned long long)m.sequence,
@@ -228,7 +250,7 @@ static PyMethodDef bag_methods[] = {
     {"set_type", (PyCFunction)bag_set_type, METH_VARARGS,
      "set_type(channel_id, MsgType): that channel's messages come typed (validated CDR)."},
     {"rewind", (PyCFunction)bag_rewind_m, METH_NOARGS, "Starts the messages over."},
-    {"close", (PyCFunction)bag_close_m, METH_NOARGS, "Unmaps the file (messages stay valid)."},
+    {"close", (PyCFunction)bag_close_m, METH_NOARGS, "Closes the file (messages stay valid)."},
     {"__enter__", (PyCFunction)bag_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)bag_exit, METH_VARARGS, "close()"},
     {NULL, NULL, 0, NULL},

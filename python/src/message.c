@@ -107,7 +107,7 @@ PyObject *pz_message_new(zcast_msg *m, int loan, PyObject *owner)
  * after the encapsulation header is 8-byte aligned, as in a typed zcast slot. */
 #define PZ_RECORDED_LEAD 4
 
-PyObject *pz_message_recorded(const uint8_t *p, size_t n)
+PyObject *pz_message_recorded(size_t n, uint8_t **dst)
 {
 	PzMessage *msg = message_alloc();
 	uint8_t *own = msg ? PyMem_Malloc(n + PZ_RECORDED_LEAD) : NULL;
@@ -115,10 +115,10 @@ PyObject *pz_message_recorded(const uint8_t *p, size_t n)
 		Py_XDECREF(msg);
 		return msg ? PyErr_NoMemory() : NULL;
 	}
-	memcpy(own + PZ_RECORDED_LEAD, p, n);
 	msg->own = own;
 	msg->data = own + PZ_RECORDED_LEAD;
 	msg->size = n;
+	*dst = msg->data;
 	return (PyObject *)msg;
 }
 

@@ -87,9 +87,10 @@ int pz_message_check(PzMessage *msg);
 int pz_members_check(PzMessage *msg);
 /* Drops the hold (or defers it to the last exported buffer). */
 void pz_message_release(PzMessage *msg);
-/* A read-only message over a copy of n recorded bytes (a typed one: CDR from its encapsulation
- * header, the origin 8-byte aligned as zcast_cdr_read wants). bag.c. */
-PyObject *pz_message_recorded(const uint8_t *p, size_t n);
+/* A read-only message of n recorded bytes, which the caller puts at *dst (the reader reads them
+ * from the file straight there; a typed one: CDR from its encapsulation header, the origin
+ * 8-byte aligned as zcast_cdr_read wants). bag.c. */
+PyObject *pz_message_recorded(size_t n, uint8_t **dst);
 /* Typed loan: lays the payload (msg->data) out for t at bounds b (owned by msg from here on, also
  * on failure) with a CDR size of `size`: header, defaults, writer. 0 or raises. */
 int pz_message_lay_out(PzMessage *msg, const zcast_cdr_type *t, uint32_t *b, size_t size);

@@ -4,7 +4,9 @@ zcast.Message: typed channels through the same member views as received messages
 raw ones as bytes (memoryview / numpy.frombuffer). Nothing is published.
 
 The files are read by zcast's own MCAP reader (tools/bag, in the extension): zstd and lz4 chunks,
-every record checked, bad input raised as zcast.Corrupt("file: offset: what")."""
+every record checked, bad input (also a file cut shorter while it is read) raised as
+zcast.Corrupt("file: offset: what"); a failure of the system (a missing file, a read error) as the
+OSError of its errno (FileNotFoundError, ...)."""
 import os
 import re
 
@@ -41,8 +43,10 @@ def _piece_number(name):
 
 
 def pieces(path):
-    """The files of a recording: a file as is, or a directory's *.mcap in their numbered order."""
+    """The files of a recording: a file as is, or a directory's *.mcap in their numbered order.
+    A path that is not there raises FileNotFoundError now, not when the messages are read."""
     if not os.path.isdir(path):
+        os.stat(path)  # OSError of its errno (FileNotFoundError, PermissionError, ...)
         return [path]
     names = [n for n in os.listdir(path) if n.endswith(".mcap")]
     if not names:

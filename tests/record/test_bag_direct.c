@@ -81,10 +81,13 @@ static void message(struct bag_writer *w, int ch, int i)
 static void crcs(const char *path, uint32_t *chunk, uint32_t *data)
 {
 	struct bag_reader r;
+	uint8_t c[9 + 28], d[9 + 4];
 	*chunk = *data = 1;
-	if (bag_open(path, &r) == 0 && r.map[r.data_start] == BAG_OP_CHUNK && r.data_end_at) {
-		*chunk = bag_le32(r.map + r.data_start + 9 + 24);
-		*data = bag_le32(r.map + r.data_end_at + 9);
+	if (bag_open(path, &r) == 0 && r.data_end_at &&
+	    pread(r.fd, c, sizeof c, (off_t)r.data_start) == (ssize_t)sizeof c &&
+	    pread(r.fd, d, sizeof d, (off_t)r.data_end_at) == (ssize_t)sizeof d && c[0] == BAG_OP_CHUNK) {
+		*chunk = bag_le32(c + 9 + 24);
+		*data = bag_le32(d + 9);
 	}
 	bag_close(&r);
 }

@@ -8,6 +8,9 @@
  *   writer.c    schemas, channels, messages, metadata; a writer thread that compresses and writes
  *   direct.c    uncompressed chunks streamed to the file, large messages without a copy
  *   summary.c   summary section, summary offsets and footer
+ *   fileread.c  the reader's only way to the file's bytes: pread (never mmap: a file cut by
+ *               another process while it is read is an error, not SIGBUS)
+ *   records.c   the data section record by record, into chunks
  *   reader.c    opening, the data section walk, messages in file order
  *   verify.c    the summary checked against the data section
  *   reindex.c   a summary rebuilt for a file whose writer died
@@ -162,9 +165,10 @@ struct bag_message {
 	uint16_t channel;
 	uint32_t sequence;
 	uint64_t log_time, publish_time;
-	const uint8_t *data;
+	const uint8_t *data; /* NULL from bag_next_lazy when the data is still in the file */
 	size_t len;
-	uint64_t offset; /* file offset of its record, or of its chunk */
+	uint64_t offset;  /* file offset of its record, or of its chunk */
+	uint64_t data_at; /* file offset of the data when data is NULL */
 };
 struct bag_metadata {
 	char *name;
@@ -181,8 +185,9 @@ struct bag_attachment {
 };
 struct bag_reader {
 	const char *path;
-	const uint8_t *map;
-	size_t size;
+	int fd;		/* read with pread only (fileread.c); -1 when closed */
+	uint64_t size;	/* when opened: a file cut shorter since reads short, an error */
+	int err_errno;	/* with err: the errno of a failed open or read (0: bad content) */
 	bool has_footer;	/* the file ends with a footer and magic */
 	bool truncated;		/* no footer: its writer died (complete records are all read) */
 	uint64_t data_end;	/* end of the last complete data-section record */
@@ -209,9 +214,16 @@ struct bag_reader {
 	bool first_pass;      /* bag_open's walk: counts chunks, checks CRCs and indexes */
 	bool have_chunk;      /* a chunk was read (message indexes refer to it) */
 	uint8_t *chunk;	      /* decompressed records of the current chunk (owned) */
-	const uint8_t *recs;  /* the current chunk's records: chunk, or in the map (see load_chunk) */
+	const uint8_t *recs;  /* the current chunk's records in memory: chunk, or raw (see
+			       * load_chunk); NULL when they are read from the file as walked */
 	size_t chunk_len, chunk_cap, chunk_at;
 	uint64_t chunk_offset;
+	uint64_t chunk_data_at;	  /* file offset of the records when recs is NULL */
+	struct bag_buf raw, body; /* a chunk record's bytes as in the file; another record's body */
+	struct bag_buf msg;	  /* bag_next: a message's data read from the file */
+	uint8_t fields[64];	  /* a record's opening read on its own (records.c) */
+	uint32_t data_crc;	  /* first pass: CRC of the file's bytes [0, crc_at) as read */
+	uint64_t crc_at;
 	struct bag_err err;
 };
 /* Opens and walks the whole file once: schemas, channels, counts, every chunk's CRC, and (with a
@@ -226,12 +238,21 @@ void bag_idle(struct bag_reader *r);
 /* The next message in file order: 1, 0 at the end, -1 on bad data (r->err). Its data stays valid
  * until the next call. */
 int bag_next(struct bag_reader *r, struct bag_message *m);
+/* The same, but the data of a message in an uncompressed chunk stays in the file (m->data NULL)
+ * until bag_message_read puts it where the caller wants it: read once, straight to its place. */
+int bag_next_lazy(struct bag_reader *r, struct bag_message *m);
+/* m->len bytes of the message just returned into dst: read from the file, or copied from the
+ * decompressed chunk. 0 or -1 (r->err). */
+int bag_message_read(struct bag_reader *r, const struct bag_message *m, void *dst);
 const struct bag_channel *bag_channel_get(const struct bag_reader *r, uint16_t id);
 const struct bag_schema *bag_schema_get(const struct bag_reader *r, uint16_t id);
 const char *bag_meta(char *const *kv, int n, const char *key); /* value or NULL */
 
 /* Largest uncompressed chunk the reader accepts (default 1 GiB; the fuzz target lowers it). */
 extern uint64_t bag_max_chunk;
+/* Tests only (NULL otherwise): called before each read of a reader's file (fileread.c), at the
+ * offset it reads, so a test can cut the file between two reads. */
+extern void (*bag_read_hook)(const struct bag_reader *r, uint64_t at);
 
 /* ---- verify.c: the summary section against what bag_open counted ---- */
 int bag_verify_summary(struct bag_reader *r);

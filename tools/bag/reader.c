@@ -1,13 +1,13 @@
-/* The MCAP reader: maps the file, checks magic, header and footer, and walks the data section
- * record by record (into chunks: decompressed, CRC checked). Every field is read through a
- * bounds-checked cursor; bad input ends in "file: offset: what", never a read past the end. */
+/* The MCAP reader: opens the file (read with pread only, fileread.c), checks magic, header and
+ * footer, and walks the data section record by record (into chunks: decompressed, CRC checked).
+ * Every field is read through a bounds-checked cursor; bad input, and a file cut shorter while it
+ * is read, end in "file: offset: what", never a read past the end. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,9 +192,10 @@ int bag_parse_message(struct bag_reader *r, const struct bag_rec *rec, struct ba
 	m->sequence = bag_get_u32(&c);
 	m->log_time = bag_get_u64(&c);
 	m->publish_time = bag_get_u64(&c);
-	struct bag_cur d = bag_get_rest(&c);
-	m->data = d.p;
-	m->len = d.len;
+	struct bag_cur d = bag_get_rest(&c); /* empty when lazy: the body is the fields only */
+	m->data = rec->lazy ? NULL : d.p;
+	m->len = rec->lazy ? rec->data_len : d.len;
+	m->data_at = rec->lazy ? rec->data_at : 0;
 	m->offset = rec->in_chunk ? r->chunk_offset : rec->offset;
 	if (c.bad)
 		return bag_fail(r, rec, "%s", "message record shorter than its fields");
@@ -248,17 +249,20 @@ static int walk(struct bag_reader *r)
 
 static int check_footer(struct bag_reader *r)
 {
-	if (r->size < 2 * BAG_MAGIC_LEN + FOOTER_LEN ||
-	    memcmp(r->map + r->size - BAG_MAGIC_LEN, BAG_MAGIC, BAG_MAGIC_LEN))
+	uint8_t f[FOOTER_LEN + BAG_MAGIC_LEN];
+	if (r->size < 2 * BAG_MAGIC_LEN + FOOTER_LEN)
 		return 0;
-	const uint8_t *f = r->map + r->size - BAG_MAGIC_LEN - FOOTER_LEN;
-	if (f[0] != BAG_OP_FOOTER || bag_le64(f + 1) != 20)
+	uint64_t at = r->size - BAG_MAGIC_LEN - FOOTER_LEN;
+	if (!bag_read_at(r, at, f, sizeof f, "footer"))
+		return -1;
+	if (memcmp(f + FOOTER_LEN, BAG_MAGIC, BAG_MAGIC_LEN) || f[0] != BAG_OP_FOOTER ||
+	    bag_le64(f + 1) != 20)
 		return 0;
 	r->has_footer = true;
 	r->summary_start = bag_le64(f + 9);
 	r->summary_offset_start = bag_le64(f + 17);
 	r->summary_crc = bag_le32(f + 25);
-	r->footer_at = (uint64_t)(f - r->map);
+	r->footer_at = at;
 	uint64_t end = r->footer_at;
 	if (r->summary_start > end || r->summary_offset_start > end ||
 	    (r->summary_start && r->summary_start < BAG_MAGIC_LEN) ||
@@ -274,10 +278,15 @@ static int check_footer(struct bag_reader *r)
 
 static int read_header(struct bag_reader *r)
 {
-	if (r->size < BAG_MAGIC_LEN || memcmp(r->map, BAG_MAGIC, BAG_MAGIC_LEN)) {
+	uint8_t magic[BAG_MAGIC_LEN];
+	if (r->size >= BAG_MAGIC_LEN && !bag_read_at(r, 0, magic, sizeof magic, "magic"))
+		return -1;
+	if (r->size < BAG_MAGIC_LEN || memcmp(magic, BAG_MAGIC, BAG_MAGIC_LEN)) {
 		bag_err_set(&r->err, r->path, 0, "not an MCAP file (no MCAP magic)");
 		return -1;
 	}
+	r->data_crc = bag_crc32(0, magic, sizeof magic); /* the data section CRC starts here */
+	r->crc_at = BAG_MAGIC_LEN;
 	r->at = BAG_MAGIC_LEN;
 	struct bag_rec rec;
 	int k = bag_next_record(r, &rec);
@@ -302,25 +311,15 @@ int bag_open(const char *path, struct bag_reader *r)
 {
 	memset(r, 0, sizeof *r);
 	r->path = path;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (r->fd < 0 || fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		r->err_errno = r->fd < 0 ? errno : EINVAL;
 		bag_err_set(&r->err, path, -1, "cannot open: %s",
-			    fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
+			    r->fd < 0 ? strerror(errno) : "not a regular file");
 		return -1;
 	}
-	r->size = (size_t)st.st_size;
-	if (r->size) {
-		void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
-		r->map = m == MAP_FAILED ? NULL : m;
-	}
-	close(fd);
-	if (r->size && !r->map) {
-		bag_err_set(&r->err, path, -1, "cannot map: %s", strerror(errno));
-		return -1;
-	}
+	r->size = (uint64_t)st.st_size;
 	r->first_pass = true;
 	if (read_header(r) < 0 || check_footer(r) < 0 || walk(r) < 0)
 		return -1;
@@ -345,22 +344,52 @@ void bag_idle(struct bag_reader *r)
 	free(r->chunk);
 	r->chunk = NULL;
 	r->chunk_cap = 0;
+	r->recs = NULL;
+	bag_buf_free(&r->raw);
+	bag_buf_free(&r->body);
+	bag_buf_free(&r->msg);
 }
 
-int bag_next(struct bag_reader *r, struct bag_message *m)
+int bag_next_lazy(struct bag_reader *r, struct bag_message *m)
 {
 	struct bag_rec rec;
 	int k;
+	r->err_errno = 0; /* an error of this call is its own */
 	while ((k = bag_next_record(r, &rec)) > 0)
 		if (rec.op == BAG_OP_MESSAGE)
 			return bag_parse_message(r, &rec, m) < 0 ? -1 : 1;
 	return k;
 }
 
+int bag_message_read(struct bag_reader *r, const struct bag_message *m, void *dst)
+{
+	if (m->data) {
+		if (m->len)
+			memcpy(dst, m->data, m->len);
+		return 0;
+	}
+	return bag_read_at(r, m->data_at, dst, m->len, "message data") ? 0 : -1;
+}
+
+int bag_next(struct bag_reader *r, struct bag_message *m)
+{
+	int k = bag_next_lazy(r, m);
+	if (k <= 0 || m->data)
+		return k;
+	const uint8_t *p = bag_read_buf(r, &r->msg, m->data_at, m->len, "message data");
+	if (!p)
+		return -1;
+	m->data = p;
+	return 1;
+}
+
 void bag_close(struct bag_reader *r)
 {
-	if (r->map)
-		munmap((void *)r->map, r->size);
+	if (r->path && r->fd >= 0) /* opened by bag_open (a zeroed reader has no path) */
+		close(r->fd);
+	bag_buf_free(&r->raw);
+	bag_buf_free(&r->body);
+	bag_buf_free(&r->msg);
 	for (int i = 0; i < r->nschemas; i++) {
 		free(r->schemas[i].name);
 		free(r->schemas[i].encoding);

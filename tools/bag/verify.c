@@ -1,10 +1,23 @@
 /* The summary section checked against the data section bag_open walked: summary CRC, every
  * summary offset inside the summary and naming its group, schemas and channels as in the data,
  * statistics equal to the counts, every chunk index pointing at its chunk and message indexes,
- * every attachment index at its attachment. */
+ * every attachment index at its attachment. The summary is read whole (it is small: definitions
+ * and indexes); a record of the data section it points at, by its opening. */
 #include <string.h>
 
 #include "bag_read.h"
+
+/* The bytes of [summary_start, footer's CRC field): r->body while verifying. */
+static const uint8_t *sum_at(const struct bag_reader *r, uint64_t at)
+{
+	return r->body.p + (at - r->summary_start);
+}
+
+/* The opening of a data section record at `at` (n <= 11 bytes, inside the data section). */
+static bool opening(struct bag_reader *r, uint64_t at, uint8_t *p, size_t n)
+{
+	return bag_read_at(r, at, p, n, "record the summary points at");
+}
 
 static int fail_at(struct bag_reader *r, uint64_t offset, const char *what)
 {
@@ -49,16 +62,22 @@ static int check_chunk_index(struct bag_reader *r, uint64_t at, struct bag_cur c
 	uint64_t ix_len = bag_get_u64(&c);
 	if (c.bad || ix.len % 10)
 		return fail_at(r, at, "malformed chunk index record");
-	if (off < r->data_start || off > r->data_end || r->data_end - off < 9 ||
-	    r->map[off] != BAG_OP_CHUNK || bag_le64(r->map + off + 1) + 9 != len)
+	uint8_t h[11];
+	if (off < r->data_start || off > r->data_end || r->data_end - off < 9)
+		return fail_at(r, at, "chunk index does not point at a chunk of its length");
+	if (!opening(r, off, h, 9))
+		return -1;
+	if (h[0] != BAG_OP_CHUNK || bag_le64(h + 1) + 9 != len)
 		return fail_at(r, at, "chunk index does not point at a chunk of its length");
 	uint64_t ix_end = off + len + ix_len;
 	while (ix.at < ix.len) {
 		uint16_t ch = bag_get_u16(&ix);
 		uint64_t p = bag_get_u64(&ix);
-		if (p < off + len || p >= ix_end || ix_end > r->data_end || r->data_end - p < 11 ||
-		    r->map[p] != BAG_OP_MESSAGE_INDEX ||
-		    (uint16_t)(r->map[p + 9] | r->map[p + 10] << 8) != ch)
+		bool in = p >= off + len && p < ix_end && ix_end <= r->data_end &&
+			  r->data_end - p >= 11;
+		if (in && !opening(r, p, h, 11))
+			return -1;
+		if (!in || h[0] != BAG_OP_MESSAGE_INDEX || (uint16_t)(h[9] | h[10] << 8) != ch)
 			return fail_at(r, at, "chunk index points at no message index of its channel");
 	}
 	return 0;
@@ -111,18 +130,18 @@ static int check_record(struct bag_reader *r, uint64_t at, uint8_t op, struct ba
 static int walk(struct bag_reader *r, uint64_t from, uint64_t to, bool offsets)
 {
 	while (from < to) {
-		if (to - from < 9 || bag_le64(r->map + from + 1) > to - from - 9)
+		if (to - from < 9 || bag_le64(sum_at(r, from) + 1) > to - from - 9)
 			return fail_at(r, from, "summary record runs past its section");
-		uint8_t op = r->map[from];
-		uint64_t len = bag_le64(r->map + from + 1);
-		struct bag_cur body = {r->map + from + 9, (size_t)len, 0, false};
+		uint8_t op = *sum_at(r, from);
+		uint64_t len = bag_le64(sum_at(r, from) + 1);
+		struct bag_cur body = {sum_at(r, from) + 9, (size_t)len, 0, false};
 		int x = 0;
 		if (offsets) {
 			uint8_t group = bag_get_u8(&body);
 			uint64_t s = bag_get_u64(&body), n = bag_get_u64(&body);
 			if (op != BAG_OP_SUMMARY_OFFSET || body.bad || s < r->summary_start ||
 			    s > r->summary_offset_start || n > r->summary_offset_start - s ||
-			    (n && r->map[s] != group))
+			    (n && *sum_at(r, s) != group))
 				x = fail_at(r, from, "summary offset does not point at its group");
 		} else {
 			x = check_record(r, from, op, body);
@@ -139,8 +158,11 @@ int bag_verify_summary(struct bag_reader *r)
 	if (!r->summary_start)
 		return 0;
 	uint64_t crc_end = r->footer_at + 9 + 16;
-	if (r->summary_crc && bag_crc32(0, r->map + r->summary_start, crc_end - r->summary_start) !=
-				  r->summary_crc)
+	size_t n = (size_t)(crc_end - r->summary_start);
+	const uint8_t *sum = bag_read_buf(r, &r->body, r->summary_start, n, "summary");
+	if (!sum)
+		return -1;
+	if (r->summary_crc && bag_crc32(0, sum, n) != r->summary_crc)
 		return fail_at(r, r->footer_at, "summary CRC mismatch (corrupted summary)");
 	if (r->summary_start < r->data_end)
 		return fail_at(r, r->footer_at, "summary starts inside the data section");
