@@ -377,20 +377,6 @@ static int loop(struct recorder *R, int64_t stop_at)
 	return R->failed ? CLI_EFAIL : CLI_OK;
 }
 
-/* mkdir, or a directory that is there already; else -1 with errno. */
-static int make_dir(const char *path)
-{
-	struct stat st;
-	if (mkdir(path, 0755) == 0)
-		return 0;
-	if (errno != EEXIST || stat(path, &st) != 0)
-		return -1;
-	if (S_ISDIR(st.st_mode))
-		return 0;
-	errno = ENOTDIR;
-	return -1;
-}
-
 static int setup(struct recorder *R, struct cli *c)
 {
 	R->c = c;
@@ -421,11 +407,8 @@ static int setup(struct recorder *R, struct cli *c)
 		if (c->pos[i][0] != '/')
 			return cli_usage_error(c, "TOPIC_PATTERN: '%s' does not start with '/'",
 					       c->pos[i]);
-	if (make_dir(R->dir) != 0) {
-		fprintf(stderr, "zcast record: --output: %s: cannot create: %s\n", R->dir,
-			strerror(errno));
+	if (rec_outdir_make(R->dir) != 0)
 		return CLI_EFAIL;
-	}
 	struct timespec rt, mt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mt);
@@ -507,7 +490,8 @@ const struct cli_cmd cmd_record = {
     .details =
 	"Records every topic of the domain, or those matching the patterns (shell globs:\n"
 	"'/camera/*'), including topics that appear while it runs. Files are DIR/DIR_N.mcap,\n"
-	"indexed by DIR/metadata.yaml (rosbag2's). Subscribers are DROP_OLD with a deep\n"
+	"indexed by DIR/metadata.yaml (rosbag2's); DIR is new or empty (one that holds\n"
+	"anything is refused). Subscribers are DROP_OLD with a deep\n"
 	"queue: a publisher never waits for the recorder, and every message lost is counted\n"
 	"per topic (progress line, and the files' \"zcast\" metadata). --lossless makes them\n"
 	"FULL. Topics with history give it first. Chunks are sealed at least every second:\n"

@@ -1,0 +1,6 @@
+# zcast record / play / bag on the command line (issue 24, branch rec-cli): the output directory,
+# any number of arguments, SIGHUP, nothing to play (tests/record/*_test.sh, one finding each).
+set(ZT_RECORD ${CMAKE_CURRENT_SOURCE_DIR}/record)
+add_test(NAME record_existing_dir COMMAND ${ZT_RECORD}/record_existing_dir_test.sh
+  $<TARGET_FILE:zcast_cli>)
+set_tests_properties(record_existing_dir PROPERTIES TIMEOUT 60)
