@@ -4,3 +4,5 @@ set(ZT_RECORD ${CMAKE_CURRENT_SOURCE_DIR}/record)
 add_test(NAME record_existing_dir COMMAND ${ZT_RECORD}/record_existing_dir_test.sh
   $<TARGET_FILE:zcast_cli>)
 set_tests_properties(record_existing_dir PROPERTIES TIMEOUT 60)
+add_test(NAME record_outdir COMMAND ${ZT_RECORD}/record_outdir_test.sh $<TARGET_FILE:zcast_cli>)
+set_tests_properties(record_outdir PROPERTIES TIMEOUT 60)

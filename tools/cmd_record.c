@@ -387,8 +387,6 @@ static int setup(struct recorder *R, struct cli *c)
 	localtime_r(&t, &tm);
 	strftime(dflt, sizeof dflt, "zcast_bag_%Y_%m_%d-%H_%M_%S", &tm);
 	R->dir = cli_str(c, "output", dflt);
-	const char *slash = strrchr(R->dir, '/');
-	snprintf(R->base, sizeof R->base, "%.*s", 180, slash && slash[1] ? slash + 1 : R->dir);
 	R->lossless = cli_flag(c, "lossless");
 	R->quiet = cli_flag(c, "quiet");
 	R->depth = (uint32_t)cli_long(c, "queue", 256, 1, 1 << 20);
@@ -407,7 +405,7 @@ static int setup(struct recorder *R, struct cli *c)
 		if (c->pos[i][0] != '/')
 			return cli_usage_error(c, "TOPIC_PATTERN: '%s' does not start with '/'",
 					       c->pos[i]);
-	if (rec_outdir_make(R->dir) != 0)
+	if (rec_outdir_make(R->dir, R->base, sizeof R->base) != 0)
 		return CLI_EFAIL;
 	struct timespec rt, mt;
 	clock_gettime(CLOCK_REALTIME, &rt);

@@ -1,10 +1,14 @@
 /* The directory a new recording goes into (zcast record -o DIR): created, or one that exists and
  * is empty. A directory holding anything is refused: the pieces of the new run would overwrite
  * the old run's first pieces one by one and leave its later ones in place, one recording made of
- * two runs. */
+ * two runs. Its pieces are named after the last component of its real path, as rosbag2 names
+ * them: "run1/", "run1//" and a link to run1 give run1_N.mcap, "." the current directory's name
+ * (the name as written gave "run1/_N.mcap" and "._N.mcap"). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -27,7 +31,20 @@ static int is_empty(const char *dir)
 	return empty && err ? -1 : empty;
 }
 
-int rec_outdir_make(const char *dir)
+/* The last component of dir's real path into base (n bytes, at most 180 of it). */
+static int base_name(const char *dir, char *base, size_t n)
+{
+	char real[PATH_MAX];
+	if (!realpath(dir, real)) {
+		fprintf(stderr, "zcast record: --output: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	const char *last = strrchr(real, '/') + 1; /* a real path is absolute */
+	snprintf(base, n, "%.180s", *last ? last : "zcast_bag"); /* "/": refused as not empty */
+	return 0;
+}
+
+static int make(const char *dir)
 {
 	if (mkdir(dir, 0755) == 0)
 		return 0;
@@ -52,4 +69,9 @@ int rec_outdir_make(const char *dir)
 			"goes into a new or empty directory)\n",
 			dir);
 	return empty == 1 ? 0 : -1;
+}
+
+int rec_outdir_make(const char *dir, char *base, size_t n)
+{
+	return make(dir) == 0 ? base_name(dir, base, n) : -1;
 }
