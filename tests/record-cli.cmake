@@ -8,3 +8,5 @@ add_test(NAME record_outdir COMMAND ${ZT_RECORD}/record_outdir_test.sh $<TARGET_
 set_tests_properties(record_outdir PROPERTIES TIMEOUT 60)
 add_test(NAME record_many_args COMMAND ${ZT_RECORD}/record_many_args_test.sh $<TARGET_FILE:zcast_cli>)
 set_tests_properties(record_many_args PROPERTIES TIMEOUT 60)
+add_test(NAME record_hup COMMAND ${ZT_RECORD}/record_hup_test.sh $<TARGET_FILE:zcast_cli>)
+set_tests_properties(record_hup PROPERTIES TIMEOUT 60)

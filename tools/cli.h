@@ -69,7 +69,7 @@ int cli_usage_error(const struct cli *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ---- common helpers (cli_util.c) ---- */
-extern volatile sig_atomic_t cli_stop; /* set by SIGINT / SIGTERM */
+extern volatile sig_atomic_t cli_stop; /* set by SIGINT / SIGTERM / SIGHUP (unless nohup) */
 void cli_catch_signals(void);
 int64_t cli_now_ns(void);
 /* Sleeps up to ns, returning early when cli_stop is set. */
