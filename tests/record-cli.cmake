@@ -10,3 +10,6 @@ add_test(NAME record_many_args COMMAND ${ZT_RECORD}/record_many_args_test.sh $<T
 set_tests_properties(record_many_args PROPERTIES TIMEOUT 60)
 add_test(NAME record_hup COMMAND ${ZT_RECORD}/record_hup_test.sh $<TARGET_FILE:zcast_cli>)
 set_tests_properties(record_hup PROPERTIES TIMEOUT 60)
+add_test(NAME record_play_nothing COMMAND ${ZT_RECORD}/record_play_nothing_test.sh
+  $<TARGET_FILE:zcast_cli>)
+set_tests_properties(record_play_nothing PROPERTIES TIMEOUT 120)
