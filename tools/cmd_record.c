@@ -327,11 +327,23 @@ static void progress(struct recorder *R, bool last)
 	bool tty = isatty(2);
 	fprintf(stderr, "%s%" PRIu64 " messages, %s, %d topics, file %d", tty ? "\r\033[K" : "",
 		R->messages, mb, R->nsubs, R->npieces - 1);
-	int shown = 0;
-	for (int i = 0; i < R->nsubs; i++)
-		if (R->subs[i]->dropped && shown++ < 4)
+	int shown = 0, more = 0;
+	uint64_t more_dropped = 0; /* of the topics beyond the 4 named: summed up, not left out */
+	for (int i = 0; i < R->nsubs; i++) {
+		uint64_t d = R->subs[i]->dropped;
+		if (!d)
+			continue;
+		if (shown++ < 4) {
 			fprintf(stderr, "%s %s %" PRIu64, shown == 1 ? "; dropped:" : ",",
-				R->subs[i]->d.topic, R->subs[i]->dropped);
+				R->subs[i]->d.topic, d);
+		} else {
+			more++;
+			more_dropped += d;
+		}
+	}
+	if (more)
+		fprintf(stderr, " … and %d more topic%s (%" PRIu64 " dropped)", more,
+			more == 1 ? "" : "s", more_dropped);
 	fprintf(stderr, "%s", tty && !last ? "" : "\n");
 }
 
