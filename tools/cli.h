@@ -3,6 +3,7 @@
 #ifndef ZCAST_CLI_H
 #define ZCAST_CLI_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,19 +44,19 @@ struct cli_cmd {
 };
 
 #define CLI_MAX_OPTS 24
-#define CLI_MAX_POS 4
+#define CLI_MAX_POS INT_MAX /* max_pos of a command that takes any number (record, bag reindex) */
 struct cli {
 	const struct cli_cmd *cmd;
 	const char *domain; /* NULL: $ZCAST_DOMAIN or "default" */
 	bool json;
 	int npos;
-	const char *pos[CLI_MAX_POS];
+	const char **pos; /* npos of them (malloc'ed by cli_parse: room for every argument) */
 	const char *val[CLI_MAX_OPTS]; /* value of opts[i], or "" for a set flag; NULL if absent */
 };
 
 /* ---- arguments (cli_args.c) ---- */
 /* Parses argv after the command name into c. Returns CLI_OK, CLI_EUSAGE (message printed), or -1
- * when --help was asked for (help printed). */
+ * when --help was asked for (help printed). c->pos is malloc'ed (free it after the command). */
 int cli_parse(struct cli *c, const struct cli_cmd *cmd, int argc, char **argv);
 void cli_cmd_help(const struct cli_cmd *cmd, FILE *f);
 bool cli_flag(const struct cli *c, const char *name);
@@ -68,7 +69,7 @@ int cli_usage_error(const struct cli *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ---- common helpers (cli_util.c) ---- */
-extern volatile sig_atomic_t cli_stop; /* set by SIGINT / SIGTERM */
+extern volatile sig_atomic_t cli_stop; /* set by SIGINT / SIGTERM / SIGHUP (unless nohup) */
 void cli_catch_signals(void);
 int64_t cli_now_ns(void);
 /* Sleeps up to ns, returning early when cli_stop is set. */

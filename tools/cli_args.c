@@ -107,11 +107,16 @@ static int check_names(struct cli *c)
 int cli_parse(struct cli *c, const struct cli_cmd *cmd, int argc, char **argv)
 {
 	c->cmd = cmd;
+	c->pos = calloc((size_t)argc + 1, sizeof *c->pos); /* every argument could be one */
+	if (!c->pos) {
+		fprintf(stderr, "zcast %s: out of memory\n", cmd->name);
+		return CLI_EFAIL;
+	}
 	bool opts_done = false;
 	for (int a = 0; a < argc; a++) {
 		const char *s = argv[a];
 		if (opts_done || s[0] != '-' || s[1] == 0) {
-			if (c->npos >= cmd->max_pos || c->npos >= CLI_MAX_POS)
+			if (c->npos >= cmd->max_pos)
 				return cli_usage_error(c, "unexpected argument '%s'", s);
 			c->pos[c->npos++] = s;
 			continue;

@@ -23,6 +23,12 @@ void cli_catch_signals(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* SIGHUP (the terminal closed, the ssh session ended) stops a command as SIGINT does: a
+	 * recorder finishes its file instead of dying with its last piece open. Not under nohup:
+	 * a SIGHUP ignored when we start stays ignored. */
+	struct sigaction hup;
+	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_DFL); /* `zcast echo | head` ends quietly */
 }
 

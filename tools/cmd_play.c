@@ -25,6 +25,7 @@ struct play_chan {
 	char out[256]; /* topic published (after --remap) */
 	bool selected;
 	size_t max_len;
+	uint64_t messages, last; /* in the recording, and the last one's log time */
 	zcast_pub *pub;
 	uint64_t sent;
 };
@@ -138,6 +139,8 @@ static int survey(struct player *P)
 			struct play_chan *pc = &P->ch[P->map[m.channel]];
 			if (m.len > pc->max_len)
 				pc->max_len = m.len;
+			if (!pc->messages++ || m.log_time > pc->last)
+				pc->last = m.log_time;
 			if (!P->any || m.log_time < P->first)
 				P->first = m.log_time;
 			P->any = true;
@@ -149,6 +152,36 @@ static int survey(struct player *P)
 		bag_idle(r);
 	}
 	return 0;
+}
+
+/* Whether a pass would publish nothing, and then why (on stderr): no topic selected, no message
+ * on the selected ones, or all of them before --start-offset. --loop would go round and round over
+ * nothing, a core at 100 %. */
+static bool nothing_to_play(const struct player *P, uint64_t t0)
+{
+	const char *topics = cli_str(P->c, "topics", NULL), *rec = P->c->pos[0];
+	bool selected = false, messages = false;
+	uint64_t last = 0;
+	for (int i = 0; i < P->nch; i++) {
+		const struct play_chan *pc = &P->ch[i];
+		selected |= pc->selected;
+		if (pc->selected && pc->messages) {
+			last = messages && last > pc->last ? last : pc->last;
+			messages = true;
+		}
+	}
+	if (!selected && topics)
+		fprintf(stderr, "zcast play: nothing to play: --topics '%s' matches no topic of %s\n",
+			topics, rec);
+	else if (!messages)
+		fprintf(stderr, "zcast play: nothing to play: no messages in %s%s\n", rec,
+			topics ? " on the topics --topics selects" : "");
+	else if (last < t0)
+		fprintf(stderr,
+			"zcast play: nothing to play: --start-offset %s is past the last message "
+			"(%.3f s after the first) of %s\n",
+			cli_str(P->c, "start-offset", ""), (double)(last - P->first) / 1e9, rec);
+	return !messages || last < t0;
 }
 
 static int open_publishers(struct player *P)
@@ -339,7 +372,10 @@ static int run(struct cli *c)
 	P.npieces = rec_pieces("play", c->pos[0], &P.pieces);
 	P.map = calloc(65536, sizeof *P.map);
 	int r = CLI_EFAIL;
-	if (P.npieces > 0 && P.map && survey(&P) == 0 && open_publishers(&P) == 0) {
+	bool nothing = false;
+	if (P.npieces > 0 && P.map && survey(&P) == 0 &&
+	    !(nothing = nothing_to_play(&P, P.first + (uint64_t)(offset * 1e9))) &&
+	    open_publishers(&P) == 0) {
 		wait_for_subscribers(&P, subs);
 		r = CLI_OK;
 		do {
@@ -355,7 +391,9 @@ static int run(struct cli *c)
 		if (P.ch[i].pub)
 			zcast_pub_close(P.ch[i].pub);
 	}
-	if (!cli_flag(c, "quiet") && r == CLI_OK)
+	if (nothing) /* as ros2 bag play: not a failure, unless asked to play it over and over */
+		r = cli_flag(c, "loop") ? CLI_EFAIL : CLI_OK;
+	else if (!cli_flag(c, "quiet") && r == CLI_OK)
 		fprintf(stderr, "zcast play: published %" PRIu64 " messages\n", sent);
 	for (int f = 0; f < P.nopen; f++)
 		bag_close(&P.readers[f]);
@@ -390,7 +428,8 @@ const struct cli_cmd cmd_play = {
 	"--spin-us before that time and spins the rest (auto: as late as recent wake-ups came, 20 us\n"
 	"to 2 ms; 0: never spins); --realtime asks for SCHED_FIFO. Typed topics\n"
 	"keep their type name and hash; topics recorded with history publish with it again.\n"
-	"A publisher waits (never drops) when a FULL subscriber's queue is full.\n",
+	"A publisher waits (never drops) when a FULL subscriber's queue is full. With nothing\n"
+	"to play (--topics matches nothing, no messages) it says why and exits 0 (1 with --loop).\n",
     .opts = opts,
     .min_pos = 1,
     .max_pos = 1,

@@ -327,11 +327,23 @@ static void progress(struct recorder *R, bool last)
 	bool tty = isatty(2);
 	fprintf(stderr, "%s%" PRIu64 " messages, %s, %d topics, file %d", tty ? "\r\033[K" : "",
 		R->messages, mb, R->nsubs, R->npieces - 1);
-	int shown = 0;
-	for (int i = 0; i < R->nsubs; i++)
-		if (R->subs[i]->dropped && shown++ < 4)
+	int shown = 0, more = 0;
+	uint64_t more_dropped = 0; /* of the topics beyond the 4 named: summed up, not left out */
+	for (int i = 0; i < R->nsubs; i++) {
+		uint64_t d = R->subs[i]->dropped;
+		if (!d)
+			continue;
+		if (shown++ < 4) {
 			fprintf(stderr, "%s %s %" PRIu64, shown == 1 ? "; dropped:" : ",",
-				R->subs[i]->d.topic, R->subs[i]->dropped);
+				R->subs[i]->d.topic, d);
+		} else {
+			more++;
+			more_dropped += d;
+		}
+	}
+	if (more)
+		fprintf(stderr, " … and %d more topic%s (%" PRIu64 " dropped)", more,
+			more == 1 ? "" : "s", more_dropped);
 	fprintf(stderr, "%s", tty && !last ? "" : "\n");
 }
 
@@ -377,20 +389,6 @@ static int loop(struct recorder *R, int64_t stop_at)
 	return R->failed ? CLI_EFAIL : CLI_OK;
 }
 
-/* mkdir, or a directory that is there already; else -1 with errno. */
-static int make_dir(const char *path)
-{
-	struct stat st;
-	if (mkdir(path, 0755) == 0)
-		return 0;
-	if (errno != EEXIST || stat(path, &st) != 0)
-		return -1;
-	if (S_ISDIR(st.st_mode))
-		return 0;
-	errno = ENOTDIR;
-	return -1;
-}
-
 static int setup(struct recorder *R, struct cli *c)
 {
 	R->c = c;
@@ -401,8 +399,6 @@ static int setup(struct recorder *R, struct cli *c)
 	localtime_r(&t, &tm);
 	strftime(dflt, sizeof dflt, "zcast_bag_%Y_%m_%d-%H_%M_%S", &tm);
 	R->dir = cli_str(c, "output", dflt);
-	const char *slash = strrchr(R->dir, '/');
-	snprintf(R->base, sizeof R->base, "%.*s", 180, slash && slash[1] ? slash + 1 : R->dir);
 	R->lossless = cli_flag(c, "lossless");
 	R->quiet = cli_flag(c, "quiet");
 	R->depth = (uint32_t)cli_long(c, "queue", 256, 1, 1 << 20);
@@ -421,11 +417,8 @@ static int setup(struct recorder *R, struct cli *c)
 		if (c->pos[i][0] != '/')
 			return cli_usage_error(c, "TOPIC_PATTERN: '%s' does not start with '/'",
 					       c->pos[i]);
-	if (make_dir(R->dir) != 0) {
-		fprintf(stderr, "zcast record: --output: %s: cannot create: %s\n", R->dir,
-			strerror(errno));
+	if (rec_outdir_make(R->dir, R->base, sizeof R->base) != 0)
 		return CLI_EFAIL;
-	}
 	struct timespec rt, mt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mt);
@@ -507,7 +500,8 @@ const struct cli_cmd cmd_record = {
     .details =
 	"Records every topic of the domain, or those matching the patterns (shell globs:\n"
 	"'/camera/*'), including topics that appear while it runs. Files are DIR/DIR_N.mcap,\n"
-	"indexed by DIR/metadata.yaml (rosbag2's). Subscribers are DROP_OLD with a deep\n"
+	"indexed by DIR/metadata.yaml (rosbag2's); DIR is new or empty (one that holds\n"
+	"anything is refused). Subscribers are DROP_OLD with a deep\n"
 	"queue: a publisher never waits for the recorder, and every message lost is counted\n"
 	"per topic (progress line, and the files' \"zcast\" metadata). --lossless makes them\n"
 	"FULL. Topics with history give it first. Chunks are sealed at least every second:\n"

@@ -54,6 +54,12 @@ bool rec_split_failed(struct rec_split *s);
  * (NULL: nothing). -1 when a close failed. */
 int rec_split_stop(struct rec_split *s);
 
+/* ---- rec_outdir.c: the directory of a new recording ---- */
+/* Creates dir, or takes it if it exists and is empty; a directory holding anything (an earlier
+ * recording) is refused. base (n bytes) gets the name of its pieces: the last component of its
+ * real path. 0, or -1 (message printed). */
+int rec_outdir_make(const char *dir, char *base, size_t n);
+
 /* ---- rec_files.c: the pieces of a recording ---- */
 struct rec_piece {
 	char path[4096];

@@ -37,7 +37,9 @@ int rec_index_write(const char *dir, const struct rec_piece *pieces, int npieces
 	fprintf(f, "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n");
 	yaml_time(f, "  ", "duration", "nanoseconds", total ? end - start : 0);
 	yaml_time(f, "  ", "starting_time", "nanoseconds_since_epoch", start);
-	fprintf(f, "  message_count: %" PRIu64 "\n  topics_with_message_count:\n", total);
+	/* An empty list is [] ("key:" with no items is null to a YAML reader, not a list). */
+	fprintf(f, "  message_count: %" PRIu64 "\n  topics_with_message_count:%s\n", total,
+		ntopics ? "" : " []");
 	for (int i = 0; i < ntopics; i++)
 		fprintf(f,
 			"    - topic_metadata:\n        name: %s\n        type: %s\n"
@@ -45,10 +47,11 @@ int rec_index_write(const char *dir, const struct rec_piece *pieces, int npieces
 			"      message_count: %" PRIu64 "\n",
 			topics[i].topic, topics[i].type[0] ? topics[i].type : "zcast/raw",
 			topics[i].encoding, topics[i].messages);
-	fprintf(f, "  compression_format: \"\"\n  compression_mode: \"\"\n  relative_file_paths:\n");
+	fprintf(f, "  compression_format: \"\"\n  compression_mode: \"\"\n  relative_file_paths:%s\n",
+		npieces ? "" : " []");
 	for (int i = 0; i < npieces; i++)
 		fprintf(f, "    - %s\n", pieces[i].name);
-	fprintf(f, "  files:\n");
+	fprintf(f, "  files:%s\n", npieces ? "" : " []");
 	for (int i = 0; i < npieces; i++) {
 		const struct rec_piece *p = &pieces[i];
 		fprintf(f, "    - path: %s\n", p->name);
@@ -58,7 +61,10 @@ int rec_index_write(const char *dir, const struct rec_piece *pieces, int npieces
 	}
 	bool ok = !ferror(f);
 	ok &= fclose(f) == 0;
-	return ok && rename(tmp, path) == 0 ? 0 : -1;
+	if (ok && rename(tmp, path) == 0)
+		return 0;
+	unlink(tmp); /* a full disk, say: no half-written file left beside the last good one */
+	return -1;
 }
 
 /* The number after the last '_' of a file name (rosbag2's piece number), or -1. */

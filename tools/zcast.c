@@ -1,6 +1,7 @@
 /* zcast: the command-line tool. This file dispatches to one command per cmd_*.c file.
  * Subscribers the tool opens are untyped, DROP_OLD and short, so watching a topic never slows
  * its publishers down. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -79,8 +80,12 @@ int main(int argc, char **argv)
 		return CLI_EUSAGE;
 	}
 	int r = cli_parse(&c, cmd, argc - a - 1, argv + a + 1);
-	if (r != CLI_OK)
-		return r < 0 ? CLI_OK : r; /* -1: help was printed */
-	cli_catch_signals();
-	return cmd->run(&c);
+	if (r == CLI_OK) {
+		cli_catch_signals();
+		r = cmd->run(&c);
+	} else if (r < 0) {
+		r = CLI_OK; /* help was printed */
+	}
+	free(c.pos);
+	return r;
 }
