@@ -20,15 +20,6 @@ static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
 	return c;
 }
 
-/* ROS_DOMAIN_ID as ROS 2 reads it (0..232), else 0. */
-static uint32_t ros_domain_id(void)
-{
-	const char *e = getenv("ROS_DOMAIN_ID");
-	char *end;
-	unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
-	return e && *e && !*end && v <= 232 ? (uint32_t)v : 0;
-}
-
 static struct zb_out *out_new(void)
 {
 	struct zb_out *o = calloc(1, sizeof *o);
@@ -62,7 +53,11 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 	}
 	b->cfg = c;
 	pthread_mutex_init(&b->graph_mu, NULL);
-	uint32_t domain = c->dds_domain_set ? c->dds_domain : ros_domain_id();
+	uint32_t domain = c->dds_domain;
+	if (!c->dds_domain_set && zb_ros_domain_id(&domain, err, errlen) < 0) {
+		free(b);
+		return ZCAST_EINVAL;
+	}
 	/* the USER_DATA rmw_cyclonedds gives a participant (the ROS 2 graph, graph.c) */
 	dds_qos_t *pq = dds_create_qos();
 	if (pq)

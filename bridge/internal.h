@@ -37,7 +37,12 @@ struct zcast_bridge_config {
 	zcast_bridge_service services[ZB_MAX_SERVICES]; /* "service" lines (svc_config.c) */
 	size_t n_services;
 	int threads; /* "threads N": 0 a thread per route, N a pool of N workers; -1 unset */
+	int global_line[4]; /* the line of dds_domain, zcast_domain, threads, node (config.c) */
 };
+
+/* The DDS domain of a config without a dds_domain line: $ROS_DOMAIN_ID as ROS 2 reads it (unset or
+ * empty: 0; else a number from 0 to 232). 0 and *d, or an error in err (config.c). */
+int zb_ros_domain_id(uint32_t *d, char *err, size_t errlen);
 
 /* The DDS side of the opaque-CDR type (sertype.c): samples are the CDR bytes, header included. */
 struct ddsi_sertype *zb_sertype_new(const char *dds_type_name);
