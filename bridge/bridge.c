@@ -17,6 +17,7 @@ static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->granted_cv, NULL);
 	c->fd = -1;
+	c->sb = b->standby; /* NULL (out of memory): the claim gets a thread of its own */
 	return c;
 }
 
@@ -70,6 +71,7 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		free(b);
 		return ZCAST_ESYS;
 	}
+	b->standby = zb_standby_new();
 	int pooled = zb_pool_threads(c) > 0;
 	for (size_t i = 0; i < c->n_routes; i++) {
 		struct zb_route_rt *rt = &b->routes[i];
@@ -179,6 +181,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 		if (rt->wake)
 			zcast_guard_destroy(rt->wake);
 	}
+	zb_standby_free(b->standby); /* its watchers wait in the claim files */
 	for (size_t i = 0; i < b->n_routes; i++) { /* after every route of the claim closed */
 		struct zb_route_rt *rt = &b->routes[i];
 		if (rt->claim == &b->claims[i]) {

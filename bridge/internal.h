@@ -125,6 +125,7 @@ struct zb_claim {
 	int waiting;
 	_Atomic int granted;
 	zcast_guard *wake[2]; /* triggered when granted (the routes' standby waits) */
+	struct zb_standby *sb; /* the bridge's, waiting for the holder (standby.c); NULL: waiter */
 };
 /* Opens (making it if needed) and maps the claim file, then starts waiting for the lock in a thread
  * of its own. 0 or -errno. Idempotent for the second route of a topic. */
@@ -133,6 +134,19 @@ int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zc
 int zb_claim_wait(struct zb_claim *c, _Atomic int *stop);
 void zb_claim_kick(struct zb_claim *c);
 void zb_claim_release(struct zb_claim *c);
+/* Hands the claim to its routes (granted, their waits woken). */
+void zb_claim_granted(struct zb_claim *c);
+/* Starts a thread that blocks in the claim lock until it is granted. 0 or -errno. */
+int zb_claim_lock_thread(struct zb_claim *c);
+
+/* Standing by (standby.c): a bridge waits for the other bridges that hold its topics, one thread
+ * per such bridge, not per topic. The holder of a claim also holds its marker lock, on byte
+ * 2^40 + its instance id of the claim file, taken before the claim and dropped with it. */
+struct zb_standby *zb_standby_new(void);
+/* Takes the claim at once if it is free, else waits for its holder; grants it when let go. */
+void zb_standby_add(struct zb_standby *sb, struct zb_claim *c);
+/* Stops and joins the watchers (before the claims are released). */
+void zb_standby_free(struct zb_standby *sb);
 
 /* OUT route: what the next holder resumes from (out_resume.c), the acknowledgments (out_acks.c). */
 struct zb_out {
@@ -196,6 +210,7 @@ struct zcast_bridge {
 	struct zb_route_rt routes[ZB_MAX_ROUTES];
 	size_t n_routes;
 	struct zb_claim claims[ZB_MAX_ROUTES];
+	struct zb_standby *standby; /* standby.c */
 	struct zb_svc_rt *svcs; /* one per service route (svc_route.c) */
 	struct zb_group *groups; /* the pool (pool.c), n_groups workers; NULL: a thread per route */
 	size_t n_groups;
