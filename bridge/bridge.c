@@ -161,6 +161,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 		if (b->routes[i].started)
 			pthread_join(b->routes[i].thread, NULL);
 	zb_pool_stop(b); /* pool.c: its workers and ack threads, if any */
+	zb_standby_free(b->standby); /* its watchers grant claims, which triggers the routes' guards */
 	zb_svcs_stop(b); /* svc_route.c: its threads, endpoints and zcast handles */
 	/* DDS first: a reader must not deliver into a publisher that is gone */
 	dds_delete(b->participant);
@@ -181,7 +182,6 @@ void zcast_bridge_stop(zcast_bridge *b)
 		if (rt->wake)
 			zcast_guard_destroy(rt->wake);
 	}
-	zb_standby_free(b->standby); /* its watchers wait in the claim files */
 	for (size_t i = 0; i < b->n_routes; i++) { /* after every route of the claim closed */
 		struct zb_route_rt *rt = &b->routes[i];
 		if (rt->claim == &b->claims[i]) {
