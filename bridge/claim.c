@@ -1,11 +1,12 @@
 /* One bridge per topic on a host: a route runs only while its bridge holds the OFD write lock of
  * /dev/shm/zcast-bridge.<zcast domain>.<topic>, so a second bridge (or a restarted one racing the
- * old) stands by and duplicates nothing. A thread blocks in the lock (F_OFD_SETLKW): the kernel
- * hands it over the moment the holder closes the file or dies (kill -9 included), so a standby
- * takes over at once, without polling. The file also holds the routes' state (struct zb_state), so
- * the next holder resumes. It is made whole before it is visible (a filled temporary file linked to
- * the name), so every opener reads a valid source id, and it is never removed (an unlinked, locked
- * file would let a newcomer lock a fresh one beside it); docs/BRIDGE.md says when it may be. */
+ * old) stands by and duplicates nothing. The kernel drops the lock the moment the holder closes
+ * the file or dies (kill -9 included), and the standby, waiting on the holder's marker lock in the
+ * same file (standby.c: one thread per bridge waited for), takes over at once, without polling.
+ * The file also holds the routes' state (struct zb_state), so the next holder resumes. It is made
+ * whole before it is visible (a filled temporary file linked to the name), so every opener reads a
+ * valid source id, and it is never removed (an unlinked, locked file would let a newcomer lock a
+ * fresh one beside it); docs/BRIDGE.md says when it may be. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

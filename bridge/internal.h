@@ -127,8 +127,8 @@ struct zb_claim {
 	zcast_guard *wake[2]; /* triggered when granted (the routes' standby waits) */
 	struct zb_standby *sb; /* the bridge's, waiting for the holder (standby.c); NULL: waiter */
 };
-/* Opens (making it if needed) and maps the claim file, then starts waiting for the lock in a thread
- * of its own. 0 or -errno. Idempotent for the second route of a topic. */
+/* Opens (making it if needed) and maps the claim file, then takes the lock or stands by for it
+ * (standby.c). 0 or -errno. Idempotent for the second route of a topic. */
 int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zcast_guard *wake);
 /* Waits until granted or the bridge stops (stop is checked every 100 ms and on zb_claim_kick). */
 int zb_claim_wait(struct zb_claim *c, _Atomic int *stop);
