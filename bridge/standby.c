@@ -138,6 +138,12 @@ static int settle(struct zb_standby *sb, struct zb_claim *c)
 	return -1;
 }
 
+static void own_thread(struct zb_claim *c)
+{
+	if (zb_claim_lock_thread(c) != 0)
+		fprintf(stderr, "zcast-bridge: cannot wait for %s\n", c->path);
+}
+
 /* Settles a claim: granted (handed to its routes), watched (returns 1: still wanted), or left to a
  * thread of its own blocked in the claim lock. Under mu. */
 static int place(struct zb_standby *sb, struct zb_claim *c)
@@ -145,8 +151,8 @@ static int place(struct zb_standby *sb, struct zb_claim *c)
 	int r = settle(sb, c);
 	if (r == 1)
 		zb_claim_granted(c);
-	else if (r < 0 && zb_claim_lock_thread(c) != 0)
-		fprintf(stderr, "zcast-bridge: cannot wait for %s\n", c->path);
+	else if (r < 0)
+		own_thread(c);
 	return r == 0;
 }
 
@@ -159,6 +165,18 @@ static void rescan(struct zb_standby *sb)
 		else
 			sb->wanted[i] = sb->wanted[--sb->n_wanted];
 	}
+}
+
+/* The claim leaves the wanted ones for a thread blocked in its own lock. Under mu. */
+static void give_up(struct zb_standby *sb, struct zb_claim *c, int e)
+{
+	fprintf(stderr, "zcast-bridge: cannot wait in %s: %s\n", c->path, strerror(e));
+	for (size_t i = 0; i < sb->n_wanted; i++)
+		if (sb->wanted[i] == c) {
+			sb->wanted[i] = sb->wanted[--sb->n_wanted];
+			own_thread(c);
+			return;
+		}
 }
 
 /* A wanted claim that bridge `id` holds (its marker is there), or NULL. Under mu. */
@@ -189,12 +207,16 @@ static void *watch(void *arg)
 		pthread_mutex_unlock(&sb->mu);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		/* handed over when the holder closes the claim file or dies */
-		while (lock_byte(fd, F_OFD_SETLKW, F_WRLCK, ZB_MARK_BASE + (off_t)w->id) < 0 &&
+		int r;
+		while ((r = lock_byte(fd, F_OFD_SETLKW, F_WRLCK, ZB_MARK_BASE + (off_t)w->id)) < 0 &&
 		       errno == EINTR)
 			;
+		int e = errno;
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		lock_byte(fd, F_OFD_SETLK, F_UNLCK, ZB_MARK_BASE + (off_t)w->id); /* not ours to show */
 		pthread_mutex_lock(&sb->mu);
+		if (r < 0) /* the lock cannot be waited for (ENOLCK): not again, the claim's own is */
+			give_up(sb, c, e);
 		rescan(sb);
 	}
 	w->running = 0;

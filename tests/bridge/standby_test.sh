@@ -9,7 +9,8 @@
 # Scenarios: plain (as above); pidns (the active bridge runs in a PID namespace of its own: the
 # standby cannot see its process); chain (two bridges stand by: after the kill each takes some
 # topics, waiting for the other for the rest; the one with more is killed too, and the last one
-# takes over everything).
+# takes over everything); nomarker (the topics are held the way an older bridge holds them, by the
+# claim lock alone: the standby waits in each topic's lock, and takes over when that holder dies).
 # Usage: standby_test.sh <zcast-bridge> <pool_peer> <scenario>. Root and `ip netns` (else 77).
 set -uo pipefail
 BRIDGE=$1 PEER=$2 SCEN=$3
@@ -56,11 +57,31 @@ wait_active() { # total names...: until the bridges' active routes add up to tot
 }
 if [ "$SCEN" = pidns ]; then
   zbh_bridge a1 A "$W/a.conf" unshare --pid --fork --kill-child
+elif [ "$SCEN" = nomarker ]; then
+  zbh_bridge a0 A "$W/a.conf" # makes the claim files
+  kill -TERM "$pid_a0"
+  wait "$pid_a0" || fail "bridge a0 exited with $?"
+  /usr/bin/python3 -c '
+import fcntl, struct, sys, time
+held = [open(f, "r+b") for f in sys.argv[1:]]
+for f in held:  # byte 0 only: no marker
+    fcntl.fcntl(f, fcntl.F_OFD_SETLK, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 1, 0))
+print("held", flush=True)
+time.sleep(600)' $(for t in $(seq 0 $((N - 1))); do echo "/dev/shm/zcast-bridge.$DA.s.t$t"; done) \
+    > "$W/a1.log" 2>&1 &
+  pid_a1=$!; pids+=($pid_a1)
+  wait_for "$W/a1.log" held "the old-style holder"
 else
   zbh_bridge a1 A "$W/a.conf"
 fi
 standby a2
-threads a2 "$pid_a2" $MAX
+if [ "$SCEN" = nomarker ]; then # no holder to wait for: a thread in each topic's lock
+  t=$(ls "/proc/$pid_a2/task" | wc -l)
+  echo "bridge a2: $t threads waiting in the claim locks of $N topics"
+  [ "$t" -gt $N ] || fail "bridge a2 runs $t threads: not waiting in each topic's lock?"
+else
+  threads a2 "$pid_a2" $MAX
+fi
 last=a2
 if [ "$SCEN" = chain ]; then
   standby a3
