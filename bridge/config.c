@@ -395,7 +395,8 @@ int zb_ros_domain_id(uint32_t *d, char *err, size_t errlen)
 		return 0;
 	char *end;
 	errno = 0;
-	unsigned long v = isdigit((unsigned char)*e) ? strtoul(e, &end, 10) : 0;
+	/* base 0 as rcl: 010 is 8 there too, so both sides agree on the domain */
+	unsigned long v = isdigit((unsigned char)*e) ? strtoul(e, &end, 0) : 0;
 	if (!isdigit((unsigned char)*e) || errno || *end || v > 232) {
 		snprintf(err, errlen, "ROS_DOMAIN_ID=\"%.40s\": expected a number from 0 to 232 (as ROS 2)",
 			 e);

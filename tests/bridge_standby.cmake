@@ -3,7 +3,7 @@
 if(TARGET zcast_bridge_cli)
   add_test(NAME bridge_config_strict COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/config_strict_test.sh
     $<TARGET_FILE:zcast_bridge_cli>)
-  set_tests_properties(bridge_config_strict PROPERTIES TIMEOUT 60)
+  set_tests_properties(bridge_config_strict PROPERTIES TIMEOUT 120)
 endif()
 # A bridge standing by for 200 topics on a bounded number of threads, taking them all over when the
 # active one is killed, also one in another PID namespace, also two standbys in turn, also topics

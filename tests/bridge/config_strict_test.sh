@@ -25,21 +25,21 @@ bad '1: catchup=8: only a reliable route resends (this one is sensor_data)' "in 
 good "out /a $R best_effort catchup=0" "out /b $R reliable catchup=8" "in /b $R default catchup=0"
 # ROS_DOMAIN_ID, used when there is no dds_domain line
 good "out /a $R reliable"
-for v in 0 7 232; do
+for v in 0 7 232 0x10 010; do # numbers as rcl reads them (strtoul base 0)
   ROS_DOMAIN_ID=$v "$BRIDGE" --check "$W/good.conf" > "$W/out" 2>&1 || fail "ROS_DOMAIN_ID=$v: $(cat "$W/out")"
 done
 ROS_DOMAIN_ID= "$BRIDGE" --check "$W/good.conf" > "$W/out" 2>&1 || fail "empty ROS_DOMAIN_ID: $(cat "$W/out")"
-for v in 233 -1 abc 7x ' 7' 99999999999999999999999; do
+for v in 233 -1 abc 7x ' 7' 0x 09 99999999999999999999999; do
   rc=0
   msg=$(ROS_DOMAIN_ID=$v "$BRIDGE" --check "$W/good.conf" 2>&1) || rc=$?
   [ "$rc" -eq 1 ] || fail "ROS_DOMAIN_ID=\"$v\": exit status $rc (want 1): $msg"
   grep -qF "ROS_DOMAIN_ID=\"$v\": expected a number from 0 to 232" <<<"$msg" ||
     fail "ROS_DOMAIN_ID=\"$v\": $msg"
-  # the bridge itself refuses it too, before it opens anything
-  rc=0
-  msg=$(ROS_DOMAIN_ID=$v timeout 20 "$BRIDGE" "$W/good.conf" 2>&1) || rc=$?
-  [ "$rc" -eq 1 ] || fail "ROS_DOMAIN_ID=\"$v\", running: exit status $rc (want 1): $msg"
 done
+# the bridge itself refuses it too, before it opens anything
+rc=0
+msg=$(ROS_DOMAIN_ID=233 timeout 20 "$BRIDGE" "$W/good.conf" 2>&1) || rc=$?
+[ "$rc" -eq 1 ] && grep -qF 'ROS_DOMAIN_ID="233"' <<<"$msg" || fail "ROS_DOMAIN_ID=233, running: $rc $msg"
 # a dds_domain line wins over ROS_DOMAIN_ID (as documented): no error then
 printf 'dds_domain 3\nout /a %s reliable\n' $R > "$W/dom.conf"
 ROS_DOMAIN_ID=abc "$BRIDGE" --check "$W/dom.conf" > "$W/out" 2>&1 || fail "dds_domain + bad ROS_DOMAIN_ID: $(cat "$W/out")"
