@@ -12,11 +12,11 @@ endif()
 if(TARGET zcast_bridge_cli AND TARGET pool_peer)
   add_test(NAME bridge_standby COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/standby_test.sh
     $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:pool_peer> plain)
-  set_tests_properties(bridge_standby PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+  set_tests_properties(bridge_standby PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
   foreach(scen pidns chain nomarker)
     add_test(NAME bridge_standby_${scen} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/standby_test.sh
       $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:pool_peer> ${scen})
-    set_tests_properties(bridge_standby_${scen} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+    set_tests_properties(bridge_standby_${scen} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
       RUN_SERIAL ON)
   endforeach()
 endif()
