@@ -17,16 +17,8 @@ static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->granted_cv, NULL);
 	c->fd = -1;
+	c->sb = b->standby; /* NULL (out of memory): the claim gets a thread of its own */
 	return c;
-}
-
-/* ROS_DOMAIN_ID as ROS 2 reads it (0..232), else 0. */
-static uint32_t ros_domain_id(void)
-{
-	const char *e = getenv("ROS_DOMAIN_ID");
-	char *end;
-	unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
-	return e && *e && !*end && v <= 232 ? (uint32_t)v : 0;
 }
 
 static struct zb_out *out_new(void)
@@ -62,7 +54,11 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 	}
 	b->cfg = c;
 	pthread_mutex_init(&b->graph_mu, NULL);
-	uint32_t domain = c->dds_domain_set ? c->dds_domain : ros_domain_id();
+	uint32_t domain = c->dds_domain;
+	if (!c->dds_domain_set && zb_ros_domain_id(&domain, err, errlen) < 0) {
+		free(b);
+		return ZCAST_EINVAL;
+	}
 	/* the USER_DATA rmw_cyclonedds gives a participant (the ROS 2 graph, graph.c) */
 	dds_qos_t *pq = dds_create_qos();
 	if (pq)
@@ -75,6 +71,7 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		free(b);
 		return ZCAST_ESYS;
 	}
+	b->standby = zb_standby_new();
 	int pooled = zb_pool_threads(c) > 0;
 	for (size_t i = 0; i < c->n_routes; i++) {
 		struct zb_route_rt *rt = &b->routes[i];
@@ -164,6 +161,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 		if (b->routes[i].started)
 			pthread_join(b->routes[i].thread, NULL);
 	zb_pool_stop(b); /* pool.c: its workers and ack threads, if any */
+	zb_standby_free(b->standby); /* its watchers grant claims, which triggers the routes' guards */
 	zb_svcs_stop(b); /* svc_route.c: its threads, endpoints and zcast handles */
 	/* DDS first: a reader must not deliver into a publisher that is gone */
 	dds_delete(b->participant);

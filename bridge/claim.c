@@ -1,11 +1,12 @@
 /* One bridge per topic on a host: a route runs only while its bridge holds the OFD write lock of
  * /dev/shm/zcast-bridge.<zcast domain>.<topic>, so a second bridge (or a restarted one racing the
- * old) stands by and duplicates nothing. A thread blocks in the lock (F_OFD_SETLKW): the kernel
- * hands it over the moment the holder closes the file or dies (kill -9 included), so a standby
- * takes over at once, without polling. The file also holds the routes' state (struct zb_state), so
- * the next holder resumes. It is made whole before it is visible (a filled temporary file linked to
- * the name), so every opener reads a valid source id, and it is never removed (an unlinked, locked
- * file would let a newcomer lock a fresh one beside it); docs/BRIDGE.md says when it may be. */
+ * old) stands by and duplicates nothing. The kernel drops the lock the moment the holder closes
+ * the file or dies (kill -9 included), and the standby, waiting on the holder's marker lock in the
+ * same file (standby.c: one thread per bridge waited for), takes over at once, without polling.
+ * The file also holds the routes' state (struct zb_state), so the next holder resumes. It is made
+ * whole before it is visible (a filled temporary file linked to the name), so every opener reads a
+ * valid source id, and it is never removed (an unlinked, locked file would let a newcomer lock a
+ * fresh one beside it); docs/BRIDGE.md says when it may be. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -102,6 +103,17 @@ static int map_file(struct zb_claim *c)
 }
 
 /* SYNC: zb_claim_wait reads `granted` (acquire) after this stores it (release) under c->lock. */
+void zb_claim_granted(struct zb_claim *c)
+{
+	pthread_mutex_lock(&c->lock);
+	atomic_store_explicit(&c->granted, 1, memory_order_release);
+	pthread_cond_broadcast(&c->granted_cv);
+	for (int i = 0; i < 2; i++)
+		if (c->wake[i])
+			zcast_guard_trigger(c->wake[i]);
+	pthread_mutex_unlock(&c->lock);
+}
+
 static void *waiter(void *arg)
 {
 	struct zb_claim *c = arg;
@@ -113,20 +125,21 @@ static void *waiter(void *arg)
 				strerror(errno));
 			return NULL;
 		}
-	pthread_mutex_lock(&c->lock);
-	atomic_store_explicit(&c->granted, 1, memory_order_release);
-	pthread_cond_broadcast(&c->granted_cv);
-	for (int i = 0; i < 2; i++)
-		if (c->wake[i])
-			zcast_guard_trigger(c->wake[i]);
-	pthread_mutex_unlock(&c->lock);
+	zb_claim_granted(c);
 	return NULL;
+}
+
+int zb_claim_lock_thread(struct zb_claim *c)
+{
+	int e = -pthread_create(&c->waiter, NULL, waiter, c);
+	c->waiting = e == 0;
+	return e;
 }
 
 int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zcast_guard *wake)
 {
 	pthread_mutex_lock(&c->lock);
-	int e = 0;
+	int e = 0, stand = 0;
 	if (c->users < 2)
 		c->wake[c->users] = wake;
 	if (c->users++ == 0) {
@@ -136,14 +149,15 @@ int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zc
 			t[i++] = *s == '/' ? '.' : *s;
 		t[i] = 0;
 		snprintf(c->path, sizeof c->path, "/dev/shm/zcast-bridge.%s.%s", zdomain, t);
-		if ((e = map_file(c)) == 0) {
-			e = -pthread_create(&c->waiter, NULL, waiter, c);
-			c->waiting = e == 0;
-		}
+		/* the bridge's standby waits for the holder (standby.c), else a thread of its own */
+		if ((e = map_file(c)) == 0 && !(stand = c->sb != NULL))
+			e = zb_claim_lock_thread(c);
 	}
 	if (!e && !c->state)
 		e = -EIO; /* the first route's open failed */
 	pthread_mutex_unlock(&c->lock);
+	if (stand) /* it grants under c->lock */
+		zb_standby_add(c->sb, c);
 	return e;
 }
 

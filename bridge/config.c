@@ -193,6 +193,11 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 		if (e < 0)
 			return e;
 	}
+	/* a best-effort writer keeps nothing a reader could ask for again: a catchup there would
+	 * promise a resend that never happens */
+	if ((seen & (1u << 4)) && !r->reliable && r->catchup)
+		return fail(p, "catchup=%u: only a reliable route resends (this one is %s)",
+			    r->catchup, w[3]);
 	for (size_t i = 0; i < c->n_routes; i++) /* one topic, one type, whatever the direction */
 		if (strcmp(c->routes[i].topic, r->topic) == 0 && c->routes[i].type != r->type)
 			return fail(p, "%s has type %s on line %d", r->topic,
@@ -219,6 +224,16 @@ static int node_name_valid(const char *s)
 	return 1;
 }
 
+/* A line that sets the whole bridge (dds_domain, zcast_domain, threads, node) may come once: a
+ * second one would silently win over the first. */
+static int once(zcast_bridge_config *c, const struct pos *p, int k, const char *keyword)
+{
+	if (c->global_line[k])
+		return fail(p, "%s given twice (first on line %d)", keyword, c->global_line[k]);
+	c->global_line[k] = p->line;
+	return 0;
+}
+
 static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 {
 	char *hash = strchr(s, '#');
@@ -234,6 +249,8 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 	if (n == 0)
 		return 0;
 	if (strcmp(w[0], "dds_domain") == 0) {
+		if (once(c, p, 0, "dds_domain") < 0)
+			return ZCAST_EINVAL;
 		uint64_t d;
 		int e;
 		if (n != 2)
@@ -245,12 +262,16 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		return 0;
 	}
 	if (strcmp(w[0], "zcast_domain") == 0) {
+		if (once(c, p, 1, "zcast_domain") < 0)
+			return ZCAST_EINVAL;
 		if (n != 2 || zcast_domain_name_valid(w[1]) < 0)
 			return fail(p, "expected: zcast_domain <name> ([A-Za-z0-9_-]{1,32})");
 		snprintf(c->zcast_domain, sizeof c->zcast_domain, "%s", w[1]);
 		return 0;
 	}
 	if (strcmp(w[0], "threads") == 0) {
+		if (once(c, p, 2, "threads") < 0)
+			return ZCAST_EINVAL;
 		uint64_t t;
 		int e;
 		if (n != 2)
@@ -262,6 +283,8 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		return 0;
 	}
 	if (strcmp(w[0], "node") == 0) {
+		if (once(c, p, 3, "node") < 0)
+			return ZCAST_EINVAL;
 		if (n != 2 || !node_name_valid(w[1]) || strlen(w[1]) >= sizeof c->node_name)
 			return fail(p, "expected: node <name> (ROS 2 node name: a letter or _, then "
 				       "letters, digits, _)");
@@ -358,5 +381,27 @@ int zcast_bridge_config_load(zcast_bridge_config *c, const char *path, char *err
 	}
 	int e = parse_text(c, path, text, len, err, errlen);
 	free(text);
+	uint32_t d;
+	if (e == 0 && !c->dds_domain_set && zb_ros_domain_id(&d, err, errlen) < 0)
+		e = ZCAST_EINVAL;
 	return e;
+}
+
+int zb_ros_domain_id(uint32_t *d, char *err, size_t errlen)
+{
+	const char *e = getenv("ROS_DOMAIN_ID");
+	*d = 0;
+	if (!e || !*e) /* ROS 2: unset or empty is domain 0 */
+		return 0;
+	char *end;
+	errno = 0;
+	/* base 0 as rcl: 010 is 8 there too, so both sides agree on the domain */
+	unsigned long v = isdigit((unsigned char)*e) ? strtoul(e, &end, 0) : 0;
+	if (!isdigit((unsigned char)*e) || errno || *end || v > 232) {
+		snprintf(err, errlen, "ROS_DOMAIN_ID=\"%.40s\": expected a number from 0 to 232 (as ROS 2)",
+			 e);
+		return ZCAST_EINVAL;
+	}
+	*d = (uint32_t)v;
+	return 0;
 }

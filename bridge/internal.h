@@ -37,7 +37,12 @@ struct zcast_bridge_config {
 	zcast_bridge_service services[ZB_MAX_SERVICES]; /* "service" lines (svc_config.c) */
 	size_t n_services;
 	int threads; /* "threads N": 0 a thread per route, N a pool of N workers; -1 unset */
+	int global_line[4]; /* the line of dds_domain, zcast_domain, threads, node (config.c) */
 };
+
+/* The DDS domain of a config without a dds_domain line: $ROS_DOMAIN_ID as ROS 2 reads it (unset or
+ * empty: 0; else a number from 0 to 232). 0 and *d, or an error in err (config.c). */
+int zb_ros_domain_id(uint32_t *d, char *err, size_t errlen);
 
 /* The DDS side of the opaque-CDR type (sertype.c): samples are the CDR bytes, header included. */
 struct ddsi_sertype *zb_sertype_new(const char *dds_type_name);
@@ -120,14 +125,28 @@ struct zb_claim {
 	int waiting;
 	_Atomic int granted;
 	zcast_guard *wake[2]; /* triggered when granted (the routes' standby waits) */
+	struct zb_standby *sb; /* the bridge's, waiting for the holder (standby.c); NULL: waiter */
 };
-/* Opens (making it if needed) and maps the claim file, then starts waiting for the lock in a thread
- * of its own. 0 or -errno. Idempotent for the second route of a topic. */
+/* Opens (making it if needed) and maps the claim file, then takes the lock or stands by for it
+ * (standby.c). 0 or -errno. Idempotent for the second route of a topic. */
 int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zcast_guard *wake);
 /* Waits until granted or the bridge stops (stop is checked every 100 ms and on zb_claim_kick). */
 int zb_claim_wait(struct zb_claim *c, _Atomic int *stop);
 void zb_claim_kick(struct zb_claim *c);
 void zb_claim_release(struct zb_claim *c);
+/* Hands the claim to its routes (granted, their waits woken). */
+void zb_claim_granted(struct zb_claim *c);
+/* Starts a thread that blocks in the claim lock until it is granted. 0 or -errno. */
+int zb_claim_lock_thread(struct zb_claim *c);
+
+/* Standing by (standby.c): a bridge waits for the other bridges that hold its topics, one thread
+ * per such bridge, not per topic. The holder of a claim also holds its marker lock, on byte
+ * 2^40 + its instance id of the claim file, taken before the claim and dropped with it. */
+struct zb_standby *zb_standby_new(void);
+/* Takes the claim at once if it is free, else waits for its holder; grants it when let go. */
+void zb_standby_add(struct zb_standby *sb, struct zb_claim *c);
+/* Stops and joins the watchers (before the claims are released). */
+void zb_standby_free(struct zb_standby *sb);
 
 /* OUT route: what the next holder resumes from (out_resume.c), the acknowledgments (out_acks.c). */
 struct zb_out {
@@ -191,6 +210,7 @@ struct zcast_bridge {
 	struct zb_route_rt routes[ZB_MAX_ROUTES];
 	size_t n_routes;
 	struct zb_claim claims[ZB_MAX_ROUTES];
+	struct zb_standby *standby; /* standby.c */
 	struct zb_svc_rt *svcs; /* one per service route (svc_route.c) */
 	struct zb_group *groups; /* the pool (pool.c), n_groups workers; NULL: a thread per route */
 	size_t n_groups;

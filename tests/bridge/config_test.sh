@@ -35,14 +35,7 @@ grep -q "line 2: out /a sensor_msgs/msg/Image reliable depth=10 history=0" <<<"$
 grep -q "line 3: out /b sensor_msgs/msg/Image best_effort depth=5 history=0" <<<"$out" || fail "sensor_data: $out"
 grep -q "line 4: out /c sensor_msgs/msg/Image reliable depth=16 history=1" <<<"$out" || fail "transient_local: $out"
 
-bad() { # expected-message-fragment, then the file's lines
-  local want=$1; shift
-  printf '%s\n' "$@" > "$W/bad.conf"
-  local msg rc=0
-  msg=$("$BRIDGE" --check "$W/bad.conf" 2>&1) || rc=$?
-  [ "$rc" -eq 1 ] || fail "exit status $rc (want 1) for: $* -> $msg"
-  grep -qF "$W/bad.conf:$want" <<<"$msg" || fail "want \"$want\", got \"$msg\""
-}
+. "$(dirname "$0")/config_helpers.sh"
 R='sensor_msgs/msg/Image'
 bad '2: unknown QoS "sideways" (reliable, best_effort, default, sensor_data, transient_local)' '# x' "out /a $R sideways"
 bad '1: unknown keyword "up" (in, out, service, dds_domain, zcast_domain, node, threads)' "up /a $R reliable"

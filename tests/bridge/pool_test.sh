@@ -10,19 +10,12 @@ set -uo pipefail
 BRIDGE=$1 PEER=$2
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/harness.sh"
+. "$(dirname "$0")/many_routes.sh"
 zbh_init pool
-R=sensor_msgs/msg/Image N=200 COUNT=20 K=4
+N=200 COUNT=20 K=4
 MAX=$((2 * K + 16)) # the constant: main, Cyclone DDS 0.10's threads (9 here), zcast's helpers
 
-for h in a b; do
-  {
-    echo "zcast_domain $([ $h = a ] && echo "$DA" || echo "$DB")"
-    echo "threads $K"
-    for t in $(seq 0 $((N - 1))); do
-      echo "$([ $h = a ] && echo out || echo in) /p/t$t $R reliable depth=16"
-    done
-  } > "$W/$h.conf"
-done
+zbh_many_routes /p $N $K
 threads() { ls "/proc/$1/task" | wc -l; }
 check_threads() { # when
   local t
