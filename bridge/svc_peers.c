@@ -68,6 +68,8 @@ static int cmp_handle(const void *a, const void *b)
 
 static struct zb_svc_peer *find(struct zb_svc_peers *ps, dds_instance_handle_t h)
 {
+	if (!ps->n)
+		return NULL; /* ps->v may be NULL then, which bsearch must not be given */
 	/* entries start with their handle, sorted by it */
 	return bsearch(&h, ps->v, ps->n, sizeof *ps->v, cmp_handle);
 }
@@ -105,7 +107,8 @@ static void refresh(struct zb_svc_rt *rt, struct zb_svc_peers *ps, int readers)
 		free(v);
 		return;
 	}
-	qsort(ps->scratch, (size_t)n, sizeof *ps->scratch, cmp_handle);
+	if (n > 1) /* scratch may be NULL when nothing is matched */
+		qsort(ps->scratch, (size_t)n, sizeof *ps->scratch, cmp_handle);
 	for (int i = 0; i < n; i++) {
 		struct zb_svc_peer *old = find(ps, ps->scratch[i]);
 		if (old) {
