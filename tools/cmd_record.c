@@ -187,8 +187,13 @@ static int subscribe(struct recorder *R, const char *topic)
 	zcast_sub_opts_init(&o);
 	o.domain = R->domain;
 	o.policy = R->lossless ? ZCAST_POLICY_FULL : ZCAST_POLICY_DROP_OLD;
-	o.queue_depth = st.max_queue_depth && R->depth > st.max_queue_depth ? st.max_queue_depth
-									      : R->depth;
+	o.queue_depth = rec_join_queue(R->depth, s->d.history_depth, &st);
+	if (o.queue_depth < s->d.history_depth)
+		fprintf(stderr,
+			"zcast record: %s: its history of %u is deeper than the topic's queues "
+			"(at most %u): its oldest %u are not recorded\n",
+			topic, s->d.history_depth, o.queue_depth,
+			s->d.history_depth - o.queue_depth);
 	/* A late joiner: the topic's history first (all of it that fits the queue). Asked for up to
 	 * the topic's capacity, not the length seen above: a message published before the open
 	 * lengthens it, and asking for the old length would leave out the oldest. */

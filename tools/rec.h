@@ -23,6 +23,10 @@ struct rec_topic_desc {
 };
 /* Fills d from the topic's state (type, history). */
 int rec_topic_describe(const char *domain, const char *topic, struct rec_topic_desc *d);
+/* The queue depth of the recorder's subscriber to a topic with `history` (d.history_depth): the
+ * depth `asked` (--queue), but at least the history, so a late joiner is given all of it (a
+ * shorter queue would lose its oldest uncounted); at most the topic's max_queue_depth. */
+uint32_t rec_join_queue(uint32_t asked, uint32_t history, const zcast_topic_stat *st);
 /* Adds schema (typed) and channel of d to w; returns the channel id or -1. `warn` is set when the
  * type's .msg text is known neither shipped nor from a type library (the schema is then empty). */
 int rec_channel_add(struct bag_writer *w, const struct rec_topic_desc *d, bool *warn);

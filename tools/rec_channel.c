@@ -43,6 +43,12 @@ int rec_topic_describe(const char *domain, const char *topic, struct rec_topic_d
 	return 0;
 }
 
+uint32_t rec_join_queue(uint32_t asked, uint32_t history, const zcast_topic_stat *st)
+{
+	uint32_t q = asked > history ? asked : history;
+	return st->max_queue_depth && q > st->max_queue_depth ? st->max_queue_depth : q;
+}
+
 static void hex(const uint8_t *p, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
