@@ -20,6 +20,7 @@ struct rec_topic_desc {
 	bool typed;		/* a ROS 2 type (RIHS01 hash): CDR after the typed prefix */
 	uint32_t history_depth; /* largest history of its publishers: transient local */
 	uint32_t queue_depth;	/* the recorder's queue (QoS depth) */
+	bool foreign;		/* read from a channel without zcast's keys (rosbag2's) */
 };
 /* Fills d from the topic's state (type, history). */
 int rec_topic_describe(const char *domain, const char *topic, struct rec_topic_desc *d);
@@ -30,9 +31,22 @@ uint32_t rec_join_queue(uint32_t asked, uint32_t history, const zcast_topic_stat
 /* Adds schema (typed) and channel of d to w; returns the channel id or -1. `warn` is set when the
  * type's .msg text is known neither shipped nor from a type library (the schema is then empty). */
 int rec_channel_add(struct bag_writer *w, const struct rec_topic_desc *d, bool *warn);
+/* ---- rec_qos.c: rosbag2's QoS of a channel ---- */
+/* The history depth a replay gives a topic whose offered_qos_profiles (rosbag2's YAML; policies
+ * by name or as rmw's enum numbers) is `yaml`: the deepest transient-local profile's depth (keep
+ * all: the channel's `messages`), at most REC_HISTORY_MAX; 0 when none is transient local. */
+#define REC_HISTORY_MAX 1024
+uint32_t rec_qos_history(const char *yaml, uint64_t messages);
+
 /* Reads a channel back into d (type identity and history from its metadata). */
 void rec_channel_read(const struct bag_reader *r, const struct bag_channel *ch,
 		      struct rec_topic_desc *d);
+
+/* ---- rec_foreign.c: channels of recordings zcast did not make ---- */
+/* For d read from a foreign channel (d->foreign): the RIHS01 hash zcast knows for its type, or
+ * untyped (type and hash cleared) when zcast does not know the type or the file's hash differs.
+ * `said` (n bytes) tells which, for the user. */
+void rec_foreign_type(struct rec_topic_desc *d, char *said, size_t n);
 
 /* ---- rec_watch.c: new topic files of a domain, without polling ---- */
 struct rec_watch;

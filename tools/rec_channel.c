@@ -117,8 +117,8 @@ void rec_channel_read(const struct bag_reader *r, const struct bag_channel *ch,
 	else if (rihs && !strncmp(rihs, "RIHS01_", 7) && strlen(rihs) == 7 + 64)
 		unhex(rihs + 7, d->type_hash, ZCAST_TYPE_HASH_SIZE);
 	const char *h = bag_meta(ch->meta, ch->nmeta, "zcast.history_depth");
-	d->history_depth = h ? (uint32_t)strtoul(h, NULL, 10) : 0;
-	if (!h && bag_meta(ch->meta, ch->nmeta, "offered_qos_profiles") &&
-	    strstr(bag_meta(ch->meta, ch->nmeta, "offered_qos_profiles"), "transient_local"))
-		d->history_depth = 1;
+	d->foreign = !bag_meta(ch->meta, ch->nmeta, "zcast.type_name") && !h;
+	d->history_depth =
+	    h ? (uint32_t)strtoul(h, NULL, 10)
+	      : rec_qos_history(bag_meta(ch->meta, ch->nmeta, "offered_qos_profiles"), ch->count);
 }
