@@ -16,3 +16,9 @@ zcast_generate_messages(foreign_bag TYPES std_msgs/String ROOTS ${PROJECT_SOURCE
 add_test(NAME record_foreign COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/record/record_foreign_test.sh
   $<TARGET_FILE:zcast_cli> $<TARGET_FILE:foreign_bag> ${CMAKE_CURRENT_BINARY_DIR}/record-foreign-out)
 set_tests_properties(record_foreign PROPERTIES TIMEOUT 120)
+
+# A file named like a topic that is none: looked at again with a backoff, named once
+# (tests/record/record_junk_test.sh).
+add_test(NAME record_junk COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/record/record_junk_test.sh
+  $<TARGET_FILE:zcast_cli> ${CMAKE_CURRENT_BINARY_DIR}/record-junk-out)
+set_tests_properties(record_junk PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)

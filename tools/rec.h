@@ -56,6 +56,24 @@ int rec_watch_start(const char *domain, zcast_guard *guard, struct rec_watch **o
 /* Stops and joins the thread (NULL: nothing). The guard is the caller's. */
 void rec_watch_stop(struct rec_watch *w);
 
+/* ---- rec_pending.c: files named like topics that are not (yet) readable ones ---- */
+struct pending_name;
+struct rec_pending {
+	struct pending_name *v;
+	int n, cap;
+};
+/* Whether `name` (listed by this scan) is due for a look now: a name not failed before is. */
+bool rec_pending_due(struct rec_pending *p, const char *name, int64_t now);
+/* `name` is not a readable topic (why): looked at again after 20 ms, doubling up to 1 s; named on
+ * stderr once when it still is not one a second after it was first seen. */
+void rec_pending_failed(struct rec_pending *p, const char *name, const char *why, int64_t now);
+/* `name` is recorded now: no longer pending. */
+void rec_pending_forget(struct rec_pending *p, const char *name);
+/* After a scan: forgets names it did not list (gone); returns when the next look is due
+ * (INT64_MAX: none pending). */
+int64_t rec_pending_sweep(struct rec_pending *p);
+void rec_pending_free(struct rec_pending *p);
+
 /* ---- rec_split.c: split pieces opened ahead and closed behind, on a helper thread ---- */
 struct rec_split;
 int rec_split_start(struct rec_split **out); /* -1: no thread */
