@@ -22,3 +22,10 @@ set_tests_properties(record_foreign PROPERTIES TIMEOUT 120)
 add_test(NAME record_junk COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/record/record_junk_test.sh
   $<TARGET_FILE:zcast_cli> ${CMAKE_CURRENT_BINARY_DIR}/record-junk-out)
 set_tests_properties(record_junk PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# zcast bag info (and --json) on rosbag2's recordings: drops unknown, not 0
+# (tests/record/bag_info_test.sh).
+add_test(NAME record_bag_info COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/record/bag_info_test.sh
+  $<TARGET_FILE:zcast_cli> $<TARGET_FILE:foreign_bag> $<TARGET_FILE:late_pub>
+  ${CMAKE_CURRENT_BINARY_DIR}/record-bag-info-out)
+set_tests_properties(record_bag_info PROPERTIES TIMEOUT 120)
