@@ -3,7 +3,8 @@
  * until a subscriber is matched, then publishes N+1..2N (waiting for room: the recorder is FULL).
  * Message i is i bytes of the value i, so a recording shows which messages it has, in order.
  * With a third argument `hold` (record_history_test.sh): after 1..N it says "ready" on stdout and
- * only holds the topic and its history until SIGTERM or SIGINT. */
+ * only holds the topic and its history until SIGTERM or SIGINT; a fourth, MAXQ, creates the topic
+ * with that max_queue_depth. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdbool.h>
@@ -29,9 +30,9 @@ static int publish(zcast_pub *p, long i)
 
 int main(int argc, char **argv)
 {
-	bool hold = argc == 4 && !strcmp(argv[3], "hold");
+	bool hold = (argc == 4 || argc == 5) && !strcmp(argv[3], "hold");
 	if (argc != 3 && !hold) {
-		fprintf(stderr, "usage: late_pub TOPIC N [hold]\n");
+		fprintf(stderr, "usage: late_pub TOPIC N [hold [MAXQ]]\n");
 		return 2;
 	}
 	sigset_t set;
@@ -46,6 +47,7 @@ int main(int argc, char **argv)
 	o.slot_size = 256;
 	o.slot_count = (uint32_t)n + 8;
 	o.history_depth = (uint32_t)n;
+	o.topic.max_queue_depth = argc == 5 ? (uint32_t)atol(argv[4]) : 0;
 	zcast_pub *p;
 	int r = zcast_pub_open(argv[1], &o, &p);
 	for (long i = 1; r == 0 && i <= n; i++)
