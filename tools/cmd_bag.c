@@ -14,6 +14,7 @@
 struct info_topic {
 	char topic[256], type[64], encoding[16];
 	uint64_t count, dropped;
+	bool drops_known; /* the file's "zcast" metadata counts them (rosbag2's files do not) */
 };
 
 struct info {
@@ -57,7 +58,7 @@ static void add_file(struct info *in, const struct bag_reader *r)
 			continue;
 		struct rec_topic_desc d;
 		rec_channel_read(r, ch, &d);
-		snprintf(t->type, sizeof t->type, "%s", d.type_name[0] ? d.type_name : "(untyped)");
+		snprintf(t->type, sizeof t->type, "%s", d.type_name);
 		snprintf(t->encoding, sizeof t->encoding, "%s", ch->encoding);
 		t->count += ch->count;
 	}
@@ -68,8 +69,11 @@ static void add_file(struct info *in, const struct bag_reader *r)
 			const char *key = r->metadata[i].meta[2 * k];
 			struct info_topic *t =
 			    strncmp(key, "dropped:", 8) ? NULL : topic_of(in, key + 8);
-			if (t) /* counted since the recording began: the last file has the total */
-				t->dropped = strtoull(r->metadata[i].meta[2 * k + 1], NULL, 10);
+			if (!t)
+				continue;
+			/* counted since the recording began: the last file has the total */
+			t->dropped = strtoull(r->metadata[i].meta[2 * k + 1], NULL, 10);
+			t->drops_known = true;
 		}
 	}
 }
@@ -103,11 +107,53 @@ static void print_info(const struct info *in, const struct rec_piece *p, int np)
 	if (in->truncated)
 		printf("Complete:          no (a recorder died: zcast bag reindex rebuilds the "
 		       "summary)\n");
-	for (int i = 0; i < in->nt; i++)
+	for (int i = 0; i < in->nt; i++) {
+		const struct info_topic *t = &in->t[i];
+		char dropped[24] = "unknown"; /* no drop counts in the file (not zcast's, or cut) */
+		if (t->drops_known)
+			snprintf(dropped, sizeof dropped, "%" PRIu64, t->dropped);
 		printf("%s Topic: %s | Type: %s | Count: %" PRIu64
-		       " | Serialization Format: %s | Dropped: %" PRIu64 "\n",
-		       i ? "                  " : "Topic information:", in->t[i].topic, in->t[i].type,
-		       in->t[i].count, in->t[i].encoding, in->t[i].dropped);
+		       " | Serialization Format: %s | Dropped: %s\n",
+		       i ? "                  " : "Topic information:", t->topic,
+		       t->type[0] ? t->type : "(untyped)", t->count, t->encoding, dropped);
+	}
+}
+
+/* The same as one JSON object; what is not known (times of an empty recording, the type of an
+ * untyped topic, drops a file does not count) is null. */
+static void print_json(const struct info *in, const struct rec_piece *p, int np)
+{
+	printf("{\"files\":[");
+	for (int i = 0; i < np; i++) {
+		printf("%s", i ? "," : "");
+		cli_json_str(stdout, p[i].name);
+	}
+	printf("],\"bag_size\":%" PRIu64 ",\"storage_id\":\"mcap\",\"duration_ns\":%" PRIu64,
+	       in->size, in->any ? in->end - in->start : 0);
+	if (in->any)
+		printf(",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64, in->start, in->end);
+	else
+		printf(",\"start_ns\":null,\"end_ns\":null");
+	printf(",\"messages\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"chunk_bytes\":%" PRIu64
+	       ",\"chunk_bytes_uncompressed\":%" PRIu64 ",\"complete\":%s,\"topics\":[",
+	       in->messages, in->chunks, in->zbytes, in->ubytes, in->truncated ? "false" : "true");
+	for (int i = 0; i < in->nt; i++) {
+		const struct info_topic *t = &in->t[i];
+		printf("%s{\"topic\":", i ? "," : "");
+		cli_json_str(stdout, t->topic);
+		printf(",\"type\":");
+		if (t->type[0])
+			cli_json_str(stdout, t->type);
+		else
+			printf("null");
+		printf(",\"count\":%" PRIu64 ",\"serialization_format\":", t->count);
+		cli_json_str(stdout, t->encoding);
+		if (t->drops_known)
+			printf(",\"dropped\":%" PRIu64 "}", t->dropped);
+		else
+			printf(",\"dropped\":null}");
+	}
+	printf("]}\n");
 }
 
 static int info(struct cli *c)
@@ -129,7 +175,9 @@ static int info(struct cli *c)
 		}
 		bag_close(&b);
 	}
-	if (r == CLI_OK)
+	if (r == CLI_OK && c->json)
+		print_json(&in, p, np);
+	else if (r == CLI_OK)
 		print_info(&in, p, np);
 	free(in.t);
 	free(p);
@@ -153,7 +201,13 @@ static int reindex(struct cli *c)
 			fprintf(stderr, "zcast bag: %s\n", e.text);
 			return CLI_EFAIL;
 		}
-		printf("%s: reindexed\n", c->pos[i]);
+		if (c->json) {
+			printf("{\"file\":");
+			cli_json_str(stdout, c->pos[i]);
+			printf(",\"reindexed\":true}\n");
+		} else {
+			printf("%s: reindexed\n", c->pos[i]);
+		}
 	}
 	return CLI_OK;
 }
@@ -180,13 +234,24 @@ const struct cli_cmd cmd_bag = {
     .args = "info RECORDING | reindex FILE|DIR...",
     .summary = "describe a recording, or rebuild the summary of files whose recorder died",
     .details =
-	"info: files, size, duration, start and end, messages, per-topic type, count,\n"
-	"encoding and drops (RECORDING: a directory of zcast record, or an .mcap file).\n"
-	"reindex: rewrites each file from its complete chunks with message indexes and a\n"
-	"summary (a file cut by kill -9 loses only the chunk being written); a DIR of\n"
-	"zcast record: every piece without a summary, and metadata.yaml rewritten from\n"
-	"the pieces. A file a recorder is still writing is refused and left as it is.\n",
+	"info: files, size, duration, start and end, messages, per-topic type, count,
+"
+	"encoding and drops (RECORDING: a directory of zcast record, or an .mcap file);
+"
+	"drops are \"unknown\" (JSON: null) where the file does not count them (rosbag2's
+"
+	"files, and pieces cut short by kill -9).
+"
+	"reindex: rewrites each file from its complete chunks with message indexes and a
+"
+	"summary (a file cut by kill -9 loses only the chunk being written); a DIR of
+"
+	"zcast record: every piece without a summary, and metadata.yaml rewritten from
+"
+	"the pieces. A file a recorder is still writing is refused and left as it is.
+",
     .opts = opts,
+    .json = true,
     .min_pos = 2,
     .max_pos = CLI_MAX_POS,
     .run = run,

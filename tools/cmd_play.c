@@ -82,6 +82,11 @@ static int map_channels(struct player *P, const struct bag_reader *r)
 			rec_channel_read(r, bc, &pc.d);
 			const char *topics = cli_str(P->c, "topics", NULL);
 			pc.selected = !topics || in_list(topics, pc.d.topic);
+			char said[512];
+			if (pc.d.foreign) /* rosbag2's: the type as zcast knows it, or untyped */
+				rec_foreign_type(&pc.d, said, sizeof said);
+			if (pc.d.foreign && pc.selected && !cli_flag(P->c, "quiet"))
+				fprintf(stderr, "zcast play: %s: %s\n", pc.d.topic, said);
 			remap(cli_str(P->c, "remap", NULL), pc.d.topic, pc.out, sizeof pc.out);
 			if (!cli_append((void **)&P->ch, &P->nch, &P->cap, &pc, sizeof pc))
 				return -1;
@@ -412,9 +417,10 @@ static const struct cli_opt opts[] = {
     {"remap", 0, "FROM:=TO,...", "publish topic FROM as TO"},
     {"wait-for-subscribers", 0, "N", "before playing, wait until every topic has N subscribers"},
     {"slots", 0, "N", "slots of each publisher's pool (default 16)"},
-    {"spin-us", 0, "US|auto", "spin the last US microseconds before each message's time (default auto)"},
+    {"spin-us", 0, "US|auto",
+     "spin the last US microseconds before each message's time (default auto)"},
     {"realtime", 0, NULL, "run at SCHED_FIFO priority 10 where permitted (on time on a busy host)"},
-    {"quiet", 'q', NULL, "no summary line"},
+    {"quiet", 'q', NULL, "no summary line (nor the type each rosbag2 topic is played with)"},
     {0},
 };
 

@@ -46,6 +46,8 @@ struct recorder {
 	zcast_waitset *ws;
 	zcast_guard *topics_guard; /* triggered by watch when a topic file appears */
 	struct rec_watch *watch;   /* NULL: no inotify, new topics are polled for */
+	struct rec_pending
+	    pending; /* topic files not (yet) readable: looked at again, backing off */
 	int64_t file_start, last_flush, next_scan, last_progress;
 	uint64_t messages, bytes;
 	bool failed;
@@ -187,8 +189,13 @@ static int subscribe(struct recorder *R, const char *topic)
 	zcast_sub_opts_init(&o);
 	o.domain = R->domain;
 	o.policy = R->lossless ? ZCAST_POLICY_FULL : ZCAST_POLICY_DROP_OLD;
-	o.queue_depth = st.max_queue_depth && R->depth > st.max_queue_depth ? st.max_queue_depth
-									      : R->depth;
+	o.queue_depth = rec_join_queue(R->depth, s->d.history_depth, &st);
+	if (o.queue_depth < s->d.history_depth)
+		fprintf(stderr,
+			"zcast record: %s: its history of %u is deeper than the topic's queues "
+			"(at most %u): its oldest %u are not recorded\n",
+			topic, s->d.history_depth, o.queue_depth,
+			s->d.history_depth - o.queue_depth);
 	/* A late joiner: the topic's history first (all of it that fits the queue). Asked for up to
 	 * the topic's capacity, not the length seen above: a message published before the open
 	 * lengthens it, and asking for the old length would leave out the oldest. */
@@ -230,28 +237,33 @@ static int scan_one(const char *topic, void *ctx)
 }
 
 /* Without inotify, new topics are looked for this often; a topic file found before its topic was
- * whole is looked at again after REC_RETRY_NS. */
+ * whole is looked at again with a backoff (rec_pending.c). */
 #define REC_POLL_NS 250000000
-#define REC_RETRY_NS 20000000
 
 /* Joins every wanted topic not yet recorded (outside the listing's callback: joining creates).
  * With the inotify watch, the next scan is due only when a topic file appears (the guard), or
- * soon when a topic was not ready yet. */
+ * when a file that was not a topic yet is due for another look. */
 static void scan(struct recorder *R)
 {
 	struct scan sc = {R, NULL, 0, 0};
-	bool retry = false;
 	zcast_topic_list(R->domain, scan_one, &sc);
+	int64_t now = cli_now_ns();
 	for (int i = 0; i < sc.n; i++) {
+		if (!rec_pending_due(&R->pending, sc.found[i], now))
+			continue;
 		int r = subscribe(R, sc.found[i]);
-		retry |= r < 0;
+		if (r < 0)
+			rec_pending_failed(&R->pending, sc.found[i], zcast_last_error(), now);
+		else
+			rec_pending_forget(&R->pending, sc.found[i]);
 		if (r > 0 && !R->quiet)
 			fprintf(stderr, "%szcast record: recording %s\n", isatty(2) ? "\r\033[K" : "",
 				sc.found[i]);
 	}
 	free(sc.found);
-	int64_t now = cli_now_ns();
-	R->next_scan = retry ? now + REC_RETRY_NS : R->watch ? INT64_MAX : now + REC_POLL_NS;
+	int64_t retry = rec_pending_sweep(&R->pending),
+		poll = R->watch ? INT64_MAX : now + REC_POLL_NS;
+	R->next_scan = retry < poll ? retry : poll;
 }
 
 static int record_msg(struct recorder *R, struct rec_sub *s, zcast_msg *m)
@@ -476,6 +488,7 @@ static int run(struct cli *c)
 	}
 	free(R.subs);
 	free(R.pieces);
+	rec_pending_free(&R.pending);
 	return r;
 }
 

@@ -20,15 +20,33 @@ struct rec_topic_desc {
 	bool typed;		/* a ROS 2 type (RIHS01 hash): CDR after the typed prefix */
 	uint32_t history_depth; /* largest history of its publishers: transient local */
 	uint32_t queue_depth;	/* the recorder's queue (QoS depth) */
+	bool foreign;		/* read from a channel without zcast's keys (rosbag2's) */
 };
 /* Fills d from the topic's state (type, history). */
 int rec_topic_describe(const char *domain, const char *topic, struct rec_topic_desc *d);
+/* The queue depth of the recorder's subscriber to a topic with `history` (d.history_depth): the
+ * depth `asked` (--queue), but at least the history, so a late joiner is given all of it (a
+ * shorter queue would lose its oldest uncounted); at most the topic's max_queue_depth. */
+uint32_t rec_join_queue(uint32_t asked, uint32_t history, const zcast_topic_stat *st);
 /* Adds schema (typed) and channel of d to w; returns the channel id or -1. `warn` is set when the
  * type's .msg text is known neither shipped nor from a type library (the schema is then empty). */
 int rec_channel_add(struct bag_writer *w, const struct rec_topic_desc *d, bool *warn);
+/* ---- rec_qos.c: rosbag2's QoS of a channel ---- */
+/* The history depth a replay gives a topic whose offered_qos_profiles (rosbag2's YAML; policies
+ * by name or as rmw's enum numbers) is `yaml`: the deepest transient-local profile's depth (keep
+ * all: the channel's `messages`), at most REC_HISTORY_MAX; 0 when none is transient local. */
+#define REC_HISTORY_MAX 1024
+uint32_t rec_qos_history(const char *yaml, uint64_t messages);
+
 /* Reads a channel back into d (type identity and history from its metadata). */
 void rec_channel_read(const struct bag_reader *r, const struct bag_channel *ch,
 		      struct rec_topic_desc *d);
+
+/* ---- rec_foreign.c: channels of recordings zcast did not make ---- */
+/* For d read from a foreign channel (d->foreign): the RIHS01 hash zcast knows for its type, or
+ * untyped (type and hash cleared) when zcast does not know the type or the file's hash differs.
+ * `said` (n bytes) tells which, for the user. */
+void rec_foreign_type(struct rec_topic_desc *d, char *said, size_t n);
 
 /* ---- rec_watch.c: new topic files of a domain, without polling ---- */
 struct rec_watch;
@@ -37,6 +55,24 @@ struct rec_watch;
 int rec_watch_start(const char *domain, zcast_guard *guard, struct rec_watch **out);
 /* Stops and joins the thread (NULL: nothing). The guard is the caller's. */
 void rec_watch_stop(struct rec_watch *w);
+
+/* ---- rec_pending.c: files named like topics that are not (yet) readable ones ---- */
+struct pending_name;
+struct rec_pending {
+	struct pending_name *v;
+	int n, cap;
+};
+/* Whether `name` (listed by this scan) is due for a look now: a name not failed before is. */
+bool rec_pending_due(struct rec_pending *p, const char *name, int64_t now);
+/* `name` is not a readable topic (why): looked at again after 20 ms, doubling up to 1 s; named on
+ * stderr once when it still is not one a second after it was first seen. */
+void rec_pending_failed(struct rec_pending *p, const char *name, const char *why, int64_t now);
+/* `name` is recorded now: no longer pending. */
+void rec_pending_forget(struct rec_pending *p, const char *name);
+/* After a scan: forgets names it did not list (gone); returns when the next look is due
+ * (INT64_MAX: none pending). */
+int64_t rec_pending_sweep(struct rec_pending *p);
+void rec_pending_free(struct rec_pending *p);
 
 /* ---- rec_split.c: split pieces opened ahead and closed behind, on a helper thread ---- */
 struct rec_split;

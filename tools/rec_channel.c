@@ -43,6 +43,12 @@ int rec_topic_describe(const char *domain, const char *topic, struct rec_topic_d
 	return 0;
 }
 
+uint32_t rec_join_queue(uint32_t asked, uint32_t history, const zcast_topic_stat *st)
+{
+	uint32_t q = asked > history ? asked : history;
+	return st->max_queue_depth && q > st->max_queue_depth ? st->max_queue_depth : q;
+}
+
 static void hex(const uint8_t *p, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
@@ -111,8 +117,8 @@ void rec_channel_read(const struct bag_reader *r, const struct bag_channel *ch,
 	else if (rihs && !strncmp(rihs, "RIHS01_", 7) && strlen(rihs) == 7 + 64)
 		unhex(rihs + 7, d->type_hash, ZCAST_TYPE_HASH_SIZE);
 	const char *h = bag_meta(ch->meta, ch->nmeta, "zcast.history_depth");
-	d->history_depth = h ? (uint32_t)strtoul(h, NULL, 10) : 0;
-	if (!h && bag_meta(ch->meta, ch->nmeta, "offered_qos_profiles") &&
-	    strstr(bag_meta(ch->meta, ch->nmeta, "offered_qos_profiles"), "transient_local"))
-		d->history_depth = 1;
+	d->foreign = !bag_meta(ch->meta, ch->nmeta, "zcast.type_name") && !h;
+	d->history_depth =
+	    h ? (uint32_t)strtoul(h, NULL, 10)
+	      : rec_qos_history(bag_meta(ch->meta, ch->nmeta, "offered_qos_profiles"), ch->count);
 }
