@@ -234,22 +234,14 @@ const struct cli_cmd cmd_bag = {
     .args = "info RECORDING | reindex FILE|DIR...",
     .summary = "describe a recording, or rebuild the summary of files whose recorder died",
     .details =
-	"info: files, size, duration, start and end, messages, per-topic type, count,
-"
-	"encoding and drops (RECORDING: a directory of zcast record, or an .mcap file);
-"
-	"drops are \"unknown\" (JSON: null) where the file does not count them (rosbag2's
-"
-	"files, and pieces cut short by kill -9).
-"
-	"reindex: rewrites each file from its complete chunks with message indexes and a
-"
-	"summary (a file cut by kill -9 loses only the chunk being written); a DIR of
-"
-	"zcast record: every piece without a summary, and metadata.yaml rewritten from
-"
-	"the pieces. A file a recorder is still writing is refused and left as it is.
-",
+	"info: files, size, duration, start and end, messages, per-topic type, count,\n"
+	"encoding and drops (RECORDING: a directory of zcast record, or an .mcap file);\n"
+	"drops are \"unknown\" (JSON: null) where the file does not count them (rosbag2's\n"
+	"files, and pieces cut short by kill -9).\n"
+	"reindex: rewrites each file from its complete chunks with message indexes and a\n"
+	"summary (a file cut by kill -9 loses only the chunk being written); a DIR of\n"
+	"zcast record: every piece without a summary, and metadata.yaml rewritten from\n"
+	"the pieces. A file a recorder is still writing is refused and left as it is.\n",
     .opts = opts,
     .json = true,
     .min_pos = 2,
