@@ -5,7 +5,9 @@
  * takes over at once, without polling. The file also holds the routes' state (struct zb_state), so
  * the next holder resumes. It is made whole before it is visible (a filled temporary file linked to
  * the name), so every opener reads a valid source id, and it is never removed (an unlinked, locked
- * file would let a newcomer lock a fresh one beside it); docs/BRIDGE.md says when it may be. */
+ * file would let a newcomer lock a fresh one beside it); docs/BRIDGE.md says when it may be. Each
+ * grant counts the file's generation up, and the bridge announces it (peers.c): a bridge that
+ * announced a lower one is dead. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,7 +21,7 @@
 
 #include "internal.h"
 
-#define ZB_STATE_MAGIC 0x335453424353435aull /* "ZCSCBST3" */
+#define ZB_STATE_MAGIC 0x345453424353435aull /* "ZCSCBST4" */
 
 static void boot_id(char out[40])
 {
@@ -113,6 +115,11 @@ static void *waiter(void *arg)
 				strerror(errno));
 			return NULL;
 		}
+	/* granted: no cancel from here on (zb_claim_release joins what follows, which takes locks) */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	/* under the lock: no other holder counts at the same time; read once (shared memory) */
+	uint64_t gen = ZB_READ_ONCE(c->state->generation) + 1;
+	c->state->generation = gen;
 	pthread_mutex_lock(&c->lock);
 	atomic_store_explicit(&c->granted, 1, memory_order_release);
 	pthread_cond_broadcast(&c->granted_cv);
@@ -120,6 +127,8 @@ static void *waiter(void *arg)
 		if (c->wake[i])
 			zcast_guard_trigger(c->wake[i]);
 	pthread_mutex_unlock(&c->lock);
+	if (c->peers)
+		zb_peers_claimed(c->peers, c->source, gen);
 	return NULL;
 }
 

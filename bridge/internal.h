@@ -22,6 +22,7 @@ struct zb_state;
 struct zb_svc_rt;
 struct zb_held;
 struct zb_group;
+struct zb_peers;
 
 struct zcast_bridge_config {
 	const zcast_cdr_type *types[ZB_MAX_TYPES];
@@ -96,6 +97,7 @@ struct zb_out_entry { /* one message written to DDS */
 struct zb_state {
 	uint64_t magic;
 	uint64_t source;	 /* random, fixed for the file's life: the DDS source id */
+	uint64_t generation;	 /* counted up at every grant (peers.c) */
 	char boot_id[40];	 /* the boot the file was made in */
 	int64_t clock_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, set by a holder */
 	/* OUT */
@@ -120,6 +122,7 @@ struct zb_claim {
 	int waiting;
 	_Atomic int granted;
 	zcast_guard *wake[2]; /* triggered when granted (the routes' standby waits) */
+	struct zb_peers *peers; /* told when granted (the bridge's, set before open) */
 };
 /* Opens (making it if needed) and maps the claim file, then starts waiting for the lock in a thread
  * of its own. 0 or -errno. Idempotent for the second route of a topic. */
@@ -128,6 +131,17 @@ int zb_claim_open(struct zb_claim *c, const char *zdomain, const char *topic, zc
 int zb_claim_wait(struct zb_claim *c, _Atomic int *stop);
 void zb_claim_kick(struct zb_claim *c);
 void zb_claim_release(struct zb_claim *c);
+
+/* Dead bridges' participants (peers.c, docs/BRIDGE.md): the participant announces the claims it
+ * holds (source id and generation, in its USER_DATA); a thread drops Cyclone's proxy of a remote
+ * participant at once when another announces one of its sources with a newer generation. */
+struct zb_peers *zb_peers_new(dds_entity_t participant);
+/* Starts the discovery thread; `registered`: any sertype Cyclone registered (its domain). */
+int zb_peers_start(struct zb_peers *p, const struct ddsi_sertype *registered);
+/* The claim of source `src` was granted with generation `gen`: announced from now on. */
+void zb_peers_claimed(struct zb_peers *p, uint64_t src, uint64_t gen);
+void zb_peers_stop(struct zb_peers *p); /* before the participant is deleted */
+void zb_peers_free(struct zb_peers *p); /* after the claims were released */
 
 /* OUT route: what the next holder resumes from (out_resume.c), the acknowledgments (out_acks.c). */
 struct zb_out {
@@ -192,6 +206,7 @@ struct zcast_bridge {
 	size_t n_routes;
 	struct zb_claim claims[ZB_MAX_ROUTES];
 	struct zb_svc_rt *svcs; /* one per service route (svc_route.c) */
+	struct zb_peers *peers; /* dead bridges dropped at once (peers.c) */
 	struct zb_group *groups; /* the pool (pool.c), n_groups workers; NULL: a thread per route */
 	size_t n_groups;
 };

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# A receiving bridge killed with kill -9 and restarted must not hold the sending bridge back
+# (docs/BRIDGE.md, "A bridge that restarts, and its dead participant"). Two network namespaces A
+# and B (netns.sh); 3000 messages of 1 KiB at 1 kHz from A's zcast publisher to a zcast subscriber
+# on B through a reliable route; 1 s in, B's bridge is killed with kill -9 and started again.
+#   recv  the route is out on A, in on B
+#   bidi  both bridges have the topic both ways
+# The dead bridge's readers stay matched by A's writer until A drops its participant; what they
+# did not acknowledge fills the writer's buffer within a second (Cyclone's WhcHigh, 500 kB), the
+# writer waits, and so do A's route and publisher. B's bridges announce a participant lease of 600 s, so
+# the lease cannot end that wait within the test: only the restarted bridge's announcement can (A
+# drops the dead participant on it). Checked: B's subscriber gets 1..3000, in order, once (one may
+# come twice: the one B's bridge was publishing when killed, docs/BRIDGE.md), A's publisher gets
+# through, and A's bridge says it dropped the dead participant.
+# Usage: restart_test.sh <zcast-bridge> <zb_peer> <scenario>. Root and `ip netns` (else 77).
+set -uo pipefail
+BRIDGE=$1 PEER=$2 SCEN=$3
+. "$(dirname "$0")/netns.sh"
+. "$(dirname "$0")/harness.sh"
+zbh_init "restart-$SCEN"
+R=sensor_msgs/msg/Image
+LONG="<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"$VB\"/></Interfaces></General><Discovery><LeaseDuration>600 s</LeaseDuration></Discovery></Domain></CycloneDDS>"
+
+conf() { # file zcast-domain lines...
+  local f=$1 d=$2; shift 2
+  { echo "zcast_domain $d"; printf '%s\n' "$@"; } > "$f"
+}
+
+run() { # with the config lines of A's bridge in $a and B's in $b (arrays)
+  local n=3000
+  conf "$W/a.conf" "$DA" "${a[@]}"; conf "$W/b.conf" "$DB" "${b[@]}"
+  zbh_bridge a A "$W/a.conf"; zbh_bridge b1 B "$W/b.conf" env CYCLONEDDS_URI="$LONG"
+  wait_for "$W/a.log" "out /rs: 2 remote" "A's writer to match B's reader and catch-up reader"
+  "${inB[@]}" "$PEER" sub /rs $n --depth 64 --settle-ms 1000 --timeout-s 30 --max-dups 1 \
+    > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
+  wait_for "$W/sub.log" subscribed "B's subscriber"
+  "${inA[@]}" "$PEER" pub /rs 1024 $n --subs 1 --interval-us 1000 > "$W/pub.log" 2>&1 & p=$!
+  pids+=($p)
+  sleep 1
+  kill -9 "$pid_b1"
+  zbh_bridge b2 B "$W/b.conf" env CYCLONEDDS_URI="$LONG"
+  # the subscriber first: without its messages it ends (timeout), a held-back publisher does not
+  wait "$s" || fail "B's subscriber across B's restart: $(cat "$W/sub.log")"
+  wait "$p" || fail "A's publisher"
+  grep -q "replaced participant .*: dropped it" "$W/a.log" ||
+    fail "A's bridge did not drop the dead bridge's participant"
+  # the longest pause B's subscriber saw (the kill and the restart included): reported
+  echo "zcast: $(tail -n 1 "$W/sub.log"); $(grep max_gap "$W/sub.log")"
+}
+
+recv() { a=("out /rs $R reliable"); b=("in /rs $R reliable"); run; }
+bidi() { a=("out /rs $R reliable" "in /rs $R reliable"); b=("${a[@]}"); run; }
+
+"$SCEN"
+echo PASS
