@@ -49,7 +49,6 @@ struct zb_peers {
 		dds_guid_t guid;
 	} known[ZB_PEER_KNOWN];
 	size_t n_known, next_evict;
-	dds_guid_t self;
 	struct ddsi_domaingv *gv;
 	dds_entity_t reader, ws, guard;
 	pthread_t thread;
@@ -64,7 +63,6 @@ struct zb_peers *zb_peers_new(dds_entity_t participant)
 		return NULL;
 	pthread_mutex_init(&p->mu, NULL);
 	p->participant = participant;
-	dds_get_guid(participant, &p->self);
 	return p;
 }
 
@@ -99,7 +97,8 @@ void zb_peers_claimed(struct zb_peers *p, uint64_t src, uint64_t gen)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* Drops Cyclone's proxy of a remote participant (see the top of the file). */
+/* Drops Cyclone's proxy of a remote participant (see the top of the file); a GUID that is not a
+ * proxy (our own participant) is not found, and nothing happens. */
 static void drop(struct zb_peers *p, const dds_guid_t *guid)
 {
 	ddsi_guid_t g;
@@ -191,8 +190,9 @@ static void take_all(struct zb_peers *p)
 			const dds_builtintopic_participant_t *pp = s[i];
 			void *ud = NULL;
 			size_t sz = 0;
-			if (!si[i].valid_data || memcmp(pp->key.v, p->self.v, 16) == 0 ||
-			    !dds_qget_userdata(pp->qos, &ud, &sz) || !ud) {
+			/* our own participant too: a predecessor on this host (a standby took over)
+			 * may have had readers our writers match, and our generation is the newest */
+			if (!si[i].valid_data || !dds_qget_userdata(pp->qos, &ud, &sz) || !ud) {
 				dds_free(ud);
 				continue;
 			}

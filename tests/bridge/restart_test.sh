@@ -5,6 +5,7 @@
 # on B through a reliable route; 1 s in, B's bridge is killed with kill -9 and started again.
 #   recv  the route is out on A, in on B
 #   bidi  both bridges have the topic both ways
+#   standby  (below) the topic both ways, a standby on A takes over from A's killed bridge
 # The dead bridge's readers stay matched by A's writer until A drops its participant; what they
 # did not acknowledge fills the writer's buffer within a second (Cyclone's WhcHigh, 500 kB), the
 # writer waits, and so do A's route and publisher. B's bridges announce a participant lease of 600 s, so
@@ -19,6 +20,7 @@ BRIDGE=$1 PEER=$2 SCEN=$3
 . "$(dirname "$0")/harness.sh"
 zbh_init "restart-$SCEN"
 R=sensor_msgs/msg/Image
+LONGA="<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"$VA\"/></Interfaces></General><Discovery><LeaseDuration>600 s</LeaseDuration></Discovery></Domain></CycloneDDS>"
 LONG="<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"$VB\"/></Interfaces></General><Discovery><LeaseDuration>600 s</LeaseDuration></Discovery></Domain></CycloneDDS>"
 
 conf() { # file zcast-domain lines...
@@ -45,6 +47,34 @@ run() { # with the config lines of A's bridge in $a and B's in $b (arrays)
   grep -q "replaced participant .*: dropped it" "$W/a.log" ||
     fail "A's bridge did not drop the dead bridge's participant"
   # the longest pause B's subscriber saw (the kill and the restart included): reported
+  echo "zcast: $(tail -n 1 "$W/sub.log"); $(grep max_gap "$W/sub.log")"
+}
+
+# A standby on A takes over from a killed bridge that had the topic both ways: the standby's writer
+# was matched by the dead bridge's readers (another participant on the same host); the standby
+# drops that participant itself (its own announcement is the newer). A's bridges announce 600 s.
+standby() {
+  local n=3000 lines=("out /rs $R reliable" "in /rs $R reliable")
+  conf "$W/a.conf" "$DA" "${lines[@]}"; conf "$W/b.conf" "$DB" "${lines[@]}"
+  zbh_bridge b B "$W/b.conf"
+  zbh_bridge a1 A "$W/a.conf" env CYCLONEDDS_URI="$LONGA"
+  "${inA[@]}" env CYCLONEDDS_URI="$LONGA" "$BRIDGE" "$W/a.conf" > "$W/a2.log" 2>&1 &
+  pid_a2=$!; pids+=($pid_a2)
+  wait_for "$W/a2.log" "out /rs: standby$" "the second bridge on A to stand by"
+  # B's two readers and the first bridge's in-route readers (reader and catch-up reader)
+  wait_for "$W/a2.log" "out /rs: 4 remote" "the standby's writer to match 4 readers"
+  "${inB[@]}" "$PEER" sub /rs $n --depth 64 --settle-ms 1000 --timeout-s 30 \
+    > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
+  wait_for "$W/sub.log" subscribed "B's subscriber"
+  "${inA[@]}" "$PEER" pub /rs 1024 $n --subs 2 --interval-us 1000 > "$W/pub.log" 2>&1 & p=$!
+  pids+=($p)
+  sleep 1
+  kill -9 "$pid_a1"
+  wait_for "$W/a2.log" "out /rs: active$" "the standby to take over"
+  wait "$s" || fail "B's subscriber across A's takeover: $(cat "$W/sub.log")"
+  wait "$p" || fail "A's publisher"
+  grep -q "replaced participant .*: dropped it" "$W/a2.log" ||
+    fail "the standby did not drop the dead bridge's participant"
   echo "zcast: $(tail -n 1 "$W/sub.log"); $(grep max_gap "$W/sub.log")"
 }
 
