@@ -28,33 +28,43 @@ conf() { # file zcast-domain lines...
   { echo "zcast_domain $d"; printf '%s\n' "$@"; } > "$f"
 }
 
+# B's subscriber and A's publisher (3000 at 1 kHz), then a second of the stream: stream <subs of
+# the topic on A> [sub options...]
+stream() {
+  local subs=$1; shift
+  "${inB[@]}" "$PEER" sub /rs 3000 --depth 64 --settle-ms 1000 --timeout-s 30 "$@" \
+    > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
+  wait_for "$W/sub.log" subscribed "B's subscriber"
+  "${inA[@]}" "$PEER" pub /rs 1024 3000 --subs "$subs" --interval-us 1000 > "$W/pub.log" 2>&1 &
+  p=$!; pids+=($p)
+  sleep 1
+}
+# After the kill: finish <log of the bridge that must have dropped the dead one>
+finish() {
+  # the subscriber first: without its messages it ends (timeout), a held-back publisher does not
+  wait "$s" || fail "B's subscriber across the kill: $(cat "$W/sub.log")"
+  wait "$p" || fail "A's publisher"
+  grep -q "replaced participant .*: dropped it" "$1" ||
+    fail "$1: the dead bridge's participant was not dropped"
+  # the longest pause B's subscriber saw (the kill and the restart included): reported
+  echo "zcast: $(tail -n 1 "$W/sub.log"); $(grep max_gap "$W/sub.log")"
+}
+
 run() { # with the config lines of A's bridge in $a and B's in $b (arrays)
-  local n=3000
   conf "$W/a.conf" "$DA" "${a[@]}"; conf "$W/b.conf" "$DB" "${b[@]}"
   zbh_bridge a A "$W/a.conf"; zbh_bridge b1 B "$W/b.conf" env CYCLONEDDS_URI="$LONG"
   wait_for "$W/a.log" "out /rs: 2 remote" "A's writer to match B's reader and catch-up reader"
-  "${inB[@]}" "$PEER" sub /rs $n --depth 64 --settle-ms 1000 --timeout-s 30 --max-dups 1 \
-    > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
-  wait_for "$W/sub.log" subscribed "B's subscriber"
-  "${inA[@]}" "$PEER" pub /rs 1024 $n --subs 1 --interval-us 1000 > "$W/pub.log" 2>&1 & p=$!
-  pids+=($p)
-  sleep 1
+  stream 1 --max-dups 1
   kill -9 "$pid_b1"
   zbh_bridge b2 B "$W/b.conf" env CYCLONEDDS_URI="$LONG"
-  # the subscriber first: without its messages it ends (timeout), a held-back publisher does not
-  wait "$s" || fail "B's subscriber across B's restart: $(cat "$W/sub.log")"
-  wait "$p" || fail "A's publisher"
-  grep -q "replaced participant .*: dropped it" "$W/a.log" ||
-    fail "A's bridge did not drop the dead bridge's participant"
-  # the longest pause B's subscriber saw (the kill and the restart included): reported
-  echo "zcast: $(tail -n 1 "$W/sub.log"); $(grep max_gap "$W/sub.log")"
+  finish "$W/a.log"
 }
 
 # A standby on A takes over from a killed bridge that had the topic both ways: the standby's writer
 # was matched by the dead bridge's readers (another participant on the same host); the standby
 # drops that participant itself (its own announcement is the newer). A's bridges announce 600 s.
 standby() {
-  local n=3000 lines=("out /rs $R reliable" "in /rs $R reliable")
+  local lines=("out /rs $R reliable" "in /rs $R reliable")
   conf "$W/a.conf" "$DA" "${lines[@]}"; conf "$W/b.conf" "$DB" "${lines[@]}"
   zbh_bridge b B "$W/b.conf"
   zbh_bridge a1 A "$W/a.conf" env CYCLONEDDS_URI="$LONGA"
@@ -63,19 +73,10 @@ standby() {
   wait_for "$W/a2.log" "out /rs: standby$" "the second bridge on A to stand by"
   # B's two readers and the first bridge's in-route readers (reader and catch-up reader)
   wait_for "$W/a2.log" "out /rs: 4 remote" "the standby's writer to match 4 readers"
-  "${inB[@]}" "$PEER" sub /rs $n --depth 64 --settle-ms 1000 --timeout-s 30 \
-    > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
-  wait_for "$W/sub.log" subscribed "B's subscriber"
-  "${inA[@]}" "$PEER" pub /rs 1024 $n --subs 2 --interval-us 1000 > "$W/pub.log" 2>&1 & p=$!
-  pids+=($p)
-  sleep 1
+  stream 2
   kill -9 "$pid_a1"
   wait_for "$W/a2.log" "out /rs: active$" "the standby to take over"
-  wait "$s" || fail "B's subscriber across A's takeover: $(cat "$W/sub.log")"
-  wait "$p" || fail "A's publisher"
-  grep -q "replaced participant .*: dropped it" "$W/a2.log" ||
-    fail "the standby did not drop the dead bridge's participant"
-  echo "zcast: $(tail -n 1 "$W/sub.log"); $(grep max_gap "$W/sub.log")"
+  finish "$W/a2.log"
 }
 
 recv() { a=("out /rs $R reliable"); b=("in /rs $R reliable"); run; }
