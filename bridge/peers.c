@@ -9,7 +9,7 @@
  * So each bridge says in its participant's USER_DATA which claims it holds, as pairs of the claim
  * file's source id (random per file: per topic, host and boot) and the claim's generation (counted
  * up in the file at every grant, under the lock, claim.c):
- *   "enclave=/;zcastsrc=<16 hex digits>,...;zcastgen=<decimal>,...;"
+ *   "enclave=/;zcastsrc=<16 hex digits>,...;zcastgen=<decimal>,...;zcastann=<count>;"
  * A claim is granted only when its previous holder's file closed, which happens when that process
  * died or after it deleted its participant (zcast_bridge_stop). So a participant that announces a
  * source with a lower generation than another participant announced is gone: this thread deletes
@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <dds/ddsi/ddsi_proxy_participant.h>
 #include <dds/ddsi/ddsi_sertype.h>
@@ -35,6 +36,11 @@
 
 #define ZB_PEER_OWN 32	  /* claims announced (more are held but not announced) */
 #define ZB_PEER_KNOWN 256 /* sources remembered from other participants */
+/* Cyclone sends a participant's changed USER_DATA once, best effort, and then only with its
+ * periodic announcement (every 30 s by default): a lost packet would leave the peers waiting. So a
+ * change is announced twice more, 100 ms and 1.1 s later, each time with a new "zcastann=" count
+ * (an unchanged USER_DATA is not sent again). */
+#define ZB_PEER_AGAIN 2
 
 struct zb_peers {
 	pthread_mutex_t mu; /* own[] and the USER_DATA written from it */
@@ -43,6 +49,9 @@ struct zb_peers {
 		uint64_t src, gen;
 	} own[ZB_PEER_OWN];
 	size_t n_own;
+	uint64_t ann;	 /* announcements made */
+	int again;	 /* announcements still to repeat */
+	int64_t again_at; /* when (CLOCK_MONOTONIC, ns) */
 	/* the discovery thread's alone */
 	struct {
 		uint64_t src, gen;
@@ -66,6 +75,36 @@ struct zb_peers *zb_peers_new(dds_entity_t participant)
 	return p;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Sets the participant's USER_DATA from own[]; with p->mu held. */
+static void announce(struct zb_peers *p)
+{
+	/* the keys, then per claim 16 + 1 and at most 20 + 1 characters */
+	char ud[96 + ZB_PEER_OWN * 48];
+	int n = snprintf(ud, sizeof ud, "enclave=/;zcastsrc=");
+	for (size_t k = 0; k < p->n_own; k++)
+		n += snprintf(ud + n, sizeof ud - (size_t)n, "%016" PRIx64 "%s", p->own[k].src,
+			      k + 1 < p->n_own ? "," : ";zcastgen=");
+	for (size_t k = 0; k < p->n_own; k++)
+		n += snprintf(ud + n, sizeof ud - (size_t)n, "%" PRIu64 "%s", p->own[k].gen,
+			      k + 1 < p->n_own ? "," : ";");
+	n += snprintf(ud + n, sizeof ud - (size_t)n, "zcastann=%" PRIu64 ";", ++p->ann);
+	dds_qos_t *q = dds_create_qos();
+	/* participant USER_DATA may change: Cyclone sends the new one at once */
+	if (q) {
+		dds_qset_userdata(q, ud, (size_t)n);
+		if (dds_set_qos(p->participant, q) < 0 && !atomic_load(&p->stop))
+			fprintf(stderr, "zcast-bridge: participant USER_DATA not updated\n");
+	}
+	dds_delete_qos(q);
+}
+
 void zb_peers_claimed(struct zb_peers *p, uint64_t src, uint64_t gen)
 {
 	pthread_mutex_lock(&p->mu);
@@ -76,23 +115,10 @@ void zb_peers_claimed(struct zb_peers *p, uint64_t src, uint64_t gen)
 		p->n_own++;
 	if (i < p->n_own) {
 		p->own[i].src = src, p->own[i].gen = gen;
-		/* the keys, then per claim 16 + 1 and at most 20 + 1 characters */
-		char ud[64 + ZB_PEER_OWN * 48];
-		int n = snprintf(ud, sizeof ud, "enclave=/;zcastsrc=");
-		for (size_t k = 0; k < p->n_own; k++)
-			n += snprintf(ud + n, sizeof ud - (size_t)n, "%016" PRIx64 "%s",
-				      p->own[k].src, k + 1 < p->n_own ? "," : ";zcastgen=");
-		for (size_t k = 0; k < p->n_own; k++)
-			n += snprintf(ud + n, sizeof ud - (size_t)n, "%" PRIu64 "%s",
-				      p->own[k].gen, k + 1 < p->n_own ? "," : ";");
-		dds_qos_t *q = dds_create_qos();
-		/* participant USER_DATA may change: Cyclone announces the new one at once */
-		if (q) {
-			dds_qset_userdata(q, ud, (size_t)n);
-			if (dds_set_qos(p->participant, q) < 0 && !atomic_load(&p->stop))
-				fprintf(stderr, "zcast-bridge: participant USER_DATA not updated\n");
-		}
-		dds_delete_qos(q);
+		announce(p);
+		p->again = ZB_PEER_AGAIN;
+		p->again_at = mono_ns() + 100 * 1000 * 1000;
+		dds_set_guardcondition(p->guard, true); /* the discovery thread times the repeats */
 	}
 	pthread_mutex_unlock(&p->mu);
 }
@@ -109,12 +135,12 @@ static void drop(struct zb_peers *p, const dds_guid_t *guid)
 	int r = ddsi_delete_proxy_participant_by_guid(p->gv, &g, ddsrt_time_wallclock(), 1);
 	thread_state_asleep(ts);
 	if (r >= 0)
-		fprintf(stderr, "zcast-bridge: a restarted bridge replaced participant %08" PRIx32
+		fprintf(stderr, "zcast-bridge: a successor bridge replaced participant %08" PRIx32
 				":%08" PRIx32 ":%08" PRIx32 ": dropped it\n",
 			g.prefix.u[0], g.prefix.u[1], g.prefix.u[2]);
 }
 
-/* The next list item of a "a,b,c" value: 1 and the item in [*s, *e), or 0 at the end. */
+/* The next item of a list "a,b,c" ending at `end`: 1 and the item (*s, *n bytes), or 0. */
 static int item(const char **cur, const char *end, const char **s, size_t *n)
 {
 	if (*cur >= end)
@@ -208,8 +234,20 @@ static void *discovery(void *arg)
 {
 	struct zb_peers *p = arg;
 	while (!atomic_load(&p->stop)) {
-		/* woken by a participant discovered or changed, and by zb_peers_stop's guard */
-		dds_waitset_wait(p->ws, NULL, 0, DDS_INFINITY);
+		pthread_mutex_lock(&p->mu);
+		int64_t now = mono_ns();
+		if (p->again && now >= p->again_at) {
+			announce(p);
+			p->again--;
+			p->again_at = now + 1000 * 1000 * 1000;
+		}
+		dds_duration_t wait = p->again ? p->again_at - now : DDS_INFINITY;
+		pthread_mutex_unlock(&p->mu);
+		/* woken by a participant discovered or changed, by a repeat due, and by the guard
+		 * (zb_peers_claimed, zb_peers_stop) */
+		dds_waitset_wait(p->ws, NULL, 0, wait > 0 ? wait : 0);
+		bool set;
+		dds_take_guardcondition(p->guard, &set);
 		take_all(p);
 	}
 	return NULL;

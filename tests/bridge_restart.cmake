@@ -5,6 +5,6 @@ if(TARGET zcast_bridge_cli AND TARGET zb_peer)
   foreach(scen recv bidi standby)
     add_test(NAME bridge_once_restart_${scen} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/restart_test.sh
       $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:zb_peer> ${scen})
-    set_tests_properties(bridge_once_restart_${scen} PROPERTIES TIMEOUT 90 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+    set_tests_properties(bridge_once_restart_${scen} PROPERTIES TIMEOUT 150 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
   endforeach()
 endif()

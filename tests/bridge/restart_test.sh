@@ -32,7 +32,7 @@ conf() { # file zcast-domain lines...
 # the topic on A> [sub options...]
 stream() {
   local subs=$1; shift
-  "${inB[@]}" "$PEER" sub /rs 3000 --depth 64 --settle-ms 1000 --timeout-s 30 "$@" \
+  "${inB[@]}" "$PEER" sub /rs 3000 --depth 64 --settle-ms 1000 --timeout-s 60 "$@" \
     > "$W/sub.log" 2>&1 & s=$!; pids+=($s)
   wait_for "$W/sub.log" subscribed "B's subscriber"
   "${inA[@]}" "$PEER" pub /rs 1024 3000 --subs "$subs" --interval-us 1000 > "$W/pub.log" 2>&1 &
