@@ -115,7 +115,7 @@ static void *waiter(void *arg)
 				strerror(errno));
 			return NULL;
 		}
-	/* granted: no cancel from here on (zb_claim_release joins what follows, which takes locks) */
+	/* granted: no cancel from here on (zb_claim_release joins what follows: it takes locks) */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	/* under the lock: no other holder counts at the same time; read once (shared memory) */
 	uint64_t gen = ZB_READ_ONCE(c->state->generation) + 1;

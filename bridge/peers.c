@@ -38,9 +38,9 @@
 #define ZB_PEER_KNOWN 256 /* sources remembered from other participants */
 /* Cyclone sends a participant's changed USER_DATA once, best effort, and then only with its
  * periodic announcement (every 30 s by default): a lost packet would leave the peers waiting. So a
- * change is announced twice more, 100 ms and 1.1 s later, each time with a new "zcastann=" count
- * (an unchanged USER_DATA is not sent again). */
-#define ZB_PEER_AGAIN 2
+ * change is announced three times, at once, 100 ms and 1.1 s later, each time with a new
+ * "zcastann=" count (an unchanged USER_DATA is not sent again). */
+#define ZB_PEER_TIMES 3
 
 struct zb_peers {
 	pthread_mutex_t mu; /* own[] and the USER_DATA written from it */
@@ -49,9 +49,9 @@ struct zb_peers {
 		uint64_t src, gen;
 	} own[ZB_PEER_OWN];
 	size_t n_own;
-	uint64_t ann;	 /* announcements made */
-	int again;	 /* announcements still to repeat */
-	int64_t again_at; /* when (CLOCK_MONOTONIC, ns) */
+	uint64_t ann;	  /* announcements made */
+	int again;	  /* announcements still to make */
+	int64_t again_at; /* when the next is due (CLOCK_MONOTONIC, ns) */
 	/* the discovery thread's alone */
 	struct {
 		uint64_t src, gen;
@@ -82,7 +82,9 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Sets the participant's USER_DATA from own[]; with p->mu held. */
+/* Sets the participant's USER_DATA from own[]; with p->mu held, in the discovery thread only:
+ * Cyclone builds our own participant's builtin-topic sample from its live QoS when this thread
+ * takes it, without the lock dds_set_qos holds, so the two must not run at once. */
 static void announce(struct zb_peers *p)
 {
 	/* the keys, then per claim 16 + 1 and at most 20 + 1 characters */
@@ -115,10 +117,9 @@ void zb_peers_claimed(struct zb_peers *p, uint64_t src, uint64_t gen)
 		p->n_own++;
 	if (i < p->n_own) {
 		p->own[i].src = src, p->own[i].gen = gen;
-		announce(p);
-		p->again = ZB_PEER_AGAIN;
-		p->again_at = mono_ns() + 100 * 1000 * 1000;
-		dds_set_guardcondition(p->guard, true); /* the discovery thread times the repeats */
+		p->again = ZB_PEER_TIMES;
+		p->again_at = mono_ns();
+		dds_set_guardcondition(p->guard, true); /* the discovery thread announces it */
 	}
 	pthread_mutex_unlock(&p->mu);
 }
@@ -135,8 +136,9 @@ static void drop(struct zb_peers *p, const dds_guid_t *guid)
 	int r = ddsi_delete_proxy_participant_by_guid(p->gv, &g, ddsrt_time_wallclock(), 1);
 	thread_state_asleep(ts);
 	if (r >= 0)
-		fprintf(stderr, "zcast-bridge: a successor bridge replaced participant %08" PRIx32
-				":%08" PRIx32 ":%08" PRIx32 ": dropped it\n",
+		fprintf(stderr,
+			"zcast-bridge: a successor bridge replaced participant %08" PRIx32
+			":%08" PRIx32 ":%08" PRIx32 ": dropped it\n",
 			g.prefix.u[0], g.prefix.u[1], g.prefix.u[2]);
 }
 
@@ -217,7 +219,8 @@ static void take_all(struct zb_peers *p)
 			void *ud = NULL;
 			size_t sz = 0;
 			/* our own participant too: a predecessor on this host (a standby took over)
-			 * may have had readers our writers match, and our generation is the newest */
+			 * may have had readers our writers match, and our generation is the newest
+			 */
 			if (!si[i].valid_data || !dds_qget_userdata(pp->qos, &ud, &sz) || !ud) {
 				dds_free(ud);
 				continue;
@@ -239,7 +242,8 @@ static void *discovery(void *arg)
 		if (p->again && now >= p->again_at) {
 			announce(p);
 			p->again--;
-			p->again_at = now + 1000 * 1000 * 1000;
+			p->again_at =
+			    now + (p->again == ZB_PEER_TIMES - 1 ? 100 : 1000) * 1000 * 1000;
 		}
 		dds_duration_t wait = p->again ? p->again_at - now : DDS_INFINITY;
 		pthread_mutex_unlock(&p->mu);
@@ -256,7 +260,8 @@ static void *discovery(void *arg)
 int zb_peers_start(struct zb_peers *p, const struct ddsi_sertype *registered)
 {
 	p->gv = ddsrt_atomic_ldvoidp(&registered->gv);
-	p->reader = dds_create_reader(p->participant, DDS_BUILTIN_TOPIC_DCPSPARTICIPANT, NULL, NULL);
+	p->reader =
+	    dds_create_reader(p->participant, DDS_BUILTIN_TOPIC_DCPSPARTICIPANT, NULL, NULL);
 	p->ws = dds_create_waitset(p->participant);
 	p->guard = dds_create_guardcondition(p->participant);
 	dds_entity_t rc = p->reader > 0 ? dds_create_readcondition(p->reader, DDS_ANY_STATE) : -1;
