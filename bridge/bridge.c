@@ -18,6 +18,7 @@ static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
 	pthread_cond_init(&c->granted_cv, NULL);
 	c->fd = -1;
 	c->sb = b->standby; /* NULL (out of memory): the claim gets a thread of its own */
+	c->peers = b->peers;
 	return c;
 }
 
@@ -71,6 +72,12 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		free(b);
 		return ZCAST_ESYS;
 	}
+	if (!(b->peers = zb_peers_new(b->participant))) { /* before the claims (claim_for) */
+		snprintf(err, errlen, "out of memory");
+		dds_delete(b->participant);
+		free(b);
+		return ZCAST_ENOMEM;
+	}
 	b->standby = zb_standby_new();
 	int pooled = zb_pool_threads(c) > 0;
 	for (size_t i = 0; i < c->n_routes; i++) {
@@ -95,6 +102,11 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		return ZCAST_ESYS;
 	}
 	zb_graph_publish(b); /* the node, before its endpoints */
+	if (zb_peers_start(b->peers, b->graph_sertype) < 0) { /* before any claim is granted */
+		snprintf(err, errlen, "DDS participant discovery");
+		zcast_bridge_stop(b);
+		return ZCAST_ESYS;
+	}
 	if (pooled) {
 		int e = zb_pool_start(b, err, errlen);
 		if (e < 0) {
@@ -163,6 +175,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 	zb_pool_stop(b); /* pool.c: its workers and ack threads, if any */
 	zb_standby_free(b->standby); /* its watchers grant claims, which triggers the routes' guards */
 	zb_svcs_stop(b); /* svc_route.c: its threads, endpoints and zcast handles */
+	zb_peers_stop(b->peers); /* peers.c: its thread waits on the participant's entities */
 	/* DDS first: a reader must not deliver into a publisher that is gone */
 	dds_delete(b->participant);
 	for (size_t i = 0; i < b->n_routes; i++) {
@@ -191,6 +204,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 		}
 	}
 	zb_pool_free(b);
+	zb_peers_free(b->peers); /* after the claims: a granted waiter announces through it */
 	pthread_mutex_destroy(&b->graph_mu);
 	free(b);
 }

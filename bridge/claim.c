@@ -6,7 +6,9 @@
  * The file also holds the routes' state (struct zb_state), so the next holder resumes. It is made
  * whole before it is visible (a filled temporary file linked to the name), so every opener reads a
  * valid source id, and it is never removed (an unlinked, locked file would let a newcomer lock a
- * fresh one beside it); docs/BRIDGE.md says when it may be. */
+ * fresh one beside it); docs/BRIDGE.md says when it may be. Each grant counts the file's
+ * generation up, and the bridge announces it (peers.c): a bridge that announced a lower one is
+ * dead. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@
 
 #include "internal.h"
 
-#define ZB_STATE_MAGIC 0x335453424353435aull /* "ZCSCBST3" */
+#define ZB_STATE_MAGIC 0x345453424353435aull /* "ZCSCBST4" */
 
 static void boot_id(char out[40])
 {
@@ -105,6 +107,10 @@ static int map_file(struct zb_claim *c)
 /* SYNC: zb_claim_wait reads `granted` (acquire) after this stores it (release) under c->lock. */
 void zb_claim_granted(struct zb_claim *c)
 {
+	/* under the claim lock (every caller holds it): no other holder counts at the same time;
+	 * read once (shared memory) */
+	uint64_t gen = ZB_READ_ONCE(c->state->generation) + 1;
+	c->state->generation = gen;
 	pthread_mutex_lock(&c->lock);
 	atomic_store_explicit(&c->granted, 1, memory_order_release);
 	pthread_cond_broadcast(&c->granted_cv);
@@ -112,6 +118,8 @@ void zb_claim_granted(struct zb_claim *c)
 		if (c->wake[i])
 			zcast_guard_trigger(c->wake[i]);
 	pthread_mutex_unlock(&c->lock);
+	if (c->peers)
+		zb_peers_claimed(c->peers, c->source, gen);
 }
 
 static void *waiter(void *arg)
@@ -125,6 +133,8 @@ static void *waiter(void *arg)
 				strerror(errno));
 			return NULL;
 		}
+	/* granted: no cancel from here on (zb_claim_release joins what follows: it takes locks) */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	zb_claim_granted(c);
 	return NULL;
 }

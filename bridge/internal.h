@@ -22,6 +22,7 @@ struct zb_state;
 struct zb_svc_rt;
 struct zb_held;
 struct zb_group;
+struct zb_peers;
 
 struct zcast_bridge_config {
 	const zcast_cdr_type *types[ZB_MAX_TYPES];
@@ -101,6 +102,7 @@ struct zb_out_entry { /* one message written to DDS */
 struct zb_state {
 	uint64_t magic;
 	uint64_t source;	 /* random, fixed for the file's life: the DDS source id */
+	uint64_t generation;	 /* counted up at every grant (peers.c) */
 	char boot_id[40];	 /* the boot the file was made in */
 	int64_t clock_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, set by a holder */
 	/* OUT */
@@ -126,6 +128,7 @@ struct zb_claim {
 	_Atomic int granted;
 	zcast_guard *wake[2]; /* triggered when granted (the routes' standby waits) */
 	struct zb_standby *sb; /* the bridge's, waiting for the holder (standby.c); NULL: waiter */
+	struct zb_peers *peers; /* told when granted (the bridge's, set before open) */
 };
 /* Opens (making it if needed) and maps the claim file, then takes the lock or stands by for it
  * (standby.c). 0 or -errno. Idempotent for the second route of a topic. */
@@ -147,6 +150,17 @@ struct zb_standby *zb_standby_new(void);
 void zb_standby_add(struct zb_standby *sb, struct zb_claim *c);
 /* Stops and joins the watchers (before the claims are released). */
 void zb_standby_free(struct zb_standby *sb);
+
+/* Dead bridges' participants (peers.c, docs/BRIDGE.md): the participant announces the claims it
+ * holds (source id and generation, in its USER_DATA); a thread drops Cyclone's proxy of a remote
+ * participant at once when another announces one of its sources with a newer generation. */
+struct zb_peers *zb_peers_new(dds_entity_t participant);
+/* Starts the discovery thread; `registered`: any sertype Cyclone registered (its domain). */
+int zb_peers_start(struct zb_peers *p, const struct ddsi_sertype *registered);
+/* The claim of source `src` was granted with generation `gen`: announced from now on. */
+void zb_peers_claimed(struct zb_peers *p, uint64_t src, uint64_t gen);
+void zb_peers_stop(struct zb_peers *p); /* before the participant is deleted */
+void zb_peers_free(struct zb_peers *p); /* after the claims were released */
 
 /* OUT route: what the next holder resumes from (out_resume.c), the acknowledgments (out_acks.c). */
 struct zb_out {
@@ -212,6 +226,7 @@ struct zcast_bridge {
 	struct zb_claim claims[ZB_MAX_ROUTES];
 	struct zb_standby *standby; /* standby.c */
 	struct zb_svc_rt *svcs; /* one per service route (svc_route.c) */
+	struct zb_peers *peers; /* dead bridges dropped at once (peers.c) */
 	struct zb_group *groups; /* the pool (pool.c), n_groups workers; NULL: a thread per route */
 	size_t n_groups;
 };
