@@ -1,0 +1,14 @@
+# Recordings in publish-time order across topics (issue 24, branch rec-order): three topics
+# burst-publishing into one recorder (tests/record/record_order_test.sh: order_pub publishes,
+# order_check reads the pieces).
+set(ZT_RECORD ${CMAKE_CURRENT_SOURCE_DIR}/record)
+add_executable(order_check ${ZT_RECORD}/order_check.c)
+target_link_libraries(order_check PRIVATE zcast_bag)
+target_compile_options(order_check PRIVATE ${ZCAST_WARNINGS})
+add_executable(order_pub ${ZT_RECORD}/order_pub.c)
+target_link_libraries(order_pub PRIVATE zcast)
+target_compile_options(order_pub PRIVATE ${ZCAST_WARNINGS})
+add_test(NAME record_order COMMAND ${ZT_RECORD}/record_order_test.sh
+  $<TARGET_FILE:zcast_cli> $<TARGET_FILE:order_check> $<TARGET_FILE:order_pub>)
+set_tests_properties(record_order PROPERTIES TIMEOUT 120)
+
