@@ -381,6 +381,22 @@ static void progress(struct recorder *R, bool last)
 	fprintf(stderr, "%s", tty && !last ? "" : "\n");
 }
 
+/* Reached --max-bytes, by the writer's estimate of the compressed file. Until a chunk of this
+ * piece is written the estimate counts records 1:1: when that reaches the limit, the open chunk
+ * is sealed and written now to learn how well the piece compresses (a wait of one chunk, at most
+ * --max-bytes of records: the queues absorb it), and the estimate is made again. */
+static bool piece_full(struct recorder *R)
+{
+	bool measured, queued;
+	if (!R->w || !R->max_bytes || bag_writer_size(R->w, &measured, &queued) < R->max_bytes)
+		return false;
+	if (!measured && (bag_writer_flush(R->w) != 0 || bag_writer_wait(R->w) != 0)) {
+		R->failed = true;
+		return false;
+	}
+	return measured || bag_writer_size(R->w, &measured, &queued) >= R->max_bytes;
+}
+
 static void housekeeping(struct recorder *R, int64_t now)
 {
 	if (now >= R->next_scan)
@@ -391,7 +407,7 @@ static void housekeeping(struct recorder *R, int64_t now)
 			R->failed = true;
 		R->last_flush = now;
 	}
-	bool by_size = R->w && R->max_bytes && bag_writer_size(R->w) >= R->max_bytes;
+	bool by_size = piece_full(R);
 	bool by_time = R->w && R->max_dur_ns && now - R->file_start >= R->max_dur_ns;
 	/* Split: the next piece is opened by the next message, so no piece is left empty. */
 	if ((by_size || by_time) && bag_writer_messages(R->w) > 0 && close_piece(R, false) != 0)
