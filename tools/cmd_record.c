@@ -1,7 +1,8 @@
 /* zcast record: every topic of a domain (or those matching patterns, also topics that appear
- * later) into MCAP files as rosbag2 writes them (docs/RECORDING.md). The take loop copies each
- * message into the open chunk and drops it at once; a writer thread compresses and writes sealed
- * chunks. Uncompressed, a large message is written from its slot before it is dropped (no copy).
+ * later) into MCAP files as rosbag2 writes them (docs/RECORDING.md). The take loop writes the
+ * messages of all topics in publish-time order (rec_heads.c), copying each into the open chunk
+ * and dropping it at once; a writer thread compresses and writes sealed chunks. Uncompressed, a
+ * large message is written from its slot before it is dropped (no copy).
  * Subscribers are DROP_OLD with a deep queue (drops counted per topic), or FULL with --lossless.
  * Split pieces are opened ahead and closed behind by a helper thread (rec_split.c). */
 #define _GNU_SOURCE
@@ -26,6 +27,8 @@ struct rec_sub {
 	int channel; /* in the open file; -1 until its first message there */
 	uint64_t messages, bytes, dropped;
 	uint64_t stale; /* taken, but gone before it could be read: lost, counted with the drops */
+	bool held;	/* its head (the oldest message taken, not yet written) is in R->heads */
+	int left; /* stopping: messages still to take (those queued when the recording ended) */
 };
 
 struct recorder {
@@ -43,6 +46,10 @@ struct recorder {
 	int npieces, cap_pieces;
 	struct rec_sub **subs;
 	int nsubs, cap_subs;
+	struct rec_heads heads; /* room for one per topic */
+	zcast_ws_event *ev;	/* room for every topic's event (and the guard's) in one wait */
+	int cap_ev;
+	bool stopping; /* the last round: only what was queued, whatever its time */
 	zcast_waitset *ws;
 	zcast_guard *topics_guard; /* triggered by watch when a topic file appears */
 	struct rec_watch *watch;   /* NULL: no inotify, new topics are polled for */
@@ -204,7 +211,8 @@ static int subscribe(struct recorder *R, const char *topic)
 	s->channel = -1;
 	int r = zcast_sub_open(topic, &o, &s->sub);
 	int id = -1;
-	if (r == 0 && zcast_waitset_add_sub(R->ws, s->sub, s, &id) == 0 &&
+	if (r == 0 && rec_heads_reserve(&R->heads, R->nsubs + 1) &&
+	    zcast_waitset_add_sub(R->ws, s->sub, s, &id) == 0 &&
 	    cli_append((void **)&R->subs, &R->nsubs, &R->cap_subs, &s, sizeof s))
 		return 1;
 	if (id >= 0)
@@ -313,17 +321,55 @@ static int record_msg(struct recorder *R, struct rec_sub *s, zcast_msg *m)
 	return 0;
 }
 
-/* Takes what is queued (at most a batch, so no topic starves the others): copied, then dropped. */
-static void drain(struct recorder *R, struct rec_sub *s, int batch)
+/* Takes the topic's next message as its head, unless it holds one (or, stopping, has taken what
+ * was queued when the recording ended). */
+static void take_head(struct recorder *R, struct rec_sub *s)
 {
 	zcast_msg *m;
-	for (int i = 0; i < batch && zcast_take(s->sub, &m) == 0; i++) {
-		int r = record_msg(R, s, m);
-		zcast_msg_drop(m);
-		if (r < 0) {
+	if (s->held || (R->stopping && s->left <= 0) || zcast_take(s->sub, &m) != 0)
+		return;
+	if (R->stopping)
+		s->left--;
+	s->held = true;
+	rec_heads_push(&R->heads, s, m, zcast_msg_time_ns(m));
+}
+
+/* Waits up to timeout_ns for the wait set: the number of events in R->ev (0: none). */
+static int wait_ready(struct recorder *R, int64_t timeout_ns)
+{
+	int n = zcast_waitset_wait(R->ws, timeout_ns, R->ev, R->cap_ev);
+	for (int i = 0; i < n; i++)
+		if (R->ev[i].kind == ZCAST_WS_GUARD) /* a topic file appeared */
+			R->next_scan = 0;
+	return n > 0 ? n : 0;
+}
+
+/* One round of the take loop, after a wake-up: the clock is read once, then every topic ready
+ * by then gives its head (the wait set asked again: a topic that became ready between the wake-up
+ * and the reading is in this round too), then the oldest head is written while its time is not
+ * after that reading, and its topic gives the next one. Messages published after the reading wait
+ * for the next round, so a message of another topic published before them, and not yet taken,
+ * still goes first. A head held since an earlier round is written in this one whatever its time
+ * (rec_heads_clamp). Stopping: every topic's head and what was queued, all of it. */
+static void take_round(struct recorder *R)
+{
+	int64_t now = R->stopping ? INT64_MAX : cli_now_ns();
+	rec_heads_clamp(&R->heads, now);
+	int n = R->stopping || !R->nsubs ? 0 : wait_ready(R, 0);
+	for (int i = 0; i < n; i++)
+		if (R->ev[i].kind == ZCAST_WS_SUB)
+			take_head(R, R->ev[i].user);
+	for (int i = 0; R->stopping && i < R->nsubs; i++)
+		take_head(R, R->subs[i]);
+	const struct rec_head *top;
+	while (!R->failed && (top = rec_heads_top(&R->heads)) && top->key <= now) {
+		struct rec_head h = rec_heads_pop(&R->heads);
+		struct rec_sub *s = h.owner;
+		s->held = false;
+		if (record_msg(R, s, h.m) != 0)
 			R->failed = true;
-			return;
-		}
+		zcast_msg_drop(h.m);
+		take_head(R, s);
 	}
 }
 
@@ -359,6 +405,22 @@ static void progress(struct recorder *R, bool last)
 	fprintf(stderr, "%s", tty && !last ? "" : "\n");
 }
 
+/* Reached --max-bytes, by the writer's estimate of the compressed file. Until a chunk of this
+ * piece is written the estimate counts records 1:1: when that reaches the limit, the open chunk
+ * is sealed and written now to learn how well the piece compresses (a wait of one chunk, at most
+ * --max-bytes of records: the queues absorb it), and the estimate is made again. */
+static bool piece_full(struct recorder *R)
+{
+	bool measured, queued;
+	if (!R->w || !R->max_bytes || bag_writer_size(R->w, &measured, &queued) < R->max_bytes)
+		return false;
+	if (!measured && (bag_writer_flush(R->w) != 0 || bag_writer_wait(R->w) != 0)) {
+		R->failed = true;
+		return false;
+	}
+	return measured || bag_writer_size(R->w, &measured, &queued) >= R->max_bytes;
+}
+
 static void housekeeping(struct recorder *R, int64_t now)
 {
 	if (now >= R->next_scan)
@@ -369,7 +431,7 @@ static void housekeeping(struct recorder *R, int64_t now)
 			R->failed = true;
 		R->last_flush = now;
 	}
-	bool by_size = R->w && R->max_bytes && bag_writer_size(R->w) >= R->max_bytes;
+	bool by_size = piece_full(R);
 	bool by_time = R->w && R->max_dur_ns && now - R->file_start >= R->max_dur_ns;
 	/* Split: the next piece is opened by the next message, so no piece is left empty. */
 	if ((by_size || by_time) && bag_writer_messages(R->w) > 0 && close_piece(R, false) != 0)
@@ -381,22 +443,33 @@ static void housekeeping(struct recorder *R, int64_t now)
 
 static int loop(struct recorder *R, int64_t stop_at)
 {
-	zcast_ws_event ev[64];
 	while (!cli_stop && !R->failed && (!stop_at || cli_now_ns() < stop_at)) {
-		int n = 0;
+		if (R->cap_ev < R->nsubs + 2) { /* every ready topic in one round */
+			int cap = R->nsubs + 64;
+			zcast_ws_event *ev = realloc(R->ev, (size_t)cap * sizeof *ev);
+			if (!ev) {
+				R->failed = true;
+				break;
+			}
+			R->ev = ev;
+			R->cap_ev = cap;
+		}
+		/* A head held back (published after the clock was read) is written next round. */
+		int64_t timeout = R->heads.n ? 0 : 100000000;
 		if (R->nsubs || R->watch) /* else nothing to wait for: the next scan is all there is */
-			n = zcast_waitset_wait(R->ws, 100000000, ev, 64);
+			wait_ready(R, timeout);
 		else
 			cli_sleep_ns(100000000);
-		for (int i = 0; i < n; i++)
-			if (ev[i].kind == ZCAST_WS_SUB)
-				drain(R, ev[i].user, 256);
-			else if (ev[i].kind == ZCAST_WS_GUARD) /* a topic file appeared */
-				R->next_scan = 0;
+		take_round(R);
 		housekeeping(R, cli_now_ns());
 	}
-	for (int i = 0; i < R->nsubs && !R->failed; i++) /* what was queued when we stopped */
-		drain(R, R->subs[i], zcast_sub_queued(R->subs[i]->sub));
+	/* The heads held and what was queued when we stopped, in order. */
+	for (int i = 0; i < R->nsubs; i++)
+		R->subs[i]->left = zcast_sub_queued(R->subs[i]->sub);
+	R->stopping = true;
+	take_round(R);
+	rec_heads_free(&R->heads); /* empty unless a write failed */
+	free(R->ev);
 	progress(R, true);
 	return R->failed ? CLI_EFAIL : CLI_OK;
 }

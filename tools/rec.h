@@ -95,6 +95,31 @@ int rec_split_stop(struct rec_split *s);
  * recording) is refused. base (n bytes) gets the name of its pieces: the last component of its
  * real path. 0, or -1 (message printed). */
 int rec_outdir_make(const char *dir, char *base, size_t n);
+/* ---- rec_heads.c: messages taken and not yet written, oldest first ---- */
+struct rec_head {
+	int64_t key;	/* publish time (lowered by rec_heads_clamp) */
+	uint64_t taken; /* order of the push: ties go to the message taken first */
+	void *owner;	/* the topic's */
+	zcast_msg *m;	/* the reference the take gave: dropped only once written */
+};
+struct rec_heads {
+	struct rec_head *v;
+	int n, cap;
+	uint64_t count;
+};
+/* Room for n heads (one per topic, reserved as a topic is joined). False: out of memory. */
+bool rec_heads_reserve(struct rec_heads *h, int n);
+/* Adds a head (within the room reserved). */
+void rec_heads_push(struct rec_heads *h, void *owner, zcast_msg *m, int64_t key);
+/* The oldest head, or NULL. */
+const struct rec_head *rec_heads_top(const struct rec_heads *h);
+/* Removes the oldest head and returns it (only when there is one). */
+struct rec_head rec_heads_pop(struct rec_heads *h);
+/* Lowers every key above limit to limit (heads held since an earlier round are written in this
+ * one, whatever time their publisher wrote into shared memory). */
+void rec_heads_clamp(struct rec_heads *h, int64_t limit);
+/* Drops every head left (a recorder that failed) and frees the room. */
+void rec_heads_free(struct rec_heads *h);
 
 /* ---- rec_files.c: the pieces of a recording ---- */
 struct rec_piece {

@@ -133,14 +133,21 @@ int bag_writer_message(struct bag_writer *w, int channel, uint32_t sequence, uin
 		       uint64_t publish_time, const void *data, size_t n);
 /* Seals and writes the current chunk now (for a recorder: at most this much is lost to kill -9). */
 int bag_writer_flush(struct bag_writer *w);
+/* Waits until every sealed chunk is written (compressed, in the file). 0, or -1 once a write
+ * failed. */
+int bag_writer_wait(struct bag_writer *w);
 /* A Metadata record, written at close (kv copied now; a later call with the same name replaces it). */
 int bag_writer_metadata(struct bag_writer *w, const char *name, const char *const *kv, int npairs);
 /* An Attachment record (a file kept beside the messages: n bytes of data copied now), written at
  * close with its Attachment Index in the summary (attach.c). 0 or -1 (out of memory). */
 int bag_writer_attachment(struct bag_writer *w, uint64_t log_time, uint64_t create_time,
 			  const char *name, const char *media_type, const void *data, size_t n);
-/* Bytes in the file and in the chunk being filled (for size-based splitting). */
-uint64_t bag_writer_size(const struct bag_writer *w);
+/* The file's size if it were closed now, less its summary (for size-based splitting): bytes
+ * written, plus the records of the chunks queued and of the open one, scaled by how much the
+ * chunks of this file written so far took in it (compressed, with their message indexes).
+ * *measured is false until one is written: records are then counted at their own size.
+ * *queued: a sealed chunk is waiting to be written. */
+uint64_t bag_writer_size(struct bag_writer *w, bool *measured, bool *queued);
 uint64_t bag_writer_messages(const struct bag_writer *w);
 /* Renames the file being written (rename(2)); later errors name the new path. 0 or -1 (e set). */
 int bag_writer_rename(struct bag_writer *w, const char *path, struct bag_err *e);

@@ -91,6 +91,10 @@ struct bag_writer {
 	pthread_cond_t work, room;
 	struct bag_chunk *queue_head, *queue_tail, *free_list;
 	int queued, max_queued;
+	/* For size estimates (bag_writer_size), also guarded by mu: the records of the chunks
+	 * queued, and of the chunks written with what they took in the file (the Chunk record and
+	 * its message indexes), and the file's size after the last of them. */
+	uint64_t queued_bytes, chunks_in, chunks_out, settled;
 	bool threaded, stop, failed;
 	pthread_t thread;
 	bool direct; /* uncompressed chunks streamed to the file by the appender (direct.c) */

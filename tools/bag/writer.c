@@ -77,6 +77,16 @@ static bool write_chunk(struct bag_writer *w, struct bag_chunk *c)
 	return bag_write_iov(w, v, 3);
 }
 
+/* A chunk of `in` bytes of records is in the file: its share of the size estimate moves from the
+ * queue to the bytes written, and into the compression observed (with mu held, or unthreaded). */
+static void chunk_written(struct bag_writer *w, uint64_t in, uint64_t before)
+{
+	uint64_t offset = __atomic_load_n(&w->offset, __ATOMIC_RELAXED);
+	w->chunks_in += in;
+	w->chunks_out += offset - before;
+	w->settled = offset;
+}
+
 static void *writer_thread(void *arg)
 {
 	struct bag_writer *w = arg;
@@ -88,10 +98,15 @@ static void *writer_thread(void *arg)
 		if (!c)
 			break;
 		pthread_mutex_unlock(&w->mu);
+		uint64_t in = c->records.len;
+		uint64_t before = __atomic_load_n(&w->offset, __ATOMIC_RELAXED);
 		bool ok = !w->failed && write_chunk(w, c);
 		bag_chunk_reset(c);
 		pthread_mutex_lock(&w->mu);
 		w->failed |= !ok;
+		w->queued_bytes -= in;
+		if (ok)
+			chunk_written(w, in, before);
 		w->queue_head = c->next;
 		if (!w->queue_head)
 			w->queue_tail = NULL;
@@ -113,8 +128,11 @@ static int seal(struct bag_writer *w)
 	if (!c->records.len)
 		return 0;
 	if (!w->threaded) {
+		uint64_t in = c->records.len, before = w->offset;
 		bool ok = !w->failed && write_chunk(w, c);
 		w->failed |= !ok;
+		if (ok)
+			chunk_written(w, in, before);
 		bag_chunk_reset(c);
 		return ok ? 0 : -1;
 	}
@@ -131,6 +149,7 @@ static int seal(struct bag_writer *w)
 		w->queue_head = c;
 	w->queue_tail = c;
 	w->queued++;
+	w->queued_bytes += c->records.len;
 	bool failed = w->failed;
 	pthread_cond_signal(&w->work); /* SYNC: partner of the wait in writer_thread */
 	pthread_mutex_unlock(&w->mu);
@@ -186,6 +205,7 @@ int bag_writer_open(const char *path, const struct bag_writer_opts *o, struct ba
 	bag_record_end(&h, s);
 	bool ok = write_buf(w, &h);
 	bag_buf_free(&h);
+	w->settled = w->offset;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->room, NULL);
@@ -278,6 +298,19 @@ int bag_writer_flush(struct bag_writer *w)
 	return seal(w);
 }
 
+int bag_writer_wait(struct bag_writer *w)
+{
+	if (!w->threaded)
+		return w->failed ? -1 : 0;
+	pthread_mutex_lock(&w->mu);
+	/* SYNC: woken by writer_thread, chunk by chunk */
+	while (w->queued > 0 && !w->failed)
+		pthread_cond_wait(&w->room, &w->mu);
+	bool failed = w->failed;
+	pthread_mutex_unlock(&w->mu);
+	return failed ? -1 : 0;
+}
+
 int bag_writer_metadata(struct bag_writer *w, const char *name, const char *const *kv, int npairs)
 {
 	struct bag_buf r = {0};
@@ -306,10 +339,24 @@ int bag_writer_metadata(struct bag_writer *w, const char *name, const char *cons
 	return 0;
 }
 
-uint64_t bag_writer_size(const struct bag_writer *w)
+uint64_t bag_writer_size(struct bag_writer *w, bool *measured, bool *queued)
 {
-	/* The written offset belongs to the writer thread: an estimate is all a split needs. */
-	return __atomic_load_n(&w->offset, __ATOMIC_RELAXED) + w->cur->records.len;
+	uint64_t open = w->cur->records.len;
+	if (w->direct) { /* streamed as it fills: the file is what it will be */
+		*measured = true;
+		*queued = false;
+		return __atomic_load_n(&w->offset, __ATOMIC_RELAXED) + open;
+	}
+	/* Written, queued and the compression so far are read together (mu): a chunk is counted
+	 * either queued or written, never both or neither. */
+	pthread_mutex_lock(&w->mu);
+	uint64_t settled = w->settled, pending = w->queued_bytes + open;
+	uint64_t in = w->chunks_in, out = w->chunks_out;
+	pthread_mutex_unlock(&w->mu);
+	*measured = in > 0;
+	*queued = pending > open;
+	/* Before any chunk is written, records count 1:1 (never more than that is written). */
+	return settled + (in ? (uint64_t)((double)pending * (double)out / (double)in) : pending);
 }
 
 int bag_writer_rename(struct bag_writer *w, const char *path, struct bag_err *e)
