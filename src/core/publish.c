@@ -390,6 +390,19 @@ static int refused_error(zcast_pub *p)
 	return zc_err(ZCAST_EAGAIN, "topic %s: a subscriber queue is full", t->name);
 }
 
+/* publish_once, again while the topic lock was not had in time and the caller's deadline has time
+ * left: the lock's own timeout (a live holder that kept it, or kept winning it, that long: one
+ * descheduled on a loaded machine) does not end the caller's wait. Before, an infinite
+ * zcast_publish_wait returned ZCAST_ETIMEDOUT (test publish_wait_lock_held). */
+ZC_HOT static int publish_locking(zcast_pub *p, zcast_msg *msg, int64_t deadline)
+{
+	int r = publish_once(p, msg);
+	while (r == ZCAST_ETIMEDOUT && deadline != 0 && zc_now_ns() < deadline &&
+	       !atomic_load(&p->closed))
+		r = publish_once(p, msg);
+	return r;
+}
+
 ZC_HOT static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 {
 	if (!p || !msg)
@@ -404,19 +417,19 @@ ZC_HOT static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 		return zc_err(ZCAST_ESTALE,
 			      "publisher of %s is closed: the loan can only be dropped", p->t.name);
 	struct zc_topic_hdr *h = p->t.hdr;
-	int r = publish_once(p, msg);
+	int r = publish_locking(p, msg, deadline);
 	while (r == ZCAST_EAGAIN && deadline != 0) {
 		/* Announce, read the word, retry, then sleep: a take, close or reclaim after the
 		 * retry changes the word. */
 		uint32_t v = zc_space_arm(&p->t, p->index);
-		r = publish_once(p, msg);
+		r = publish_locking(p, msg, deadline);
 		int w = r == ZCAST_EAGAIN ? zc_futex_wait(&h->space, v, deadline) : 0;
 		zc_space_disarm(&p->t, p->index);
 		if (r == ZCAST_EAGAIN && (w == ZCAST_ETIMEDOUT || zc_now_ns() >= deadline))
 			return zc_err(ZCAST_ETIMEDOUT, "topic %s: no queue room in time",
 				      p->t.name);
 		if (r == ZCAST_EAGAIN)
-			r = publish_once(p, msg);
+			r = publish_locking(p, msg, deadline);
 	}
 	if (r == ZCAST_EAGAIN)
 		return refused_error(p);
