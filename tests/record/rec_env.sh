@@ -1,4 +1,4 @@
-# Sourced by the recorder's test scripts (record_order_test.sh, record_max_bytes_test.sh): a
+# Sourced by the recorder's test scripts (`. rec_env.sh NAME`): a
 # domain and a directory of the test's own, removed at exit with every job left running; fail;
 # pieces DIR (a recording's *.mcap in their numbered order).
 export ZCAST_DOMAIN="$1-$$"

@@ -9,16 +9,7 @@
 set -euo pipefail
 zcast=$1
 peer=$2
-export ZCAST_DOMAIN="tpshrink-$$"
-tmpd=$(mktemp -d)
-cleanup() {
-  for p in $(jobs -p); do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".*
-  rm -rf "$tmpd"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/rec_env.sh" tpshrink # ZCAST_DOMAIN, $tmpd, cleanup at exit, fail
 
 for comp in none zstd; do
   f="$tmpd/$comp.mcap"
