@@ -6,39 +6,22 @@
 set -euo pipefail
 zcast=$1
 peer=$2
-export ZCAST_DOMAIN="tcli-$$"
+. "$(dirname "$0")/zt_scene.sh"
+scene tcli
 # One tmux server per live view: a new server on the socket of one that is exiting fails with
 # "server exited unexpectedly".
 tmux_sock="zcast-cli-$$"
 tmux_sock2="zcast-cli2-$$"
-tmpd=$(mktemp -d)
 cleanup() {
   for s in "$tmux_sock" "$tmux_sock2"; do
     tmux -L "$s" kill-server 2>/dev/null || true
     rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"
   done
-  for p in $(jobs -p); do kill -CONT "$p" 2>/dev/null || true; kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".* /dev/shm/zcast.tcli2-$$.*
-  rm -rf "$tmpd"
+  scene_cleanup
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 json() { /usr/bin/python3 -m json.tool >/dev/null || fail "not valid JSON: $1"; }
 json_lines() { /usr/bin/python3 -m json.tool --json-lines >/dev/null || fail "not valid JSON lines: $1"; }
-# expect_rc CODE command...: runs it, keeps its stdout+stderr in $out, checks the exit status.
-expect_rc() {
-  local want=$1; shift
-  local got=0
-  out=$("$@" 2>&1) || got=$?
-  [ "$got" -eq "$want" ] || fail "$* exited $got, wanted $want: $out"
-}
-# wait_for DESCRIPTION command...: polls (10 s) until the command succeeds.
-wait_for() {
-  local what=$1; shift
-  for _ in $(seq 200); do "$@" >/dev/null 2>&1 && return 0; sleep 0.05; done
-  fail "timed out waiting for $what"
-}
 # Reads a field of `zcast info --json TOPIC`.
 info_field() {
   "$zcast" info --json "$1" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
@@ -103,8 +86,8 @@ t = json.load(sys.stdin)["topics"]
 assert t[0]["topic"] == "/cli/chatter" and t[0]["publishers"] == 1 and t[0]["no_publisher"] is False, t
 assert t[0]["rate_hz"] is None, t' || fail "list --json fields"
 # -d before the command, after it, and as --domain=; options after the subcommand.
-other=$("$zcast" -d "tcli2-$$" list -w 0)
-grep -q chatter <<<"$other" && fail "another domain shows our topic"
+listed=$("$zcast" -d "$other" list -w 0)
+grep -q chatter <<<"$listed" && fail "another domain shows our topic"
 env -u ZCAST_DOMAIN "$zcast" list -w 0 -d "$ZCAST_DOMAIN" | grep -q '^/cli/chatter' || fail "list -d after the command"
 env -u ZCAST_DOMAIN "$zcast" list --domain="$ZCAST_DOMAIN" -w 0 | grep -q '^/cli/chatter' || fail "--domain="
 env -u ZCAST_DOMAIN "$zcast" -d "$ZCAST_DOMAIN" info /cli/chatter >/dev/null || fail "-d before the command"

@@ -5,8 +5,9 @@
 # Usage: bag_info_test.sh ZCAST FOREIGN_BAG LATE_PUB OUT_DIR
 set -euo pipefail
 zcast=$1 foreign=$2 late=$3 out=$4
-. "$(dirname "$0")/rec_lib.sh"
-rec_setup trbaginfo "$out"
+. "$(dirname "$0")/../zt_scene.sh"
+scene trbaginfo
+fresh_dir "$out"
 py=/usr/bin/python3
 
 "$foreign" jazzy "$out/jazzy.mcap" || fail "foreign_bag"

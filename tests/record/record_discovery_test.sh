@@ -9,16 +9,9 @@
 # Usage: record_discovery_test.sh ZCAST LATE_PUB BAG_DUMP OUT_DIR
 set -euo pipefail
 zcast=$1 late=$2 dump=$3 out=$4
-export ZCAST_DOMAIN="trdisc-$$"
-cleanup() {
-  for p in $(jobs -p); do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".*
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-rm -rf "$out"
-mkdir -p "$out"
+. "$(dirname "$0")/../zt_scene.sh"
+scene trdisc
+fresh_dir "$out"
 
 # 1. a late topic, recorded from its first message
 "$zcast" record -q --lossless -o "$out/late" '/late/*' &

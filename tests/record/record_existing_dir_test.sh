@@ -4,7 +4,9 @@
 # second run used to overwrite its first pieces and leave the rest, two runs in one recording. An
 # existing empty directory is fine; a file is not a directory.
 # Usage: record_existing_dir_test.sh ZCAST
-. "$(dirname "$0")/cli_lib.sh"
+zcast=$1
+. "$(dirname "$0")/../zt_scene.sh"
+scene trcli
 sums() { (cd "$1" && find . -type f | sort | xargs sha256sum); }
 
 # a publisher with history: a recorder records it from its history on

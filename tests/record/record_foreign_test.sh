@@ -10,8 +10,9 @@
 # Usage: record_foreign_test.sh ZCAST FOREIGN_BAG OUT_DIR
 set -euo pipefail
 zcast=$1 foreign=$2 out=$3
-. "$(dirname "$0")/rec_lib.sh"
-rec_setup trforeign "$out"
+. "$(dirname "$0")/../zt_scene.sh"
+scene trforeign
+fresh_dir "$out"
 
 # play FILE: plays it in a loop (slowly: 100 ms between messages) until the topics are there.
 play() {

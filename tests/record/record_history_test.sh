@@ -7,8 +7,9 @@
 # Usage: record_history_test.sh ZCAST LATE_PUB BAG_DUMP OUT_DIR
 set -euo pipefail
 zcast=$1 late=$2 dump=$3 out=$4
-. "$(dirname "$0")/rec_lib.sh"
-rec_setup trhist "$out"
+. "$(dirname "$0")/../zt_scene.sh"
+scene trhist
+fresh_dir "$out"
 
 mkfifo "$out/ready"
 "$late" /hist/topic 40 hold >"$out/ready" &

@@ -4,7 +4,9 @@
 # exits 0; it used to die of it (exit 129) and leave its last piece without a summary. Under nohup
 # (SIGHUP ignored when it starts) the recorder goes on recording.
 # Usage: record_hup_test.sh ZCAST
-. "$(dirname "$0")/cli_lib.sh"
+zcast=$1
+. "$(dirname "$0")/../zt_scene.sh"
+scene trcli
 "$zcast" pub /hup/t hello --rate 50 --history 20 >/dev/null &
 
 # listed DOMAIN REGEX: a line of `zcast list` in DOMAIN matches

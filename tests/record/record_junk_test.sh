@@ -7,8 +7,9 @@
 # Usage: record_junk_test.sh ZCAST OUT_DIR
 set -euo pipefail
 zcast=$1 out=$2
-. "$(dirname "$0")/rec_lib.sh"
-rec_setup trjunk "$out"
+. "$(dirname "$0")/../zt_scene.sh"
+scene trjunk
+fresh_dir "$out"
 command -v strace >/dev/null || { echo "SKIP: no strace"; exit 77; }
 
 printf 'not a topic' >/dev/shm/zcast."$ZCAST_DOMAIN".junk

@@ -5,7 +5,8 @@
 # the recorder goes on into it: every message published is in the piece at the end.
 # Usage: record_lock_test.sh ZCAST
 zcast=$1
-. "$(dirname "$0")/rec_scene.sh" tlock
+. "$(dirname "$0")/../zt_scene.sh"
+scene tlock
 n=350
 head -c 200 /dev/urandom >"$tmpd/payload"
 out="$tmpd/lock"

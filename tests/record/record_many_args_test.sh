@@ -3,7 +3,9 @@
 # first and the last match, zcast bag reindex rewrites 6 files (the parser took at most 4: record
 # took 4 patterns, bag reindex 3 files). A command of a fixed count still refuses one more.
 # Usage: record_many_args_test.sh ZCAST
-. "$(dirname "$0")/cli_lib.sh"
+zcast=$1
+. "$(dirname "$0")/../zt_scene.sh"
+scene trcli
 "$zcast" pub /many/a hello --rate 50 --history 20 >/dev/null &
 "$zcast" pub /many/j hello --rate 50 --history 20 >/dev/null &
 

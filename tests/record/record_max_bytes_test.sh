@@ -7,7 +7,8 @@ set -euo pipefail
 zcast=$1
 check=$2
 pub=$3
-. "$(dirname "$0")/rec_env.sh" tmaxb
+. "$(dirname "$0")/../zt_scene.sh"
+scene tmaxb
 n=1000 limit=30000 out="$tmpd/rec"
 
 # A short queue: the recorder looks at the size between a few messages, not a deep queue's worth.

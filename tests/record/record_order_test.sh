@@ -10,7 +10,8 @@ set -euo pipefail
 zcast=$1
 check=$2
 pub=$3
-. "$(dirname "$0")/rec_env.sh" torder
+. "$(dirname "$0")/../zt_scene.sh"
+scene torder
 n=1000
 
 # run NAME MODE PAUSE_US MIN_PIECES RECORD_ARGS...: $n messages a topic, PAUSE_US between rounds

@@ -4,7 +4,9 @@
 # run1/run1_0.mcap (it failed: "run1//run1/_0.mcap: cannot create"), `-o .` in a directory `here`
 # gives here_0.mcap (not a hidden ._0.mcap), and a symbolic link the name of what it points to.
 # Usage: record_outdir_test.sh ZCAST
-. "$(dirname "$0")/cli_lib.sh"
+zcast=$1
+. "$(dirname "$0")/../zt_scene.sh"
+scene trcli
 "$zcast" pub /od/t hello --rate 50 --history 20 >/dev/null &
 
 # record_into WORKDIR DIR_ARG: records /od/t with -o DIR_ARG from WORKDIR

@@ -4,7 +4,9 @@
 # exits 0, as ros2 bag play does; with --loop it exits 1 (it used to loop over nothing, a core at
 # 100 %, until killed).
 # Usage: record_play_nothing_test.sh ZCAST
-. "$(dirname "$0")/cli_lib.sh"
+zcast=$1
+. "$(dirname "$0")/../zt_scene.sh"
+scene trcli
 "$zcast" pub /pn/t hello --rate 50 --history 20 >/dev/null &
 "$zcast" record -q -o "$tmpd/rec" --duration 0.5 /pn/t
 [ "$(bag_count "$tmpd/rec")" -gt 0 ] || fail "no recording: $("$zcast" bag info "$tmpd/rec")"

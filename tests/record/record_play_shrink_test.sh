@@ -9,7 +9,8 @@
 set -euo pipefail
 zcast=$1
 peer=$2
-. "$(dirname "$0")/rec_env.sh" tpshrink # ZCAST_DOMAIN, $tmpd, cleanup at exit, fail
+. "$(dirname "$0")/../zt_scene.sh"
+scene tpshrink
 
 for comp in none zstd; do
   f="$tmpd/$comp.mcap"

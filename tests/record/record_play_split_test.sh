@@ -10,18 +10,8 @@
 set -euo pipefail
 zcast=$1
 check=$2
-export ZCAST_DOMAIN="tpsplit-$$"
-other="tpsplit2-$$"
-tmpd=$(mktemp -d)
-cleanup() {
-  for p in $(jobs -p); do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".* /dev/shm/zcast."$other".*
-  rm -rf "$tmpd"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pieces() { ls "$1"/*.mcap | sed 's/.*_\([0-9]*\)\.mcap$/\1 &/' | sort -n | cut -d' ' -f2; }
+. "$(dirname "$0")/../zt_scene.sh"
+scene tpsplit
 head -c 1000 /dev/urandom >"$tmpd/payload"
 n=1500
 

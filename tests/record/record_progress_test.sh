@@ -4,7 +4,9 @@
 # messages for sure: the recorder (queue 1, DROP_OLD) is stopped (SIGSTOP) while 5 messages are
 # published on each.
 # Usage: record_progress_test.sh ZCAST
-. "$(dirname "$0")/cli_lib.sh"
+zcast=$1
+. "$(dirname "$0")/../zt_scene.sh"
+scene trcli
 topics=(/pg/t0 /pg/t1 /pg/t2 /pg/t3 /pg/t4 /pg/t5)
 for t in "${topics[@]}"; do "$zcast" pub "$t" hello --rate 1 >/dev/null & done
 "$zcast" record -o "$tmpd/rec" --queue 1 '/pg/*' 2>"$tmpd/progress" &

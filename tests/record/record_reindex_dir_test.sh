@@ -9,8 +9,8 @@
 # Usage: record_reindex_dir_test.sh ZCAST BAG_DUMP
 zcast=$1
 dump=$2
-. "$(dirname "$0")/rec_scene.sh" trdir
-pieces() { ls "$1"/*.mcap | sed 's/.*_\([0-9]*\)\.mcap$/\1 &/' | sort -n | cut -d' ' -f2; }
+. "$(dirname "$0")/../zt_scene.sh"
+scene trdir
 head -c 300 /dev/urandom >"$tmpd/payload"
 out="$tmpd/rdir"
 "$zcast" record -q --lossless -o "$out" --chunk-size 4096 --max-bytes 60000 \
@@ -72,7 +72,6 @@ cp "$yaml" "$tmpd/yaml1"
 "$zcast" bag reindex "$out" | grep -q ' 0 of [0-9]* pieces reindexed' || fail "a second reindex rewrote pieces"
 cmp -s "$yaml" "$tmpd/yaml1" || fail "a second reindex wrote another metadata.yaml"
 # The player agrees: the repaired recording played into another domain and recorded there.
-other="$ZCAST_DOMAIN-p"
 ZCAST_DOMAIN=$other "$zcast" record -q --lossless -o "$tmpd/replayed" &
 rec2=$!
 ZCAST_DOMAIN=$other "$zcast" play -q "$out" --wait-for-subscribers 1 --rate 4 || fail "play failed"

@@ -8,17 +8,8 @@
 set -euo pipefail
 zcast=$1
 check=$2
-export ZCAST_DOMAIN="tsplit-$$"
-tmpd=$(mktemp -d)
-cleanup() {
-  for p in $(jobs -p); do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".*
-  rm -rf "$tmpd"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pieces() { ls "$1"/*.mcap | sed 's/.*_\([0-9]*\)\.mcap$/\1 &/' | sort -n | cut -d' ' -f2; }
+. "$(dirname "$0")/../zt_scene.sh"
+scene tsplit
 head -c 1000 /dev/urandom >"$tmpd/payload" # incompressible: pieces split by size even with zstd
 n=3000
 

@@ -14,39 +14,17 @@ set -euo pipefail
 zcast=$1
 peer=$2
 dump=$3
-out=$4
-export ZCAST_DOMAIN="trec-$$"
-other="trec2-$$"
-rm -rf "$out"
-mkdir -p "$out"
-tmpd=$(mktemp -d)
-cleanup() {
-  for p in $(jobs -p); do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".* /dev/shm/zcast."$other".*
-  rm -rf "$tmpd"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_rc() {
-  local want=$1; shift
-  local got=0
-  out_text=$("$@" 2>&1) || got=$?
-  [ "$got" -eq "$want" ] || fail "$* exited $got, wanted $want: $out_text"
-}
-wait_for() {
-  local what=$1; shift
-  for _ in $(seq 600); do "$@" >/dev/null 2>&1 && return 0; sleep 0.05; done
-  fail "timed out waiting for $what"
-}
-pieces() { ls "$1"/*.mcap | sort -t_ -k2 -n | sed 's/.*_\([0-9]*\)\.mcap$/\1 &/' | sort -n | cut -d' ' -f2; }
+keep=$4 # (not $out: expect_rc sets that)
+. "$(dirname "$0")/../zt_scene.sh"
+scene trec
+fresh_dir "$keep"
 per_topic() { "$dump" $(pieces "$1") | sort -s -t"$(printf '\t')" -k1,1; }
 bigger_than() { [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt "$2" ]; }
 count_of() { grep -o "Topic: $2 |.*| Count: [0-9]*" <<<"$1" | grep -o '[0-9]*$'; }
 dropped_of() { grep -o "Topic: $2 |.*| Dropped: [0-9]*" <<<"$1" | grep -o '[0-9]*$'; }
 
 for c in record play bag; do
-  expect_rc 0 "$zcast" "$c" --help; grep -q "^usage: zcast $c" <<<"$out_text" || fail "$c --help"
+  expect_rc 0 "$zcast" "$c" --help; grep -q "^usage: zcast $c" <<<"$out" || fail "$c --help"
 done
 # zcast(1) documents the commands and every long option (as tests/cli_test.sh checks the others).
 man=$(dirname "$0")/../../docs/man/zcast.1
@@ -61,38 +39,38 @@ expect_rc 2 "$zcast" bag frobnicate x
 
 # ---- 1. record -> play -> record ----
 rounds=600
-"$zcast" record -q -o "$out/first" --lossless --max-bytes 300000 --chunk-size 65536 --compression none &
+"$zcast" record -q -o "$keep/first" --lossless --max-bytes 300000 --chunk-size 65536 --compression none &
 rec=$!
 "$peer" $rounds 1 >"$tmpd/peer1"
 kill -INT $rec; wait $rec || fail "recorder exited $?"
-n_first=$(ls "$out"/first/*.mcap | wc -l)
+n_first=$(ls "$keep"/first/*.mcap | wc -l)
 [ "$n_first" -ge 3 ] || fail "expected split files, got $n_first"
-grep -q 'relative_file_paths' "$out/first/metadata.yaml" || fail "no index of the pieces"
-info=$("$zcast" bag info "$out/first")
+grep -q 'relative_file_paths' "$keep/first/metadata.yaml" || fail "no index of the pieces"
+info=$("$zcast" bag info "$keep/first")
 [ "$(count_of "$info" /rec/raw)" = $rounds ] || fail "raw count: $info"
 [ "$(count_of "$info" /rec/image)" = $rounds ] || fail "image count: $info"
 [ "$(count_of "$info" /rec/text)" = $((rounds / 3)) ] || fail "text count: $info"
 grep -q 'Topic: /rec/image | Type: sensor_msgs/msg/Image | .*Serialization Format: cdr' <<<"$info" || fail "image type: $info"
 grep -q 'Topic: /rec/raw | Type: (untyped) | .*Serialization Format: zcast.raw' <<<"$info" || fail "raw type: $info"
 
-ZCAST_DOMAIN=$other "$zcast" record -q -o "$out/second" --lossless --max-bytes 20000 --chunk-size 16384 --compression lz4 &
+ZCAST_DOMAIN=$other "$zcast" record -q -o "$keep/second" --lossless --max-bytes 20000 --chunk-size 16384 --compression lz4 &
 rec2=$!
-ZCAST_DOMAIN=$other "$zcast" play -q "$out/first" --wait-for-subscribers 1 --rate 4
+ZCAST_DOMAIN=$other "$zcast" play -q "$keep/first" --wait-for-subscribers 1 --rate 4
 # The String topic had history: its replay keeps the last 8 for late joiners.
 "$zcast" -d "$other" info /rec/text >"$tmpd/text_info"
 grep -Eq 'history +8/' "$tmpd/text_info" || grep -Eq 'history.*8' "$tmpd/text_info" || fail "replayed /rec/text keeps no history: $(cat "$tmpd/text_info")"
 kill -INT $rec2; wait $rec2 || fail "second recorder exited $?"
-per_topic "$out/first" >"$tmpd/first.txt"
-per_topic "$out/second" >"$tmpd/second.txt"
+per_topic "$keep/first" >"$tmpd/first.txt"
+per_topic "$keep/second" >"$tmpd/second.txt"
 [ "$(wc -l <"$tmpd/first.txt")" -eq $((2 * rounds + rounds / 3)) ] || fail "first dump: $(wc -l <"$tmpd/first.txt") lines"
 cmp -s "$tmpd/first.txt" "$tmpd/second.txt" || fail "replayed recording differs: $(diff "$tmpd/first.txt" "$tmpd/second.txt" | head -5)"
 
 # --topics, --remap, --start-offset
-ZCAST_DOMAIN=$other "$zcast" record -q -o "$out/remapped" --lossless '/copy/*' &
+ZCAST_DOMAIN=$other "$zcast" record -q -o "$keep/remapped" --lossless '/copy/*' &
 rec3=$!
-ZCAST_DOMAIN=$other "$zcast" play -q "$out/first" --topics /rec/raw --remap /rec/raw:=/copy/raw --wait-for-subscribers 1 --rate 4
+ZCAST_DOMAIN=$other "$zcast" play -q "$keep/first" --topics /rec/raw --remap /rec/raw:=/copy/raw --wait-for-subscribers 1 --rate 4
 kill -INT $rec3; wait $rec3
-info=$("$zcast" bag info "$out/remapped")
+info=$("$zcast" bag info "$keep/remapped")
 [ "$(count_of "$info" /copy/raw)" = $rounds ] || fail "remapped: $info"
 grep -q '/rec/' <<<"$info" && fail "--topics let other topics through: $info"
 
@@ -143,7 +121,7 @@ sleep 1.2
 kill -9 $rec; wait $rec 2>/dev/null || true
 kill $pub; wait $pub 2>/dev/null || true
 cut="$tmpd/killed/killed_0.mcap"
-cp "$cut" "$out/killed-as-is.mcap"
+cp "$cut" "$keep/killed-as-is.mcap"
 info=$("$zcast" bag info "$cut") || fail "a killed recorder's file does not read: $info"
 grep -q 'Complete: *no' <<<"$info" || fail "no footer not reported: $info"
 "$dump" "$cut" >"$tmpd/asis.txt"
@@ -153,9 +131,9 @@ info=$("$zcast" bag info "$cut")
 grep -q 'Complete' <<<"$info" && fail "still incomplete after reindex: $info"
 "$dump" "$cut" >"$tmpd/reindexed.txt"
 cmp -s "$tmpd/asis.txt" "$tmpd/reindexed.txt" || fail "reindex changed the messages"
-cp "$cut" "$out/killed-reindexed.mcap"
+cp "$cut" "$keep/killed-reindexed.mcap"
 # As is, up to the end of its last complete chunk (what a reader without repair sees).
-/usr/bin/python3 - "$out/killed-as-is.mcap" "$out/killed-to-last-chunk.mcap" <<'PY'
+/usr/bin/python3 - "$keep/killed-as-is.mcap" "$keep/killed-to-last-chunk.mcap" <<'PY'
 import struct, sys
 data = open(sys.argv[1], 'rb').read()
 at, end = 8, 8
@@ -170,17 +148,17 @@ open(sys.argv[2], 'wb').write(data[:end])
 PY
 
 # ---- 4. bad input ----
-good=$(pieces "$out/first" | head -1)
+good=$(pieces "$keep/first" | head -1)
 head -c 30 "$good" >"$tmpd/short.mcap"
 expect_rc 1 "$zcast" bag info "$tmpd/short.mcap"
-grep -Eq "^zcast bag: $tmpd/short.mcap: [0-9]+: " <<<"$out_text" || fail "cut header: $out_text"
+grep -Eq "^zcast bag: $tmpd/short.mcap: [0-9]+: " <<<"$out" || fail "cut header: $out"
 cp "$good" "$tmpd/corrupt.mcap"
 printf '\xff\xff\xff\xff' | dd of="$tmpd/corrupt.mcap" bs=1 seek=300 conv=notrunc status=none
 expect_rc 1 "$zcast" bag info "$tmpd/corrupt.mcap"
-grep -Eq "^zcast bag: $tmpd/corrupt.mcap: [0-9]+: " <<<"$out_text" || fail "corrupt: $out_text"
+grep -Eq "^zcast bag: $tmpd/corrupt.mcap: [0-9]+: " <<<"$out" || fail "corrupt: $out"
 expect_rc 1 "$zcast" play "$tmpd/corrupt.mcap"
-grep -Eq "^zcast play: $tmpd/corrupt.mcap: [0-9]+: " <<<"$out_text" || fail "play corrupt: $out_text"
+grep -Eq "^zcast play: $tmpd/corrupt.mcap: [0-9]+: " <<<"$out" || fail "play corrupt: $out"
 echo 'just text' >"$tmpd/foreign.mcap"
 expect_rc 1 "$zcast" bag info "$tmpd/foreign.mcap"
-grep -q "^zcast bag: $tmpd/foreign.mcap: 0: not an MCAP file" <<<"$out_text" || fail "foreign: $out_text"
+grep -q "^zcast bag: $tmpd/foreign.mcap: 0: not an MCAP file" <<<"$out" || fail "foreign: $out"
 echo "record: round trip, splits, drops, kill -9 and reindex, bad input: ok"

@@ -8,17 +8,9 @@
 set -euo pipefail
 zcast=$1 pub=$2 libdir=$3 out=$4 mods=$5
 here=$(cd "$(dirname "$0")" && pwd)
-export ZCAST_DOMAIN="trtypes-$$"
-other="trtypes2-$$"
-cleanup() {
-  for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".* /dev/shm/zcast."$other".*
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-rm -rf "$out"
-mkdir -p "$out"
+. "$(dirname "$0")/../zt_scene.sh"
+scene trtypes
+fresh_dir "$out"
 
 "$pub" fixed &
 for _ in $(seq 200); do

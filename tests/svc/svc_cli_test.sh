@@ -7,23 +7,8 @@
 # Usage: svc_cli_test.sh ZCAST SERVER
 set -euo pipefail
 zcast=$1 server=$2
-export ZCAST_DOMAIN="tsvc-cli-$$"
-tmpd=$(mktemp -d)
-cleanup() {
-  for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".*
-  rm -rf "$tmpd"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# expect_rc CODE command...: runs it, keeps its stdout+stderr in $out, checks the exit status.
-expect_rc() {
-  local want=$1 rc=0
-  shift
-  out=$("$@" 2>&1) || rc=$?
-  [ "$rc" -eq "$want" ] || fail "$* exited $rc, want $want: $out"
-}
+. "$(dirname "$0")/../zt_scene.sh"
+scene tsvc-cli
 has() { grep -qF -- "$1" <<<"$out" || fail "no '$1' in: $out"; }
 # start_server NAME [setbool]: until `zcast service list` shows its server.
 start_server() {

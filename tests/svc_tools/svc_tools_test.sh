@@ -8,22 +8,8 @@
 # Usage: svc_tools_test.sh ZCAST PEER
 set -euo pipefail
 zcast=$1 peer=$2
-export ZCAST_DOMAIN="tsvc-tools-$$"
-tmpd=$(mktemp -d)
-cleanup() {
-  for p in $(jobs -p); do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -f /dev/shm/zcast."$ZCAST_DOMAIN".*
-  rm -rf "$tmpd"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_rc() {
-  local want=$1 rc=0
-  shift
-  out=$("$@" 2>&1) || rc=$?
-  [ "$rc" -eq "$want" ] || fail "$* exited $rc, want $want: $out"
-}
+. "$(dirname "$0")/../zt_scene.sh"
+scene tsvc-tools
 # start NAME ARGS...: a peer in the background, until it says ready; its pid in $pid.
 start() {
   local log=$tmpd/$1.out
