@@ -2,7 +2,7 @@
 # burst-publishing into one recorder (tests/record/record_order_test.sh: order_pub publishes,
 # order_check reads the pieces).
 set(ZT_RECORD ${CMAKE_CURRENT_SOURCE_DIR}/record)
-add_executable(order_check ${ZT_RECORD}/order_check.c)
+add_executable(order_check ${ZT_RECORD}/order_check.c ${ZT_RECORD}/pieces_check.c)
 target_link_libraries(order_check PRIVATE zcast_bag)
 target_compile_options(order_check PRIVATE ${ZCAST_WARNINGS})
 add_executable(order_pub ${ZT_RECORD}/order_pub.c)

@@ -13,18 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bag.h"
+#include "pieces_check.h"
 
 #define MAX_TOPICS 16
 
 struct topic {
 	char name[256];
-	uint64_t count, dropped;
-	int64_t first, last;
+	struct seq_run run;
+	uint64_t dropped;
 };
 
 static struct topic topics[MAX_TOPICS];
 static int ntopics;
+
+/* The message written just before (file order), and how often one was older than it. */
+static uint64_t messages, backwards, prev;
+static const char *prev_topic = "";
+static int64_t prev_seq;
 
 static struct topic *topic_of(const char *name)
 {
@@ -35,100 +40,70 @@ static struct topic *topic_of(const char *name)
 		return NULL;
 	struct topic *t = &topics[ntopics++];
 	snprintf(t->name, sizeof t->name, "%s", name);
-	t->first = t->last = -1;
+	t->run = (struct seq_run)SEQ_RUN_NONE;
 	return t;
 }
 
-static int fail(const char *what, const char *file)
+static int each(void *ctx, const char *file, const struct bag_reader *r, const struct bag_message *m)
 {
-	fprintf(stderr, "order_check: %s%s%s\n", file ? file : "", file ? ": " : "", what);
-	return 1;
+	(void)ctx;
+	struct topic *t = topic_of(bag_channel_get(r, m->channel)->topic);
+	if (!t)
+		return pieces_fail("order_check", "too many topics", file);
+	int64_t seq = m->sequence;
+	if (!seq_run_add(&t->run, seq)) {
+		fprintf(stderr, "order_check: %s: %s: sequence %" PRId64 " after %" PRId64 "\n", file,
+			t->name, seq, t->run.last);
+		return 1;
+	}
+	if (messages && m->log_time < prev && backwards++ < 5)
+		fprintf(stderr,
+			"order_check: %s: %s %" PRId64 " at %" PRIu64 " ns, %" PRIu64
+			" ns before the message written before it (%s %" PRId64 ")\n",
+			file, t->name, seq, m->log_time, prev - m->log_time, prev_topic, prev_seq);
+	prev = m->log_time;
+	prev_topic = t->name;
+	prev_seq = seq;
+	messages++;
+	return 0;
 }
 
 /* The drops of every topic, from the "zcast" metadata of the last piece. */
-static void read_drops(const struct bag_reader *r)
+static void last(void *ctx, const struct bag_reader *r)
 {
-	for (int j = 0; j < r->nmetadata; j++) {
-		if (strcmp(r->metadata[j].name, "zcast"))
-			continue;
-		for (int i = 0; i < ntopics; i++) {
-			char key[300];
-			snprintf(key, sizeof key, "dropped:%.255s", topics[i].name);
-			const char *v = bag_meta(r->metadata[j].meta, r->metadata[j].nmeta, key);
-			topics[i].dropped = v ? strtoull(v, NULL, 10) : 0;
-		}
-	}
+	(void)ctx;
+	for (int i = 0; i < ntopics; i++)
+		topics[i].dropped = pieces_dropped(r, topics[i].name);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 6)
-		return fail("usage: order_check lossless|drops N TOPICS MIN_PIECES FILE...", NULL);
+		return pieces_fail("order_check",
+				   "usage: order_check lossless|drops N TOPICS MIN_PIECES FILE...", NULL);
 	bool lossless = !strcmp(argv[1], "lossless");
-	uint64_t n = strtoull(argv[2], NULL, 10), messages = 0, backwards = 0, prev = 0;
+	uint64_t n = strtoull(argv[2], NULL, 10);
 	int want_topics = atoi(argv[3]), min_pieces = atoi(argv[4]);
-	const char *prev_topic = "";
-	int64_t prev_seq = 0;
-	for (int i = 5; i < argc; i++) {
-		struct bag_reader r;
-		if (bag_open(argv[i], &r) != 0)
-			return fail(r.err.text, NULL);
-		if (r.truncated)
-			return fail("no footer: the piece was not closed", argv[i]);
-		struct bag_message m;
-		uint64_t here = 0;
-		int k;
-		while ((k = bag_next(&r, &m)) > 0) {
-			struct topic *t = topic_of(bag_channel_get(&r, m.channel)->topic);
-			if (!t)
-				return fail("too many topics", argv[i]);
-			int64_t seq = m.sequence; /* low 32 bits: this test stays far below 2^32 */
-			if (seq <= t->last) {
-				fprintf(stderr,
-					"order_check: %s: %s: sequence %" PRId64 " after %" PRId64
-					"\n",
-					argv[i], t->name, seq, t->last);
-				return 1;
-			}
-			if (t->first < 0)
-				t->first = seq;
-			t->last = seq;
-			t->count++;
-			if (messages && m.log_time < prev && backwards++ < 5)
-				fprintf(
-				    stderr,
-				    "order_check: %s: %s %" PRId64 " at %" PRIu64 " ns, %" PRIu64
-				    " ns before the message written before it (%s %" PRId64 ")\n",
-				    argv[i], t->name, seq, m.log_time, prev - m.log_time,
-				    prev_topic, prev_seq);
-			prev = m.log_time;
-			prev_topic = t->name;
-			prev_seq = seq;
-			messages++;
-			here++;
-		}
-		if (k < 0)
-			return fail(r.err.text, NULL);
-		if (!here)
-			return fail("empty piece", argv[i]);
-		if (i == argc - 1)
-			read_drops(&r);
-		bag_close(&r);
-	}
+	int rc = pieces_read("order_check", argv + 5, argc - 5, each, last, NULL);
+	if (rc)
+		return rc;
 	printf("pieces %d messages %" PRIu64 " backwards %" PRIu64 "\n", argc - 5, messages,
 	       backwards);
 	if (argc - 5 < min_pieces)
-		return fail("fewer pieces than wanted", NULL);
+		return pieces_fail("order_check", "fewer pieces than wanted", NULL);
 	if (ntopics != want_topics)
-		return fail("not every topic was recorded", NULL);
+		return pieces_fail("order_check", "not every topic was recorded", NULL);
 	for (int i = 0; i < ntopics; i++) {
 		const struct topic *t = &topics[i];
-		if (lossless && (t->count != n || (uint64_t)(t->last - t->first + 1) != n))
-			return fail("lossless: not every message in exactly one piece", t->name);
-		if (!lossless && t->count + t->dropped != n)
-			return fail("recorded + dropped != published", t->name);
+		if (lossless && !seq_run_whole(&t->run, n))
+			return pieces_fail("order_check",
+					   "lossless: not every message in exactly one piece", t->name);
+		if (!lossless && t->run.count + t->dropped != n)
+			return pieces_fail("order_check", "recorded + dropped != published",
+					   t->name);
 	}
 	if (backwards)
-		return fail("messages in the file are not in publish-time order", NULL);
+		return pieces_fail("order_check",
+				   "messages in the file are not in publish-time order", NULL);
 	return 0;
 }

@@ -11,67 +11,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bag.h"
+#include "pieces_check.h"
 
-static int fail(const char *what, const char *file)
+struct split {
+	const char *topic;
+	struct seq_run run;
+	uint64_t dropped;
+};
+
+static int each(void *ctx, const char *file, const struct bag_reader *r, const struct bag_message *m)
 {
-	fprintf(stderr, "split_check: %s%s%s\n", file ? file : "", file ? ": " : "", what);
-	return 1;
+	(void)r;
+	struct split *s = ctx;
+	int64_t prev = s->run.last;
+	if (!seq_run_add(&s->run, m->sequence)) {
+		fprintf(stderr, "split_check: %s: sequence %" PRId64 " after %" PRId64 "\n", file,
+			(int64_t)m->sequence, prev);
+		return 1;
+	}
+	return 0;
+}
+
+static void last(void *ctx, const struct bag_reader *r)
+{
+	struct split *s = ctx;
+	s->dropped = pieces_dropped(r, s->topic);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 6)
-		return fail("usage: split_check lossless|drops N MIN_PIECES TOPIC FILE...", NULL);
+		return pieces_fail("split_check",
+				   "usage: split_check lossless|drops N MIN_PIECES TOPIC FILE...", NULL);
 	bool lossless = !strcmp(argv[1], "lossless");
-	uint64_t n = strtoull(argv[2], NULL, 10), dropped = 0, count = 0;
+	uint64_t n = strtoull(argv[2], NULL, 10);
 	int min_pieces = atoi(argv[3]);
-	const char *topic = argv[4];
-	char key[300];
-	snprintf(key, sizeof key, "dropped:%s", topic);
-	int64_t first = -1, last = -1;
-	for (int i = 5; i < argc; i++) {
-		struct bag_reader r;
-		if (bag_open(argv[i], &r) != 0)
-			return fail(r.err.text, NULL);
-		if (r.truncated)
-			return fail("no footer: the piece was not closed", argv[i]);
-		struct bag_message m;
-		uint64_t here = 0;
-		int k;
-		while ((k = bag_next(&r, &m)) > 0) {
-			/* the low 32 bits of the zcast sequence: this test stays far below 2^32 */
-			int64_t seq = m.sequence;
-			if (seq <= last) {
-				fprintf(stderr,
-					"split_check: %s: sequence %" PRId64 " after %" PRId64 "\n",
-					argv[i], seq, last);
-				return 1;
-			}
-			if (first < 0)
-				first = seq;
-			last = seq;
-			here++;
-		}
-		if (k < 0)
-			return fail(r.err.text, NULL);
-		if (!here)
-			return fail("empty piece", argv[i]);
-		count += here;
-		for (int j = 0; i == argc - 1 && j < r.nmetadata; j++)
-			if (!strcmp(r.metadata[j].name, "zcast") &&
-			    bag_meta(r.metadata[j].meta, r.metadata[j].nmeta, key))
-				dropped =
-				    strtoull(bag_meta(r.metadata[j].meta, r.metadata[j].nmeta, key),
-					     NULL, 10);
-		bag_close(&r);
-	}
-	printf("pieces %d messages %" PRIu64 " dropped %" PRIu64 "\n", argc - 5, count, dropped);
+	struct split s = {.topic = argv[4], .run = SEQ_RUN_NONE};
+	int rc = pieces_read("split_check", argv + 5, argc - 5, each, last, &s);
+	if (rc)
+		return rc;
+	printf("pieces %d messages %" PRIu64 " dropped %" PRIu64 "\n", argc - 5, s.run.count,
+	       s.dropped);
 	if (argc - 5 < min_pieces)
-		return fail("fewer pieces than wanted", NULL);
-	if (lossless && (count != n || (uint64_t)(last - first + 1) != n))
-		return fail("lossless: not every message in exactly one piece", NULL);
-	if (!lossless && count + dropped != n)
-		return fail("recorded + dropped != published", NULL);
+		return pieces_fail("split_check", "fewer pieces than wanted", NULL);
+	if (lossless && !seq_run_whole(&s.run, n))
+		return pieces_fail("split_check", "lossless: not every message in exactly one piece",
+				   NULL);
+	if (!lossless && s.run.count + s.dropped != n)
+		return pieces_fail("split_check", "recorded + dropped != published", NULL);
 	return 0;
 }
