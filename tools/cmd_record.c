@@ -33,7 +33,9 @@ struct rec_sub {
 
 struct recorder {
 	const struct cli *c;
-	const char *domain, *dir;
+	const char *domain;
+	/* -o as written, no trailing '/'; room left in a rec_piece path for '/' and a piece's name */
+	char dir[sizeof((struct rec_piece *)0)->path - sizeof((struct rec_piece *)0)->name - 1];
 	char base[200];
 	bool lossless, quiet;
 	uint32_t depth;
@@ -483,7 +485,9 @@ static int setup(struct recorder *R, struct cli *c)
 	struct tm tm;
 	localtime_r(&t, &tm);
 	strftime(dflt, sizeof dflt, "zcast_bag_%Y_%m_%d-%H_%M_%S", &tm);
-	R->dir = cli_str(c, "output", dflt);
+	const char *out = cli_str(c, "output", dflt);
+	if (rec_outdir_name(out, R->dir, sizeof R->dir) != 0)
+		return cli_usage_error(c, "--output: '%.100s...' is too long", out);
 	R->lossless = cli_flag(c, "lossless");
 	R->quiet = cli_flag(c, "quiet");
 	R->depth = (uint32_t)cli_long(c, "queue", 256, 1, 1 << 20);

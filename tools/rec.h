@@ -95,6 +95,9 @@ int rec_split_stop(struct rec_split *s);
  * recording) is refused. base (n bytes) gets the name of its pieces: the last component of its
  * real path. 0, or -1 (message printed). */
 int rec_outdir_make(const char *dir, char *base, size_t n);
+/* dir as written without its trailing slashes ("run1//": "run1"; "/" stays) into name (n bytes):
+ * what the recording's paths are joined to with one '/'. 0, or -1 when it does not fit. */
+int rec_outdir_name(const char *dir, char *name, size_t n);
 /* ---- rec_heads.c: messages taken and not yet written, oldest first ---- */
 struct rec_head {
 	int64_t key;	/* publish time (lowered by rec_heads_clamp) */

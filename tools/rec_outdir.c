@@ -71,6 +71,18 @@ static int make(const char *dir)
 	return empty == 1 ? 0 : -1;
 }
 
+int rec_outdir_name(const char *dir, char *name, size_t n)
+{
+	size_t len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= n)
+		return -1;
+	memcpy(name, dir, len);
+	name[len] = 0;
+	return 0;
+}
+
 int rec_outdir_make(const char *dir, char *base, size_t n)
 {
 	return make(dir) == 0 ? base_name(dir, base, n) : -1;
