@@ -3,3 +3,12 @@
 set(ZT_RECORD ${CMAKE_CURRENT_SOURCE_DIR}/record)
 add_test(NAME record_into COMMAND ${ZT_RECORD}/record_into_test.sh $<TARGET_FILE:zcast_cli>)
 set_tests_properties(record_into PROPERTIES TIMEOUT 60)
+# zcast.Bag(topics=...) takes the CLI's patterns (tests/python/bag_topics.py; ZT_PY_ENV is
+# tests/python.cmake's).
+if(TARGET zcast_python)
+  add_test(NAME python_bag_topics COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider
+    ${CMAKE_CURRENT_SOURCE_DIR}/python/bag_topics.py)
+  set_tests_properties(python_bag_topics PROPERTIES TIMEOUT 300 LABELS python
+    ENVIRONMENT "${ZT_PY_ENV};ZT_ZCAST=$<TARGET_FILE:zcast_cli>"
+    REQUIRED_FILES $<TARGET_FILE:zcast_python>)
+endif()

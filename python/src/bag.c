@@ -6,6 +6,8 @@
  * the system (no such file, a read error) raises the OSError of its errno, bad content (also a
  * file cut shorter while it is read) zcast.Corrupt. zcast.Bag (python/zcast/bag.py) walks the
  * files of a recording with it. */
+#include <fnmatch.h>
+
 #include "bag.h"
 #include "pyzcast.h"
 
@@ -246,7 +248,21 @@ static PyObject *bag_iternext(PzBag *b)
 			     (unsigned long long)m.log_time, (unsigned long long)m.publish_time, msg);
 }
 
+/* The match of zcast record's TOPIC_PATTERNs and zcast play --topics (POSIX fnmatch, no flags):
+ * Python's fnmatch differs ([^a] is not a negation there, '\\' no escape). */
+static PyObject *bag_topic_matches(PyObject *unused, PyObject *args)
+{
+	(void)unused;
+	const char *pattern, *topic;
+	if (!PyArg_ParseTuple(args, "ss", &pattern, &topic))
+		return NULL;
+	return PyBool_FromLong(fnmatch(pattern, topic, 0) == 0);
+}
+
 static PyMethodDef bag_methods[] = {
+    {"topic_matches", (PyCFunction)bag_topic_matches, METH_VARARGS | METH_STATIC,
+     "topic_matches(pattern, topic): True when the shell glob matches the topic as zcast record "
+     "and zcast play --topics match it."},
     {"set_type", (PyCFunction)bag_set_type, METH_VARARGS,
      "set_type(channel_id, MsgType): that channel's messages come typed (validated CDR)."},
     {"rewind", (PyCFunction)bag_rewind_m, METH_NOARGS, "Starts the messages over."},

@@ -70,16 +70,32 @@ def _channel_type(ch):
     return t if not want or want == t.hash else None
 
 
+def _patterns(topics):
+    """topics as `zcast play --topics` takes them: names or shell globs, in a list or one
+    comma-separated string (None: every topic)."""
+    if topics is None:
+        return None
+    pats = topics.split(",") if isinstance(topics, str) else [str(p) for p in topics]
+    if "" in pats:
+        raise ValueError("topics: %r names no topic (want NAME_OR_GLOB[,...])" % (topics,))
+    return pats
+
+
 class Bag:
     """Bag(path, topics=None): iterate a recording's messages in file order, piece after piece.
 
-    path: a `zcast record` directory or one .mcap file. topics: names to keep (None: all).
-    Iterating yields BagMessage; `topics()` summarizes what the recording holds."""
+    path: a `zcast record` directory or one .mcap file. topics: the topics to keep (None: all),
+    names or shell globs matched as `zcast play --topics` matches them, in a list or one
+    comma-separated string. Iterating yields BagMessage; `topics()` summarizes what the recording
+    holds."""
 
     def __init__(self, path, topics=None):
         self.path = path
         self.files = pieces(path)
-        self._want = set(topics) if topics is not None else None
+        self._want = _patterns(topics)
+
+    def _wanted(self, topic):
+        return self._want is None or any(BagFile.topic_matches(p, topic) for p in self._want)
 
     def __enter__(self):
         return self
@@ -106,15 +122,15 @@ class Bag:
             with BagFile(path) as f:
                 chans = {}
                 for ch in f.channels:
-                    wanted = self._want is None or ch["topic"] in self._want
+                    wanted = self._wanted(ch["topic"])
                     t = _channel_type(ch) if wanted else None
                     if t is not None:
                         f.set_type(ch["id"], t)
-                    chans[ch["id"]] = (ch["topic"], t.name if t else (
+                    chans[ch["id"]] = (wanted, ch["topic"], t.name if t else (
                         ch["metadata"].get("zcast.type_name") or ch["schema_name"] or ""),
                         ch["message_encoding"])
                 for cid, seq, log_t, pub_t, msg in f:
-                    topic, type_name, enc = chans[cid]
-                    if self._want is not None and topic not in self._want:
+                    wanted, topic, type_name, enc = chans[cid]
+                    if not wanted:
                         continue
                     yield BagMessage(topic, msg, log_t, pub_t, seq, type_name, enc)
