@@ -12,3 +12,8 @@ if(TARGET zcast_python)
     ENVIRONMENT "${ZT_PY_ENV};ZT_ZCAST=$<TARGET_FILE:zcast_cli>"
     REQUIRED_FILES $<TARGET_FILE:zcast_python>)
 endif()
+# --lossless: a refused publish, retried and recorded, is not counted dropped
+# (tests/record/record_lossless_drops_test.sh).
+add_test(NAME record_lossless_drops COMMAND ${ZT_RECORD}/record_lossless_drops_test.sh
+  $<TARGET_FILE:zcast_cli>)
+set_tests_properties(record_lossless_drops PROPERTIES TIMEOUT 120)

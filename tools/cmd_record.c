@@ -115,12 +115,15 @@ static void topic_counts(struct recorder *R, struct rec_topic_count **out)
 	*out = t;
 }
 
+/* What each topic lost: DROP_OLD's drops and the stale. Not a --lossless queue's refusals: a
+ * refused publish reaches no one and takes no sequence number; its publisher is told (and
+ * zcast_publish_wait retries it). */
 static void update_drops(struct recorder *R)
 {
 	for (int i = 0; i < R->nsubs; i++) {
 		zcast_sub_stat st;
 		if (zcast_sub_stat_get(R->subs[i]->sub, &st) == 0)
-			R->subs[i]->dropped = st.dropped + st.rejected + R->subs[i]->stale;
+			R->subs[i]->dropped = st.dropped + R->subs[i]->stale;
 	}
 }
 
