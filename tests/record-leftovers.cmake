@@ -17,3 +17,10 @@ endif()
 add_test(NAME record_lossless_drops COMMAND ${ZT_RECORD}/record_lossless_drops_test.sh
   $<TARGET_FILE:zcast_cli>)
 set_tests_properties(record_lossless_drops PROPERTIES TIMEOUT 120)
+# bag_open passes over a long record it ignores, reading on only to check a Data End CRC
+# (tests/record/test_bag_skip.c).
+add_executable(test_bag_skip ${ZT_RECORD}/test_bag_skip.c)
+target_link_libraries(test_bag_skip PRIVATE zcast_bag)
+target_compile_options(test_bag_skip PRIVATE ${ZCAST_WARNINGS} -Wno-missing-prototypes)
+add_test(NAME record_bag_skip COMMAND test_bag_skip)
+set_tests_properties(record_bag_skip PROPERTIES TIMEOUT 120)

@@ -1,9 +1,11 @@
 /* The data section record by record: complete records of the file, chunks decompressed and CRC
  * checked, their records one by one; the end is Data End, or for a file whose writer died (no
  * footer) the last complete record. Bytes come from the file by pread (fileread.c): on the first
- * pass (bag_open) every record whole, so the data section CRC is taken over the bytes as read;
- * afterwards only what the walk of messages returns, a message of an uncompressed chunk without
- * its data (read once, to where its reader wants it: bag_message_read). */
+ * pass (bag_open) every record whole, so the data section CRC is taken over the bytes as read,
+ * but for a long record the reader ignores (one of another writer's kinds): it is passed over, and
+ * only a Data End that has a CRC makes the reader read on from there, block by block, to check
+ * it. Afterwards only what the walk of messages returns, a message of an uncompressed chunk
+ * without its data (read once, to where its reader wants it: bag_message_read). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,8 @@
 uint64_t bag_max_chunk = 1ull << 30;
 
 #define MESSAGE_FIELDS (2 + 4 + 8 + 8) /* channel, sequence, log and publish time */
+#define SKIP_LEN (64 * 1024) /* an ignored record this long is not read (see the top) */
+#define CRC_BLOCK 16384	     /* what the CRC's catch-up reads at a time */
 
 /* First pass: bytes read in file order go into the data section CRC (Data End checks it). */
 static void crc_feed(struct bag_reader *r, uint64_t at, const uint8_t *p, size_t n)
@@ -173,8 +177,34 @@ static int chunk_record(struct bag_reader *r, struct bag_rec *rec)
 	return 1;
 }
 
+/* Records whose content the first pass (bag_open's walk) does not look at: their bytes count
+ * only in the data section CRC. */
+static bool ignored(uint8_t op)
+{
+	return op != BAG_OP_HEADER && op != BAG_OP_FOOTER && op != BAG_OP_SCHEMA &&
+	       op != BAG_OP_CHANNEL && op != BAG_OP_MESSAGE && op != BAG_OP_MESSAGE_INDEX &&
+	       op != BAG_OP_ATTACHMENT && op != BAG_OP_METADATA && op != BAG_OP_DATA_END;
+}
+
+/* The data section CRC on from where crc_feed stopped (a record passed over) up to `end`, read a
+ * block at a time. False with r->err. */
+static bool crc_catch_up(struct bag_reader *r, uint64_t end, uint32_t *crc)
+{
+	uint8_t block[CRC_BLOCK];
+	uint32_t c = r->data_crc;
+	for (uint64_t at = r->crc_at; at < end;) {
+		size_t n = end - at < sizeof block ? (size_t)(end - at) : sizeof block;
+		if (!bag_read_at(r, at, block, n, "record"))
+			return false;
+		c = bag_crc32(c, block, n);
+		at += n;
+	}
+	*crc = c;
+	return true;
+}
+
 /* The end of the complete records: Data End, or (no footer) a cut-off record. crc: the CRC of the
- * bytes before it (first pass). */
+ * bytes before it as far as crc_feed got (first pass). */
 static int data_end(struct bag_reader *r, const struct bag_rec *rec, uint32_t crc_before)
 {
 	r->ended = true;
@@ -191,16 +221,22 @@ static int data_end(struct bag_reader *r, const struct bag_rec *rec, uint32_t cr
 	uint32_t crc = bag_get_u32(&c);
 	if (c.bad)
 		return bag_fail(r, rec, "%s", "data end record shorter than its CRC");
+	if (crc && r->crc_at < rec->offset && !crc_catch_up(r, rec->offset, &crc_before))
+		return -1;
 	if (crc && crc_before != crc)
 		return bag_fail(r, rec, "%s", "data section CRC mismatch (corrupted data)");
 	return 0;
 }
 
-/* The body of a top-level record other than a chunk: whole on the first pass; afterwards a
- * message's fields (its data left in the file), Data End's, and nothing of the records the walk
- * of messages passes over. */
+/* The body of a top-level record other than a chunk: whole on the first pass (but for a long
+ * ignored one: nothing); afterwards a message's fields (its data left in the file), Data End's,
+ * and nothing of the records the walk of messages passes over. */
 static int record_body(struct bag_reader *r, struct bag_rec *rec, uint64_t body_at, uint64_t len)
 {
+	if (r->first_pass && ignored(rec->op) && len >= SKIP_LEN) {
+		rec->body = (struct bag_cur){r->fields, 0, 0, false}; /* crc_feed stops here */
+		return 0;
+	}
 	if (!r->first_pass && rec->op == BAG_OP_MESSAGE) {
 		size_t n = len < MESSAGE_FIELDS ? (size_t)len : MESSAGE_FIELDS;
 		if (!bag_read_at(r, body_at, r->fields, n, "message record"))
