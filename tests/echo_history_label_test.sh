@@ -3,10 +3,8 @@
 # while its open is still running (held open by ZCAST_PAUSE_AT, test builds) are not history.
 set -euo pipefail
 zcast=$1
-export ZCAST_DOMAIN="tlabel-$$"
-cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.*; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/zt_scene.sh"
+scene tlabel
 publisher() { # topic, pub options: waits until it publishes
   "$zcast" pub "$@" &
   for _ in $(seq 200); do

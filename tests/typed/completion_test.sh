@@ -4,10 +4,9 @@
 # subcommands of interface and bag; and the installed copy is where bash-completion looks.
 set -euo pipefail
 zcast=$1 libdir=$2 script=$3
-export ZCAST_DOMAIN="tcomp-$$" ZCAST_TYPE_PATH=$libdir
-cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.* /dev/shm/zcast.tcomp2-$$.*; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../zt_scene.sh"
+scene tcomp
+export ZCAST_TYPE_PATH=$libdir
 # shellcheck source=/dev/null
 source "$script"
 # complete WORD...: the candidates for the last word, one per line
@@ -33,13 +32,13 @@ out=$(complete_words "$zcast" list --type std_msgs/msg/Str); has std_msgs/msg/St
 
 # live topics: of $ZCAST_DOMAIN, or of the domain given with -d
 "$zcast" pub /comp/alpha std_msgs/String '{data: a}' --rate 20 >/dev/null 2>&1 &
-ZCAST_DOMAIN=tcomp2-$$ "$zcast" pub /comp/beta std_msgs/String '{data: b}' --rate 20 >/dev/null 2>&1 &
+ZCAST_DOMAIN=$other "$zcast" pub /comp/beta std_msgs/String '{data: b}' --rate 20 >/dev/null 2>&1 &
 for _ in $(seq 100); do
-	"$zcast" list 2>/dev/null | grep -q /comp/alpha && ZCAST_DOMAIN=tcomp2-$$ "$zcast" list 2>/dev/null | grep -q /comp/beta && break
+	"$zcast" list 2>/dev/null | grep -q /comp/alpha && ZCAST_DOMAIN=$other "$zcast" list 2>/dev/null | grep -q /comp/beta && break
 	sleep 0.1
 done
 out=$(complete_words "$zcast" echo /comp/); [ "$out" = /comp/alpha ] || fail "echo /comp/: $out"
-out=$(complete_words "$zcast" -d tcomp2-$$ echo /comp/); [ "$out" = /comp/beta ] || fail "-d: $out"
+out=$(complete_words "$zcast" -d $other echo /comp/); [ "$out" = /comp/beta ] || fail "-d: $out"
 out=$(complete_words "$zcast" pub /comp/alpha std_msgs/msg/Str); has std_msgs/msg/String
-out=$(complete_words "$zcast" -d tcomp2-); has tcomp2-$$
+out=$(complete_words "$zcast" -d tcomp2-); has $other
 echo PASS

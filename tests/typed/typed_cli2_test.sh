@@ -4,16 +4,8 @@
 # `zcast list --type T`; bad values exit 2 naming the argument.
 set -euo pipefail
 zcast=$1 libdir=$2
-export ZCAST_DOMAIN="tcli2-$$"
-cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.*; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-# expect_rc CODE command...: runs it, keeps its stdout+stderr in $out, checks the exit status.
-expect_rc() {
-  local want=$1 rc=0; shift
-  out=$("$@" 2>&1) || rc=$?
-  [ "$rc" = "$want" ] || fail "$* exited $rc, not $want: $out"
-}
+. "$(dirname "$0")/../zt_scene.sh"
+scene tcli2
 
 # ---- interface list: shipped types always, library types only with their library on the path
 expect_rc 0 env ZCAST_TYPE_PATH= "$zcast" interface list

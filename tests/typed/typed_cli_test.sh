@@ -3,10 +3,8 @@
 # zcast ships, and the untyped pub refuses to write raw text into it unless forced.
 set -euo pipefail
 zcast=$1 pub=$2
-export ZCAST_DOMAIN="tclityped-$$"
-cleanup() { kill $(jobs -p) 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.*; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../zt_scene.sh"
+scene tclityped
 
 "$pub" &
 # The topic is listed as soon as its segment exists, and its type is set by the publisher's join a

@@ -6,10 +6,8 @@
 # gives a delay of about an hour), never a timing threshold of the machine.
 set -euo pipefail
 zcast=$1
-export ZCAST_DOMAIN="tdelay-$$"
-cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.*; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../zt_scene.sh"
+scene tdelay
 # delay_json TOPIC TYPE VALUES [FLAGS...]: one JSON report of zcast delay while TYPE is published
 delay_json() {
   local topic=$1 type=$2 values=$3; shift 3

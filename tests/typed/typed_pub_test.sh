@@ -4,10 +4,8 @@
 # and bad values (exit 2, "VALUES: member path: what").
 set -euo pipefail
 zcast=$1 libdir=$2
-export ZCAST_DOMAIN="tpub-$$"
-cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.*; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../zt_scene.sh"
+scene tpub
 
 # Publishes "$@" (--wait-matching 1: the echo started first is there) and prints what echo --json
 # received, one JSON object per line.

@@ -4,10 +4,8 @@
 # the topic's, naming both hashes (a library type and a shipped one).
 set -euo pipefail
 zcast=$1 pub=$2 libdir=$3
-export ZCAST_DOMAIN="ttypes-$$"
-cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -f /dev/shm/zcast.$ZCAST_DOMAIN.*; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../zt_scene.sh"
+scene ttypes
 
 # The topic's type is set by the publisher's join a moment after the segment exists: wait for it.
 start() {
