@@ -216,22 +216,31 @@ struct child_arg {
 	int retain;
 };
 
-/* Publishes 1..20 with depth 5, says so on the pipe, then waits to be killed. */
-static int publish_and_hang(void *arg)
+/* Opens a publisher with history depth 5 and publishes 1..20: 0, or a child's exit status. */
+static int publish_20(const struct child_arg *a, zcast_pub **p)
 {
-	struct child_arg *a = arg;
 	zcast_pub_opts o;
 	zcast_pub_opts_init(&o);
 	o.slot_size = 128;
 	o.slot_count = 8;
 	o.history_depth = 5;
 	o.topic.retain = a->retain;
-	zcast_pub *p;
-	if (zcast_pub_open(a->topic, &o, &p) != 0)
+	if (zcast_pub_open(a->topic, &o, p) != 0)
 		return 2;
 	for (uint64_t i = 1; i <= 20; i++)
-		if (pu_publish(p, i, 100) != 0)
+		if (pu_publish(*p, i, 100) != 0)
 			return 3;
+	return 0;
+}
+
+/* Publishes 1..20 with depth 5, says so on the pipe, then waits to be killed. */
+static int publish_and_hang(void *arg)
+{
+	struct child_arg *a = arg;
+	zcast_pub *p;
+	int rc = publish_20(a, &p);
+	if (rc)
+		return rc;
 	zcast_msg *loan; /* a loan in flight when it dies: cleanup returns it */
 	if (zcast_loan(p, 10, &loan) != 0)
 		return 4;
@@ -244,19 +253,10 @@ static int publish_and_hang(void *arg)
 /* Publishes 1..20 with depth 5 and exits normally. */
 static int publish_and_exit(void *arg)
 {
-	struct child_arg *a = arg;
-	zcast_pub_opts o;
-	zcast_pub_opts_init(&o);
-	o.slot_size = 128;
-	o.slot_count = 8;
-	o.history_depth = 5;
-	o.topic.retain = a->retain;
 	zcast_pub *p;
-	if (zcast_pub_open(a->topic, &o, &p) != 0)
-		return 2;
-	for (uint64_t i = 1; i <= 20; i++)
-		if (pu_publish(p, i, 100) != 0)
-			return 3;
+	int rc = publish_20(arg, &p);
+	if (rc)
+		return rc;
 	zcast_pub_close(p);
 	return 0;
 }

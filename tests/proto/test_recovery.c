@@ -34,6 +34,19 @@ static zcast_sub *open_sub(const char *topic, int policy, uint32_t depth, uint32
 	return s;
 }
 
+/* A late joiner of a dead publisher's topic (history 2 of 1..3) gets 2 then 3. */
+static void takes_history_2_3(zcast_sub *late)
+{
+	for (uint64_t want = 2; want <= 3; want++) {
+		zcast_msg *m;
+		uint64_t seq;
+		CHECK_EQ(zcast_take(late, &m), 0);
+		CHECK(zt_verify(zcast_msg_data(m), zcast_msg_size(m), &seq, NULL));
+		CHECK_EQ(seq, want);
+		zcast_msg_drop(m);
+	}
+}
+
 /* ---- a child that joins as subscriber, takes `hold` messages, forks a grandchild, and waits ----
  */
 struct holder_arg {
@@ -177,14 +190,7 @@ static void test_dead_publisher_loans_return_and_history_stays(void)
 	CHECK_EQ(zt_drain(s), 3);
 	/* History of the dead publisher stays valid for late joiners, oldest first. */
 	zcast_sub *late = open_sub("/dpub", ZCAST_POLICY_FULL, 8, 2);
-	for (uint64_t want = 2; want <= 3; want++) {
-		zcast_msg *m;
-		uint64_t seq;
-		CHECK_EQ(zcast_take(late, &m), 0);
-		CHECK(zt_verify(zcast_msg_data(m), zcast_msg_size(m), &seq, NULL));
-		CHECK_EQ(seq, want);
-		zcast_msg_drop(m);
-	}
+	takes_history_2_3(late);
 	CHECK_NO_LEAK("/dpub");
 	CHECK_EQ(zt_stat("/dpub").history_len, 2);
 	zcast_sub_close(late);
@@ -312,14 +318,7 @@ static void test_all_dead_topic_is_repaired_and_keeps_history(void)
 	CHECK_EQ(st.publishers, 0);
 	CHECK_EQ(st.subscribers, 1);
 	CHECK_EQ(st.last_sequence, 3);
-	for (uint64_t want = 2; want <= 3; want++) {
-		zcast_msg *m;
-		uint64_t seq;
-		CHECK_EQ(zcast_take(late, &m), 0);
-		CHECK(zt_verify(zcast_msg_data(m), zcast_msg_size(m), &seq, NULL));
-		CHECK_EQ(seq, want);
-		zcast_msg_drop(m);
-	}
+	takes_history_2_3(late);
 	CHECK_NO_LEAK("/stale");
 	zcast_sub_close(late);
 	CHECK_EQ(zt_shm_count(), 0);
