@@ -27,7 +27,8 @@ scene_cleanup() {
 # fresh_dir DIR: DIR empty (a directory the test leaves behind for others to read, e.g. OUT_DIR).
 fresh_dir() { rm -rf "$1"; mkdir -p "$1"; }
 
-# expect_rc CODE command...: runs it, its stdout+stderr into $out, fails unless it exits CODE.
+# expect_rc CODE command...: runs it, its stdout+stderr into $out, fails unless it exits CODE (a
+# script using it keeps its directories in other names than $out).
 expect_rc() {
   local want=$1 rc=0
   shift
