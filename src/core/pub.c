@@ -191,20 +191,21 @@ fail:
 	return r;
 }
 
-/* Leaves for real: once the handle is closed and the last loan is gone. */
+/* Leaves for real: once the handle is closed and the last loan is gone. However long a live
+ * holder keeps the lock: before, a leave whose lock timed out skipped this, and the record stayed
+ * until the process exited (test close_lock_held). */
 static void pub_leave(zcast_pub *p)
 {
 	struct zc_topic *t = &p->t;
-	if (zc_topic_lock(t) == 0) {
-		struct zc_pool_rec *pr = &t->pools[p->pool_index];
-		atomic_store(&pr->state, ZC_POOL_ORPHAN); /* history and holders keep it alive */
-		ZC_CRASH("leave:after-orphan");
-		atomic_store(&t->pubs[p->index].state, ZC_REC_FREE);
-		ZC_CRASH("leave:after-free");
-		zc_topic_graph_changed(t);
-		zc_reclaim_pool(t, p->pool_index, NULL); /* our own pool only: no probe of others */
-		zc_topic_unlock(t);
-	}
+	zc_topic_lock_no_timeout(t);
+	struct zc_pool_rec *pr = &t->pools[p->pool_index];
+	atomic_store(&pr->state, ZC_POOL_ORPHAN); /* history and holders keep it alive */
+	ZC_CRASH("leave:after-orphan");
+	atomic_store(&t->pubs[p->index].state, ZC_REC_FREE);
+	ZC_CRASH("leave:after-free");
+	zc_topic_graph_changed(t);
+	zc_reclaim_pool(t, p->pool_index, NULL); /* our own pool only: no probe of others */
+	zc_topic_unlock(t);
 	pub_free(p);
 }
 

@@ -182,29 +182,28 @@ static void drain_ring(zcast_sub *s)
 			zc_release_desc_bit(&s->t, d, ZC_SUB_BIT(s->index));
 }
 
+/* However long a live holder keeps the lock, as the close before it (pub.c, pub_leave). */
 static void sub_leave(zcast_sub *s)
 {
 	struct zc_topic *t = &s->t;
-	if (zc_topic_lock(t) == 0) {
-		/* Nothing is held any more and close emptied the queue (nothing is pushed to a DRAINING
-		 * record): our bits are gone, no pool needs a walk. A bit a release could not clear
-		 * (its pool unmappable) is a FREE record's from now on: the next reclaim's stale mask
-		 * clears it. */
-		drain_ring(s);
-		ZC_CRASH("leave:after-sweep");
-		zc_ring_reset(&s->ring);
-		atomic_store(&s->rec->sleepers, 0);
-		atomic_store(&s->rec->held, 0);
-		struct zc_sub_rec *r = s->rec;
-		uint32_t g = r->group;
-		if (g < t->max_groups && atomic_load(&t->groups[g].members) > 0)
-			atomic_fetch_sub(&t->groups[g].members, 1);
-		__atomic_store_n(&r->group, ZC_NO_SUB, __ATOMIC_RELAXED); /* room.c reads it unlocked */
-		atomic_store(&r->state, ZC_REC_FREE);
-		zc_topic_graph_changed(t);
-		zc_wake_space(t->hdr); /* freed slots and queue room: waiting publishers re-check */
-		zc_topic_unlock(t);
-	}
+	zc_topic_lock_no_timeout(t);
+	/* Nothing is held any more and close emptied the queue (nothing is pushed to a DRAINING
+	 * record): our bits are gone, no pool needs a walk. A bit a release could not clear (its
+	 * pool unmappable) is a FREE record's from now on: the next reclaim's stale mask clears it. */
+	drain_ring(s);
+	ZC_CRASH("leave:after-sweep");
+	zc_ring_reset(&s->ring);
+	atomic_store(&s->rec->sleepers, 0);
+	atomic_store(&s->rec->held, 0);
+	struct zc_sub_rec *r = s->rec;
+	uint32_t g = r->group;
+	if (g < t->max_groups && atomic_load(&t->groups[g].members) > 0)
+		atomic_fetch_sub(&t->groups[g].members, 1);
+	__atomic_store_n(&r->group, ZC_NO_SUB, __ATOMIC_RELAXED); /* room.c reads it unlocked */
+	atomic_store(&r->state, ZC_REC_FREE);
+	zc_topic_graph_changed(t);
+	zc_wake_space(t->hdr); /* freed slots and queue room: waiting publishers re-check */
+	zc_topic_unlock(t);
 	sub_free(s);
 }
 
@@ -226,16 +225,13 @@ static void retire_locked(zcast_sub *s)
 		zc_wake_all(t); /* the members that got our queue */
 }
 
-int zc_sub_retire(zcast_sub *s)
+void zc_sub_retire(zcast_sub *s)
 {
 	if (zc_inherited(&s->t))
-		return 0; /* a forked child's copy of its parent's handle: not ours to retire */
-	int r = zc_topic_lock(&s->t);
-	if (r)
-		return r;
+		return; /* a forked child's copy of its parent's handle: not ours to retire */
+	zc_topic_lock_no_timeout(&s->t);
 	retire_locked(s);
 	zc_topic_unlock(&s->t);
-	return 0;
 }
 
 int zcast_sub_close(zcast_sub *s)
@@ -251,15 +247,14 @@ int zcast_sub_close(zcast_sub *s)
 		sub_free(s);
 		return 0;
 	}
-	if (zc_topic_lock(t) == 0) {
-		/* No longer a target; queued messages are handed over or released now, held ones
-		 * when dropped. */
-		retire_locked(s);
-		ZC_CRASH("close:after-draining");
-		drain_ring(s);
-		zc_wake_space(t->hdr); /* a publisher waiting for our room waits no more */
-		zc_topic_unlock(t);
-	}
+	/* No longer a target; queued messages are handed over or released now, held ones when
+	 * dropped. However long a live holder keeps the lock (pub.c, pub_leave). */
+	zc_topic_lock_no_timeout(t);
+	retire_locked(s);
+	ZC_CRASH("close:after-draining");
+	drain_ring(s);
+	zc_wake_space(t->hdr); /* a publisher waiting for our room waits no more */
+	zc_topic_unlock(t);
 	zc_sub_unref(s);
 	return 0;
 }
