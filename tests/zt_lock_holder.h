@@ -1,6 +1,7 @@
 /* A live publisher that holds the topic lock as long as the test wants: forked, it opens a
  * publisher and publishes held under the lock (ZCAST_PAUSE_AT=lock:held:hold:<fd>, test builds),
- * as one descheduled on a loaded machine can. Released, it closes and exits. */
+ * as one descheduled on a loaded machine can. Released, it closes and exits; or, with `stay`, it
+ * stays (handle open, no close that could make others reclaim) until zt_lock_holder_end. */
 #ifndef ZT_LOCK_HOLDER_H
 #define ZT_LOCK_HOLDER_H
 
@@ -11,10 +12,12 @@
 
 struct zt_lock_holder {
 	const char *topic;
+	bool stay;
 	struct zt_hold hold;
 	pid_t pid;
 	int release_after_ms;
 	pthread_t releaser;
+	bool joined;
 };
 
 static int zt_lock_holder_main(void *arg)
@@ -24,14 +27,17 @@ static int zt_lock_holder_main(void *arg)
 	zt_hold_at(&lh->hold, "lock:held");
 	zt_publish(p, 1, 32); /* held holding the lock */
 	unsetenv("ZCAST_PAUSE_AT");
+	char c;
+	if (lh->stay && read(lh->hold.held_end, &c, 1) != 1)
+		return 1;
 	zcast_pub_close(p);
 	return 0;
 }
 
 /* Returns once the holder holds the lock of `topic`. */
-static inline void zt_lock_holder_start(struct zt_lock_holder *lh, const char *topic)
+static inline void zt_lock_holder_start(struct zt_lock_holder *lh, const char *topic, bool stay)
 {
-	*lh = (struct zt_lock_holder){.topic = topic};
+	*lh = (struct zt_lock_holder){.topic = topic, .stay = stay};
 	zt_hold_init(&lh->hold);
 	lh->pid = zt_fork(zt_lock_holder_main, lh);
 	zt_hold_reached(&lh->hold);
@@ -57,10 +63,20 @@ static inline void zt_lock_holder_release_after(struct zt_lock_holder *lh, int m
 	CHECK_EQ(pthread_create(&lh->releaser, NULL, zt_lock_holder_releaser, lh), 0);
 }
 
+/* Waits until the holder was let go (it may not have unlocked yet). */
+static inline void zt_lock_holder_released(struct zt_lock_holder *lh)
+{
+	if (!lh->joined)
+		CHECK_EQ(pthread_join(lh->releaser, NULL), 0);
+	lh->joined = true;
+}
+
 /* Waits for the release and for the holder's clean exit. */
 static inline void zt_lock_holder_end(struct zt_lock_holder *lh)
 {
-	CHECK_EQ(pthread_join(lh->releaser, NULL), 0);
+	zt_lock_holder_released(lh);
+	if (lh->stay)
+		zt_hold_release(&lh->hold);
 	CHECK_CHILD_OK(lh->pid);
 }
 

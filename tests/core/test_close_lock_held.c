@@ -64,7 +64,7 @@ int main(void)
 	closer_start(&sc, true);
 	struct zc_topic_hdr *h = zt_map_topic(TOPIC, NULL);
 	struct zt_lock_holder lh;
-	zt_lock_holder_start(&lh, TOPIC);
+	zt_lock_holder_start(&lh, TOPIC, false);
 	zt_signal(pc.down[1]);
 	zt_signal(sc.down[1]);
 	zt_await(pc.up[0]);

@@ -15,7 +15,7 @@ int main(void)
 	zt_publish(p, 1, 32);
 	zt_publish(p, 2, 32); /* both slots queued in s, which never takes */
 	struct zt_lock_holder lh;
-	zt_lock_holder_start(&lh, TOPIC);
+	zt_lock_holder_start(&lh, TOPIC, false);
 	zt_lock_holder_release_after(&lh, 3500);
 	fprintf(stderr, "zcast_loan_wait(-1) on a pool the queue holds, behind a lock held 3.5 s "
 			"(20 s watchdog)\n");

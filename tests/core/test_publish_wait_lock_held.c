@@ -13,7 +13,7 @@ int main(void)
 	zcast_sub *s = zt_open_sub(TOPIC, ZCAST_POLICY_DROP_OLD, 8);
 	zcast_pub *p = zt_open_pub(TOPIC, 64, 4);
 	struct zt_lock_holder lh;
-	zt_lock_holder_start(&lh, TOPIC);
+	zt_lock_holder_start(&lh, TOPIC, false);
 	zt_lock_holder_release_after(&lh, 3500);
 	zcast_msg *m = NULL;
 	CHECK_EQ(zcast_loan(p, 32, &m), 0);
