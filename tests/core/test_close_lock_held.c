@@ -21,13 +21,9 @@ struct closer {
 static int closer_main(void *arg)
 {
 	struct closer *c = arg;
-	zcast_pub *p = NULL;
-	zcast_sub *s = NULL;
-	if (c->sub)
-		s = zt_open_sub(TOPIC, ZCAST_POLICY_DROP_OLD, 8);
-	else
-		p = zt_open_pub(TOPIC, 64, 4);
-	uint64_t id = c->sub ? zcast_sub_id(s) : zcast_pub_id(p);
+	zcast_sub *s = c->sub ? zt_open_sub(TOPIC, ZCAST_POLICY_DROP_OLD, 8) : NULL;
+	zcast_pub *p = c->sub ? NULL : zt_open_pub(TOPIC, 64, 4);
+	uint64_t id = s ? zcast_sub_id(s) : zcast_pub_id(p);
 	CHECK_EQ(write(c->up[1], &id, sizeof id), (ssize_t)sizeof id);
 	zt_await(c->down[0]);
 	zt_signal(c->up[1]); /* closing now */
