@@ -36,10 +36,12 @@ static inline void zt_hold_init(struct zt_hold *h)
 	*h = (struct zt_hold){sv[0], sv[1]};
 }
 
-/* In the process to hold: the next arrival at `point` holds it. Once it let go, unset
- * ZCAST_PAUSE_AT before anything else can reach the point in a way the test does not expect. */
+/* In the process to hold (a child of the test): the next arrival at `point` holds it. Once it let
+ * go, unset ZCAST_PAUSE_AT before anything else can reach the point in a way the test does not
+ * expect. */
 static inline void zt_hold_at(struct zt_hold *h, const char *point)
 {
+	close(h->test_end); /* the test's end is the test's: a test that dies lets the hold go (EOF) */
 	char v[160];
 	snprintf(v, sizeof v, "%s:hold:%d", point, h->held_end);
 	setenv("ZCAST_PAUSE_AT", v, 1);

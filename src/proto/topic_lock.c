@@ -124,7 +124,8 @@ ZC_HOT int zc_topic_lock(struct zc_topic *t)
 }
 
 /* The guard that zc_topic_lock has against a word naming a live member that does not move (a
- * scribble) would make a close skip its work, and the record stay until the process exits: a close
+ * scribble) would make a close skip its work, and the record stay until a reclaim finds the member
+ * gone (test close_lock_held): a close
  * waits for that member to release or die instead, as it waits for any slow holder (a descheduled
  * one held it past 2 s at load 20-50). */
 void zc_topic_lock_no_timeout(struct zc_topic *t)
