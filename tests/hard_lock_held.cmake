@@ -6,5 +6,6 @@ set(ZCAST_LOCK_HELD_TESTS
   close_lock_held            # a publisher's and a subscriber's close retire their records
   loan_wait_lock_held        # zcast_loan_wait's unpin of DROP_OLD-held slots
   reclaim_lock_held          # the death watcher's reclaim (the lock is held 20 s)
+  close_scribbled_lock       # ... but a close gives up on a word that never moves (30 s)
 )
 set_tests_properties(${ZCAST_LOCK_HELD_TESTS} PROPERTIES LABELS hardening TIMEOUT 300)

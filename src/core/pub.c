@@ -191,21 +191,22 @@ fail:
 	return r;
 }
 
-/* Leaves for real: once the handle is closed and the last loan is gone. However long a live
- * holder keeps the lock: before, a leave whose lock timed out skipped this, and the record stayed
- * until the process exited (test close_lock_held). */
+/* Leaves for real: once the handle is closed and the last loan is gone. Waits for a slow live
+ * holder (zc_topic_lock_for_close); only a lock word stuck for 30 s leaves the record to a later
+ * reclaim, which finds its member gone (test close_lock_held). */
 static void pub_leave(zcast_pub *p)
 {
 	struct zc_topic *t = &p->t;
-	zc_topic_lock_no_timeout(t);
-	struct zc_pool_rec *pr = &t->pools[p->pool_index];
-	atomic_store(&pr->state, ZC_POOL_ORPHAN); /* history and holders keep it alive */
-	ZC_CRASH("leave:after-orphan");
-	atomic_store(&t->pubs[p->index].state, ZC_REC_FREE);
-	ZC_CRASH("leave:after-free");
-	zc_topic_graph_changed(t);
-	zc_reclaim_pool(t, p->pool_index, NULL); /* our own pool only: no probe of others */
-	zc_topic_unlock(t);
+	if (zc_topic_lock_for_close(t) == 0) {
+		struct zc_pool_rec *pr = &t->pools[p->pool_index];
+		atomic_store(&pr->state, ZC_POOL_ORPHAN); /* history and holders keep it alive */
+		ZC_CRASH("leave:after-orphan");
+		atomic_store(&t->pubs[p->index].state, ZC_REC_FREE);
+		ZC_CRASH("leave:after-free");
+		zc_topic_graph_changed(t);
+		zc_reclaim_pool(t, p->pool_index, NULL); /* our own pool only: no probe of others */
+		zc_topic_unlock(t);
+	}
 	pub_free(p);
 }
 

@@ -182,28 +182,30 @@ static void drain_ring(zcast_sub *s)
 			zc_release_desc_bit(&s->t, d, ZC_SUB_BIT(s->index));
 }
 
-/* However long a live holder keeps the lock, as the close before it (pub.c, pub_leave). */
+/* Waits for a slow live holder as the close before it (pub.c, pub_leave). */
 static void sub_leave(zcast_sub *s)
 {
 	struct zc_topic *t = &s->t;
-	zc_topic_lock_no_timeout(t);
-	/* Nothing is held any more and close emptied the queue (nothing is pushed to a DRAINING
-	 * record): our bits are gone, no pool needs a walk. A bit a release could not clear (its
-	 * pool unmappable) is a FREE record's from now on: the next reclaim's stale mask clears it. */
-	drain_ring(s);
-	ZC_CRASH("leave:after-sweep");
-	zc_ring_reset(&s->ring);
-	atomic_store(&s->rec->sleepers, 0);
-	atomic_store(&s->rec->held, 0);
-	struct zc_sub_rec *r = s->rec;
-	uint32_t g = r->group;
-	if (g < t->max_groups && atomic_load(&t->groups[g].members) > 0)
-		atomic_fetch_sub(&t->groups[g].members, 1);
-	__atomic_store_n(&r->group, ZC_NO_SUB, __ATOMIC_RELAXED); /* room.c reads it unlocked */
-	atomic_store(&r->state, ZC_REC_FREE);
-	zc_topic_graph_changed(t);
-	zc_wake_space(t->hdr); /* freed slots and queue room: waiting publishers re-check */
-	zc_topic_unlock(t);
+	if (zc_topic_lock_for_close(t) == 0) {
+		/* Nothing is held any more and close emptied the queue (nothing is pushed to a DRAINING
+		 * record): our bits are gone, no pool needs a walk. A bit a release could not clear
+		 * (its pool unmappable) is a FREE record's from now on: the next reclaim's stale mask
+		 * clears it. */
+		drain_ring(s);
+		ZC_CRASH("leave:after-sweep");
+		zc_ring_reset(&s->ring);
+		atomic_store(&s->rec->sleepers, 0);
+		atomic_store(&s->rec->held, 0);
+		struct zc_sub_rec *r = s->rec;
+		uint32_t g = r->group;
+		if (g < t->max_groups && atomic_load(&t->groups[g].members) > 0)
+			atomic_fetch_sub(&t->groups[g].members, 1);
+		__atomic_store_n(&r->group, ZC_NO_SUB, __ATOMIC_RELAXED); /* room.c reads it unlocked */
+		atomic_store(&r->state, ZC_REC_FREE);
+		zc_topic_graph_changed(t);
+		zc_wake_space(t->hdr); /* freed slots and queue room: waiting publishers re-check */
+		zc_topic_unlock(t);
+	}
 	sub_free(s);
 }
 
@@ -229,9 +231,10 @@ void zc_sub_retire(zcast_sub *s)
 {
 	if (zc_inherited(&s->t))
 		return; /* a forked child's copy of its parent's handle: not ours to retire */
-	zc_topic_lock_no_timeout(&s->t);
-	retire_locked(s);
-	zc_topic_unlock(&s->t);
+	if (zc_topic_lock_for_close(&s->t) == 0) {
+		retire_locked(s);
+		zc_topic_unlock(&s->t);
+	}
 }
 
 int zcast_sub_close(zcast_sub *s)
@@ -248,13 +251,14 @@ int zcast_sub_close(zcast_sub *s)
 		return 0;
 	}
 	/* No longer a target; queued messages are handed over or released now, held ones when
-	 * dropped. However long a live holder keeps the lock (pub.c, pub_leave). */
-	zc_topic_lock_no_timeout(t);
-	retire_locked(s);
-	ZC_CRASH("close:after-draining");
-	drain_ring(s);
-	zc_wake_space(t->hdr); /* a publisher waiting for our room waits no more */
-	zc_topic_unlock(t);
+	 * dropped. Waits for a slow live holder (pub.c, pub_leave). */
+	if (zc_topic_lock_for_close(t) == 0) {
+		retire_locked(s);
+		ZC_CRASH("close:after-draining");
+		drain_ring(s);
+		zc_wake_space(t->hdr); /* a publisher waiting for our room waits no more */
+		zc_topic_unlock(t);
+	}
 	zc_sub_unref(s);
 	return 0;
 }

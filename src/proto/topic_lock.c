@@ -123,14 +123,17 @@ ZC_HOT int zc_topic_lock(struct zc_topic *t)
 	return lock_within(t, LOCK_TIMEOUT_NS);
 }
 
-/* The guard that zc_topic_lock has against a word naming a live member that does not move (a
- * scribble) would make a close skip its work, and the record stay until a reclaim finds the member
- * gone (test close_lock_held): a close
- * waits for that member to release or die instead, as it waits for any slow holder (a descheduled
- * one held it past 2 s at load 20-50). */
-void zc_topic_lock_no_timeout(struct zc_topic *t)
+/* How long a close waits for a live holder. zc_topic_lock's 2 s made a close skip its work when a
+ * descheduled holder kept the lock that long (load 20-50), and the record stayed until a reclaim
+ * found the member gone (test close_lock_held). Unbounded, a word naming a live member that never
+ * moves (a scribble, perhaps naming another handle of this very process) would hang the close for
+ * ever; after this long the close gives up as before. Each try sleeps on the lock word, woken by
+ * the holder's release or death: this bounds a scribble, it is not how a close is woken. */
+#define CLOSE_PATIENCE_NS 30000000000ll
+
+int zc_topic_lock_for_close(struct zc_topic *t)
 {
-	lock_within(t, -1);
+	return zc_topic_lock_until(t, zc_now_ns() + CLOSE_PATIENCE_NS);
 }
 
 int zc_topic_lock_until(struct zc_topic *t, int64_t deadline)
