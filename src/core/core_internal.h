@@ -153,7 +153,7 @@ ZC_HIDDEN bool zc_sub_has_queued(zcast_sub *sub);
  * BALANCE_RR member of a handover group (ZC_HANDOVER_PREFIX) first gives its queued messages to the
  * group's other live members with room, as if it had died. It can still take what is left.
  * zcast_sub_close does the same first. */
-ZC_HIDDEN int zc_sub_retire(zcast_sub *sub);
+ZC_HIDDEN void zc_sub_retire(zcast_sub *sub);
 /* Queued, and below max_held: a take would succeed (what wait sets and executors wait for). */
 ZC_HIDDEN bool zc_sub_ready(zcast_sub *sub);
 /* Announces a sleeper on `sub`. Returns false when something is queued already (not armed).

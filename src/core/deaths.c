@@ -332,7 +332,7 @@ static void *watcher_main(void *arg)
 			continue;
 		}
 		handle_events(ev, n);
-		bool retry = probe_closes(), reclaimed = false;
+		bool retry = probe_closes(), reclaimed = false, lock_kept = false;
 		/* Under P.mu: a handle cannot close (unwatch) while we use its topic. Nobody takes
 		 * P.mu while holding a topic lock. */
 		for (uint32_t i = 0; i < P.n_w; i++) {
@@ -340,14 +340,20 @@ static void *watcher_main(void *arg)
 			if (!w->id || (!w->reclaim_pending && !(n == 0 && w->n_dying)))
 				continue;
 			w->reclaim_pending = false;
-			zc_reclaim_locked(w->h[0]);
+			/* A live holder kept the lock past its timeout: the dead are not reclaimed, so
+			 * again at once, however long (each try sleeps on the lock word until the holder
+			 * releases or dies). Before, the retries below ran out and the dead stayed. */
+			if (zc_reclaim_locked(w->h[0]) == ZCAST_ETIMEDOUT)
+				w->reclaim_pending = lock_kept = true;
 			reclaimed = true;
 			retry |= prune_dying(w);
 		}
 		/* Retry while a dead peer's locks are still held (a big process, a sanitizer's shadow
 		 * memory, takes a while to tear down): 1, 2, 4 .. 256 ms, then 256 ms steps, about 3 s
 		 * in all; then give up (full rings, empty pools and gc still reclaim it later). */
-		if (retry && retries < 16) {
+		if (lock_kept) {
+			timeout = 0;
+		} else if (retry && retries < 16) {
 			timeout = 1 << (retries < 8 ? retries : 8);
 			retries++;
 		} else {

@@ -78,10 +78,13 @@ static void reclaim_rate_limited(zcast_pub *p)
 }
 
 /* An empty pool whose slots DROP_OLD queues hold: they drop their oldest entries of it, as a full
- * DROP_OLD ring would (drop_old.c). True when one went. Costs a lock only when the pool is empty. */
-static bool unpin(zcast_pub *p)
+ * DROP_OLD ring would (drop_old.c). True when one went. Costs a lock only when the pool is empty.
+ * A wait keeps trying for the lock until its deadline: no take frees those slots, so a wait that
+ * skipped this because a live holder kept the lock past its timeout slept on for nothing (test
+ * loan_wait_lock_held). */
+static bool unpin(zcast_pub *p, int64_t deadline)
 {
-	if (zc_topic_lock(&p->t) != 0)
+	if (zc_topic_lock_until(&p->t, deadline) != 0)
 		return false;
 	int n = zc_unpin_pool(&p->t, p->pool_index);
 	zc_topic_unlock(&p->t);
@@ -101,7 +104,7 @@ ZC_HOT static int loan_impl(zcast_pub *p, size_t size, int64_t deadline, zcast_m
 			      size, (unsigned long long)p->pool->slot_size, p->t.name);
 	struct zc_pool_hdr *ph = zc_pool_hdr(p->pool);
 	int r = try_loan(p, size, out);
-	while (r == ZCAST_ENOSLOT && unpin(p))
+	while (r == ZCAST_ENOSLOT && unpin(p, deadline))
 		r = try_loan(p, size, out);
 	if (r != ZCAST_ENOSLOT)
 		return r;

@@ -191,11 +191,13 @@ fail:
 	return r;
 }
 
-/* Leaves for real: once the handle is closed and the last loan is gone. */
+/* Leaves for real: once the handle is closed and the last loan is gone. Waits for a slow live
+ * holder (zc_topic_lock_for_close); only a lock word stuck for 30 s leaves the record to a later
+ * reclaim, which finds its member gone (test close_lock_held). */
 static void pub_leave(zcast_pub *p)
 {
 	struct zc_topic *t = &p->t;
-	if (zc_topic_lock(t) == 0) {
+	if (zc_topic_lock_for_close(t) == 0) {
 		struct zc_pool_rec *pr = &t->pools[p->pool_index];
 		atomic_store(&pr->state, ZC_POOL_ORPHAN); /* history and holders keep it alive */
 		ZC_CRASH("leave:after-orphan");

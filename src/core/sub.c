@@ -182,10 +182,11 @@ static void drain_ring(zcast_sub *s)
 			zc_release_desc_bit(&s->t, d, ZC_SUB_BIT(s->index));
 }
 
+/* Waits for a slow live holder as the close before it (pub.c, pub_leave). */
 static void sub_leave(zcast_sub *s)
 {
 	struct zc_topic *t = &s->t;
-	if (zc_topic_lock(t) == 0) {
+	if (zc_topic_lock_for_close(t) == 0) {
 		/* Nothing is held any more and close emptied the queue (nothing is pushed to a DRAINING
 		 * record): our bits are gone, no pool needs a walk. A bit a release could not clear
 		 * (its pool unmappable) is a FREE record's from now on: the next reclaim's stale mask
@@ -226,16 +227,14 @@ static void retire_locked(zcast_sub *s)
 		zc_wake_all(t); /* the members that got our queue */
 }
 
-int zc_sub_retire(zcast_sub *s)
+void zc_sub_retire(zcast_sub *s)
 {
 	if (zc_inherited(&s->t))
-		return 0; /* a forked child's copy of its parent's handle: not ours to retire */
-	int r = zc_topic_lock(&s->t);
-	if (r)
-		return r;
-	retire_locked(s);
-	zc_topic_unlock(&s->t);
-	return 0;
+		return; /* a forked child's copy of its parent's handle: not ours to retire */
+	if (zc_topic_lock_for_close(&s->t) == 0) {
+		retire_locked(s);
+		zc_topic_unlock(&s->t);
+	}
 }
 
 int zcast_sub_close(zcast_sub *s)
@@ -251,9 +250,9 @@ int zcast_sub_close(zcast_sub *s)
 		sub_free(s);
 		return 0;
 	}
-	if (zc_topic_lock(t) == 0) {
-		/* No longer a target; queued messages are handed over or released now, held ones
-		 * when dropped. */
+	/* No longer a target; queued messages are handed over or released now, held ones when
+	 * dropped. Waits for a slow live holder (pub.c, pub_leave). */
+	if (zc_topic_lock_for_close(t) == 0) {
 		retire_locked(s);
 		ZC_CRASH("close:after-draining");
 		drain_ring(s);

@@ -186,6 +186,13 @@ ZC_HIDDEN void zc_topic_graph_changed(struct zc_topic *t);
 /* topic_lock.c: the topic lock with repair. 0 when held: if the last holder died, its intent was
  * finished or rolled back and dead members reclaimed; a wake it owed was performed. */
 ZC_HIDDEN int zc_topic_lock(struct zc_topic *t);
+/* The same for work that must be done while the process lives (a close retiring its record): waits
+ * for a live holder, woken by its release or death like every locker, up to 30 s (a scribbled word
+ * naming a live member that never moves), then ZCAST_ETIMEDOUT. */
+ZC_HIDDEN int zc_topic_lock_for_close(struct zc_topic *t);
+/* zc_topic_lock, tried again while it timed out and the caller's `deadline` (absolute; 0: one try)
+ * has time left: work a wait depends on is not skipped because a live holder was slow. */
+ZC_HIDDEN int zc_topic_lock_until(struct zc_topic *t, int64_t deadline);
 ZC_HIDDEN void zc_topic_unlock(struct zc_topic *t);
 /* We hold byte 0 exclusively on a valid segment: every recorded member is dead. Repairs and keeps
  * the topic (and its history). */

@@ -104,9 +104,10 @@ ZC_HOT static void pay_if_stale(struct zc_topic *t)
 	*seen = owed;
 }
 
-ZC_HOT int zc_topic_lock(struct zc_topic *t)
+/* timeout_ns < 0: none. */
+ZC_HOT static int lock_within(struct zc_topic *t, int64_t timeout_ns)
 {
-	int r = zc_lock_acquire(t, LOCK_TIMEOUT_NS);
+	int r = zc_lock_acquire(t, timeout_ns);
 	if (r == ZC_LOCK_OWNER_DEAD) {
 		recover_intent(t);
 		zc_reclaim(t);
@@ -114,6 +115,32 @@ ZC_HOT int zc_topic_lock(struct zc_topic *t)
 	}
 	if (r == 0)
 		pay_if_stale(t);
+	return r;
+}
+
+ZC_HOT int zc_topic_lock(struct zc_topic *t)
+{
+	return lock_within(t, LOCK_TIMEOUT_NS);
+}
+
+/* How long a close waits for a live holder. zc_topic_lock's 2 s made a close skip its work when a
+ * descheduled holder kept the lock that long (load 20-50), and the record stayed until a reclaim
+ * found the member gone (test close_lock_held). Unbounded, a word naming a live member that never
+ * moves (a scribble, perhaps naming another handle of this very process) would hang the close for
+ * ever; after this long the close gives up as before. Each try sleeps on the lock word, woken by
+ * the holder's release or death: this bounds a scribble, it is not how a close is woken. */
+#define CLOSE_PATIENCE_NS 30000000000ll
+
+int zc_topic_lock_for_close(struct zc_topic *t)
+{
+	return zc_topic_lock_until(t, zc_now_ns() + CLOSE_PATIENCE_NS);
+}
+
+int zc_topic_lock_until(struct zc_topic *t, int64_t deadline)
+{
+	int r = zc_topic_lock(t);
+	while (r == ZCAST_ETIMEDOUT && deadline != 0 && zc_now_ns() < deadline)
+		r = zc_topic_lock(t);
 	return r;
 }
 

@@ -114,7 +114,7 @@ void zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint64
 void zc_svc_server_fail_all(zcast_server *srv)
 {
 	/* No new request comes; the queued ones go to other live servers with room (as at a kill). */
-	(void)zc_sub_retire(srv->sub);
+	zc_sub_retire(srv->sub);
 	zcast_msg *m;
 	while (zcast_take(srv->sub, &m) == 0) /* what nobody took: the table owns them */
 		(void)zc_svc_server_adopt(srv, m);
