@@ -150,9 +150,12 @@ static int rt_init(struct zb_svc_rt *rt, struct zcast_bridge *b, size_t i)
 	rt->off = calloc(nf ? nf : 1, sizeof *rt->off);
 	rt->len = calloc(nf ? nf : 1, sizeof *rt->len);
 	rt->calls = calloc(rt->cfg->pending, sizeof *rt->calls);
+	int to_dds = rt->cfg->dir == ZCAST_BRIDGE_SVC_TO_DDS;
+	rt->parked = to_dds ? calloc(rt->cfg->pending, sizeof *rt->parked) : NULL;
 	atomic_store(&rt->writers.stale, 1); /* read at the first look-up */
 	atomic_store(&rt->readers.stale, 1);
-	return rt->wake_fd < 0 || !rt->off || !rt->len || !rt->calls ? -1 : 0;
+	int ok = rt->wake_fd >= 0 && rt->off && rt->len && rt->calls && (!to_dds || rt->parked);
+	return ok ? 0 : -1;
 }
 
 int zb_svcs_start(struct zcast_bridge *b, char *err, size_t errlen)
@@ -212,6 +215,7 @@ void zb_svcs_stop(struct zcast_bridge *b)
 		if (rt->wake_fd >= 0)
 			close(rt->wake_fd);
 		free(rt->off), free(rt->len), free(rt->calls), free(rt->buf);
+		zb_svc_parked_free(rt);
 		zb_svc_peers_free(&rt->writers), zb_svc_peers_free(&rt->readers);
 	}
 	free(b->svcs);

@@ -94,21 +94,6 @@ static void take_requests(struct zb_svc_rt *rt)
 	}
 }
 
-/* Waits (bounded) until the client's reply reader is matched, as rmw_cyclonedds does. */
-static int client_ready(struct zb_svc_rt *rt, const struct zb_svc_call *c)
-{
-	int st = zb_svc_client_present(rt, c->writer);
-	for (int i = 0; i < 100 && st == ZB_SVC_CLIENT_MAYBE && !atomic_load(&rt->b->stop); i++) {
-		dds_sleepfor(DDS_MSECS(10));
-		st = zb_svc_client_present(rt, c->writer);
-	}
-	if (st != ZB_SVC_CLIENT_YES)
-		zb_svc_fail(rt, ZB_SVC_WARN_CLIENT, "responses whose DDS client is gone",
-			    st == ZB_SVC_CLIENT_GONE ? "its request writer left"
-						     : "its reply reader is not matched after 1 s");
-	return st == ZB_SVC_CLIENT_YES;
-}
-
 static void reply(struct zb_svc_rt *rt, const struct zb_svc_call *c, zcast_msg *resp)
 {
 	uint8_t *d = zcast_service_data(resp);
@@ -117,14 +102,7 @@ static void reply(struct zb_svc_rt *rt, const struct zb_svc_call *c, zcast_msg *
 		zb_svc_fail(rt, ZB_SVC_WARN_INVALID, "zcast responses of a size out of range", "");
 		return;
 	}
-	if (!client_ready(rt, c))
-		return;
-	if (zb_svc_write(rt, c->hdr, d + ZCAST_TYPED_HEADER_OFFSET,
-			 n - ZCAST_TYPED_HEADER_OFFSET) < 0) {
-		zb_svc_fail(rt, ZB_SVC_WARN_CLIENT, "responses not written to DDS", "");
-		return;
-	}
-	atomic_fetch_add(&rt->n_answered, 1);
+	zb_svc_reply(rt, c, d + ZCAST_TYPED_HEADER_OFFSET, n - ZCAST_TYPED_HEADER_OFFSET);
 }
 
 static void take_responses(struct zb_svc_rt *rt)
@@ -178,10 +156,11 @@ void *zb_svc_to_dds(void *arg)
 	if (zb_svc_activate(rt, open_client(rt) == 0 && zcast_client_fd(rt->cli, &fd) == 0) < 0)
 		return NULL;
 	while (!atomic_load(&rt->b->stop)) {
+		int parked_ms = zb_svc_parked_flush(rt); /* a reply reader's match wakes us too */
 		take_responses(rt);
 		int ms = expire(rt);
 		take_requests(rt);
-		zb_svc_wait(rt, fd, ms);
+		zb_svc_wait(rt, fd, ms < parked_ms ? ms : parked_ms);
 	}
 	return NULL;
 }
