@@ -23,8 +23,14 @@ struct zb_svc_call { /* a call in flight */
 	dds_instance_handle_t writer; /* TO_DDS: the DDS client's request writer */
 	int64_t seq;		      /* FROM_DDS: the number this bridge wrote in the header */
 	zcast_msg *req;		      /* FROM_DDS: the zcast request it serves (our reference) */
+	uint8_t *reply;		      /* FROM_DDS: its DDS reply, kept while the client has no room */
+	size_t reply_n;
 	int64_t deadline;	      /* CLOCK_MONOTONIC ns: then it fails (timeout_ms) */
 };
+
+/* FROM_DDS: replies kept while their zcast client has no room, at most this many per call in
+ * flight (svc_from_dds.c). */
+#define ZB_SVC_KEPT 4
 
 struct zb_svc_parked { /* TO_DDS: a reply whose client's reader is not matched yet (svc_park.c) */
 	int used;
@@ -62,6 +68,7 @@ enum { /* kinds of refused input and failed calls, each reported once per route 
 	ZB_SVC_WARN_CLIENT = 128,
 	ZB_SVC_WARN_PARKED = 256,
 	ZB_SVC_WARN_NOREADER = 512,
+	ZB_SVC_WARN_ROOM = 1024,
 };
 
 struct zb_svc_rt {
@@ -81,8 +88,9 @@ struct zb_svc_rt {
 	uint32_t *off, *len; /* zcast_cdr_read slots (the larger n_flat of request and response) */
 	uint8_t *buf;	     /* a DDS sample being written */
 	size_t buf_cap;
-	struct zb_svc_call *calls; /* cfg->pending entries */
-	uint32_t n_calls;
+	struct zb_svc_call *calls; /* cap_calls entries: cfg->pending, FROM_DDS 5 x (ZB_SVC_KEPT) */
+	uint32_t cap_calls, n_calls;
+	uint32_t n_kept; /* FROM_DDS: calls answered by DDS whose reply waits for room */
 	struct zb_svc_parked *parked; /* TO_DDS: cfg->pending entries */
 	uint32_t n_parked;
 	uint64_t parked_age;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Replies to DDS clients whose reply reader is not matched (docs/BRIDGE.md "Services", "A reply
-# whose client's reader is not matched"), between two network namespaces A and B (netns.sh):
-# svc_reply_peer on A (clients X and Y) -> bridge B (zcast_to_dds) -> a zcast server on B.
-# X sends k calls with no reply reader, then Y makes n calls one after the other.
+# Replies the bridge cannot hand over at once (docs/BRIDGE.md "Services"), between two network
+# namespaces A and B (netns.sh). First, to DDS clients whose reply reader is not matched ("A reply
+# whose client's reader is not matched"): svc_reply_peer on A (clients X and Y) -> bridge B
+# (zcast_to_dds) -> a zcast server on B. X sends k calls with no reply reader, then Y makes n calls
+# one after the other.
 #   readerless  Y's 20 calls are all answered while X's 4 replies wait; then X opens its reader
 #               and gets all 4 (before: the route waited up to 1 s per reply of X, then dropped it:
 #               X got none)
@@ -10,10 +11,16 @@
 #               oldest are dropped, X gets 2 when its reader comes; Y's 10 are answered
 #   leave       X leaves without a reader: its 3 replies are dropped at once, counted failed
 #   stay        timeout_ms=500: X stays without a reader: its reply is dropped at timeout_ms
-# Usage: svc_reply_test.sh <zcast-bridge> <svc_zpeer> <svc_reply_peer> <scenario>. Root and
+# Then to zcast clients whose response pool at the bridge is full ("A reply whose zcast client has
+# no room"): two zcast clients on A -> bridge A (dds_to_zcast, 8 response slots per client) -> a
+# DDS server in ROS 2's form on B.
+#   room        each client makes 200 calls, 16 in flight, taking its responses in bursts: all 400
+#               answered (before: 20 of 400 failed, answered by DDS but with no room for the
+#               response, and 12 of them never ended: their failure found no room either)
+# Usage: svc_reply_test.sh <zcast-bridge> <svc_zpeer> <svc_reply_peer> <svc_ros_peer> <scenario>. Root and
 # `ip netns` (else 77).
 set -uo pipefail
-BRIDGE=$1 ZP=$2 PEER=$3 SCEN=$4
+BRIDGE=$1 ZP=$2 PEER=$3 ROS=$4 SCEN=$5
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/harness.sh"
 zbh_init "svcr-$SCEN"
@@ -69,8 +76,24 @@ stay() {
   stop_all "calls 6, answered 5, failed 1, dropped 0"
 }
 
+room() {
+  { echo "zcast_domain $DA"; echo "service /add $T dds_to_zcast timeout_ms=30000"; } > "$W/a.conf"
+  zbh_bridge a A "$W/a.conf"
+  "${inB[@]}" "$ROS" server /add > "$W/ros.log" 2>&1 & ros=$!; pids+=($ros)
+  wait_for "$W/a.log" "service /add dds_to_zcast: 1 remote" "A to match the DDS server"
+  "${inA[@]}" "$ZP" call /add 200 16 > "$W/c1.log" 2>&1 & c1=$!; pids+=($c1)
+  "${inA[@]}" "$ZP" call /add 200 16 > "$W/c2.log" 2>&1 & c2=$!; pids+=($c2)
+  wait "$c1" || fail "client 1: $(cat "$W/c1.log")"
+  wait "$c2" || fail "client 2: $(cat "$W/c2.log")"
+  cat "$W/c1.log" "$W/c2.log"
+  kill -TERM "$ros"; wait "$ros" || fail "the DDS server saw bad requests: $(cat "$W/ros.log")"
+  kill -INT "$pid_a"; wait "$pid_a" 2>/dev/null
+  grep -q "service /add dds_to_zcast: calls 400, answered 400, failed 0, dropped 0" "$W/a.log" ||
+    fail "bridge A's counters"
+}
+
 case "$SCEN" in
-  readerless|full|leave|stay) "$SCEN" ;;
+  readerless|full|leave|stay|room) "$SCEN" ;;
   *) echo "unknown scenario $SCEN"; exit 2 ;;
 esac
 echo PASS
