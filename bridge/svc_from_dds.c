@@ -170,9 +170,8 @@ static void answer(struct zb_svc_rt *rt, const uint8_t *b, size_t n, const dds_s
 
 /* The replies waiting for room in their client's response pool, tried again: 1 when some still
  * wait. zcast tells a server nothing when a client drops a response (the slot comes back in the
- * server's own pool for that client), so the route's thread looks again every ROOM_POLL_MS while
- * one waits: a slice, the last resort; the call's timeout_ms ends the wait. */
-#define ROOM_POLL_MS 5
+ * server's own pool for that client), so the route's thread looks again every
+ * ZB_SVC_ROOM_POLL_MS while one waits; the call's timeout_ms ends the wait. */
 static int retry_replies(struct zb_svc_rt *rt)
 {
 	int waiting = 0;
@@ -225,7 +224,7 @@ void *zb_svc_from_dds(void *arg)
 	if (zb_svc_activate(rt, open_server(rt) == 0 && zcast_server_fd(rt->srv, &fd) == 0) < 0)
 		return NULL;
 	while (!atomic_load(&rt->b->stop)) {
-		int room_ms = retry_replies(rt) ? ROOM_POLL_MS : 100;
+		int room_ms = retry_replies(rt) ? ZB_SVC_ROOM_POLL_MS : 100;
 		take_replies(rt);
 		int ms = expire(rt);
 		ms = ms < room_ms ? ms : room_ms;

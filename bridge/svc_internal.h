@@ -22,7 +22,8 @@ struct zb_svc_call { /* a call in flight */
 	uint8_t hdr[ZB_SVC_HDR];      /* TO_DDS: the DDS client's header (little endian), echoed */
 	dds_instance_handle_t writer; /* TO_DDS: the DDS client's request writer */
 	int64_t seq;		      /* FROM_DDS: the number this bridge wrote in the header */
-	zcast_msg *req;		      /* FROM_DDS: the zcast request it serves (our reference) */
+	zcast_msg *req;		      /* FROM_DDS: the zcast request it serves (our reference);
+				       * TO_DDS: our request loan while no server's queue has room */
 	uint8_t *reply;		      /* FROM_DDS: its DDS reply, kept while the client has no room */
 	size_t reply_n;
 	int64_t deadline;	      /* CLOCK_MONOTONIC ns: then it fails (timeout_ms) */
@@ -31,6 +32,9 @@ struct zb_svc_call { /* a call in flight */
 /* FROM_DDS: replies kept while their zcast client has no room, at most this many per call in
  * flight (svc_from_dds.c). */
 #define ZB_SVC_KEPT 4
+/* How often a route looks again for room zcast gives no wake-up for (a server's queue, a client's
+ * response pool) while something waits for it: a slice, the last resort. */
+#define ZB_SVC_ROOM_POLL_MS 5
 
 struct zb_svc_parked { /* TO_DDS: a reply whose client's reader is not matched yet (svc_park.c) */
 	int used;
@@ -91,6 +95,7 @@ struct zb_svc_rt {
 	struct zb_svc_call *calls; /* cap_calls entries: cfg->pending, FROM_DDS 5 x (ZB_SVC_KEPT) */
 	uint32_t cap_calls, n_calls;
 	uint32_t n_kept; /* FROM_DDS: calls answered by DDS whose reply waits for room */
+	struct zb_svc_call *unsent; /* TO_DDS: the call whose request waits for a server's room */
 	struct zb_svc_parked *parked; /* TO_DDS: cfg->pending entries */
 	uint32_t n_parked;
 	uint64_t parked_age;

@@ -17,10 +17,16 @@
 #   room        each client makes 200 calls, 16 in flight, taking its responses in bursts: all 400
 #               answered (before: 20 of 400 failed, answered by DDS but with no room for the
 #               response, and 12 of them never ended: their failure found no room either)
-# Usage: svc_reply_test.sh <zcast-bridge> <svc_zpeer> <svc_reply_peer> <svc_ros_peer> <scenario>. Root and
+# And requests no zcast server has queue room for ("A request no zcast server has room for"): DDS
+# clients on A -> bridge B (zcast_to_dds) -> a zcast server on B, stopped (SIGSTOP) with its queue
+# (16) filled by two local zcast clients, then resumed (SIGCONT):
+#   queue_full  24 of 24 DDS calls answered (before: the route waited 1 s in each send, then
+#               dropped the request)
+# Usage: svc_reply_test.sh <zcast-bridge> <svc_zpeer> <svc_reply_peer> <svc_ros_peer>
+# <svc_many_peer> <scenario>. Root and
 # `ip netns` (else 77).
 set -uo pipefail
-BRIDGE=$1 ZP=$2 PEER=$3 ROS=$4 SCEN=$5
+BRIDGE=$1 ZP=$2 PEER=$3 ROS=$4 MANY=$5 SCEN=$6
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/harness.sh"
 zbh_init "svcr-$SCEN"
@@ -92,8 +98,27 @@ room() {
     fail "bridge A's counters"
 }
 
+queue_full() {
+  start timeout_ms=30000
+  kill -STOP "$srv"
+  local k
+  for k in 1 2; do # 16 requests fill the stopped server's queue
+    "${inB[@]}" "$ZP" call /add 8 8 > "$W/local$k.log" 2>&1 & local_pid[$k]=$!; pids+=($!)
+  done
+  sleep 0.5
+  "${inA[@]}" "$MANY" clients /add 24 > "$W/many.log" 2>&1 & many=$!; pids+=($many)
+  sleep 3 # the DDS requests find the queue full (the route's old wait: 1 s per request)
+  kill -CONT "$srv"
+  wait "$many" || fail "the DDS clients: $(cat "$W/many.log")"
+  for k in 1 2; do
+    wait "${local_pid[$k]}" || fail "local client $k: $(cat "$W/local$k.log")"
+  done
+  cat "$W/many.log" "$W/local1.log" "$W/local2.log"
+  stop_all "calls 24, answered 24, failed 0, dropped 0"
+}
+
 case "$SCEN" in
-  readerless|full|leave|stay|room) "$SCEN" ;;
+  readerless|full|leave|stay|room|queue_full) "$SCEN" ;;
   *) echo "unknown scenario $SCEN"; exit 2 ;;
 esac
 echo PASS
