@@ -17,10 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dds/dds.h>
-#include <dds/ddsi/ddsi_serdata.h>
-
 #include "ros_add.h"
+#include "svc_take.h"
 
 static volatile sig_atomic_t stop;
 
@@ -58,34 +56,19 @@ static dds_entity_t endpoint(struct ends *e, const char *clientid, int writer)
 	return x;
 }
 
-static int64_t le64(const uint8_t *b)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
-	return (int64_t)v;
-}
-
-/* One reply from reader r: 1 when it is one of guid's (seq and sum checked into *seq, *ok), 0
- * when none was there, 2 when it was another client's. */
+/* One reply from reader r: 1 when it is one of guid's (its seq in *seq, *ok when it is exactly
+ * sum = 1001 seq), 0 when none was there, 2 when it was another client's. */
 static int take_reply(dds_entity_t r, dds_instance_handle_t guid, int64_t *seq, int *ok)
 {
-	struct ddsi_serdata *sd = NULL;
-	dds_sample_info_t si;
-	if (dds_takecdr(r, &sd, 1, &si, DDS_ANY_STATE) <= 0)
+	uint8_t b[28];
+	int64_t size = svc_take_bytes(r, b, sizeof b);
+	if (size < 0)
 		return 0;
-	uint8_t b[64];
-	uint32_t size = ddsi_serdata_size(sd);
-	int mine = 0;
-	*ok = 0;
-	if (si.valid_data && size == 28) {
-		ddsi_serdata_to_ser(sd, 0, size, b);
-		mine = (uint64_t)le64(b + 4) == guid;
-		*seq = le64(b + 12);
-		*ok = !memcmp(b, "\0\1\0\0", 4) && le64(b + 20) == 1001 * *seq;
-	}
-	ddsi_serdata_unref(sd);
-	return si.valid_data && !mine ? 2 : 1;
+	if (size != 28 || (uint64_t)svc_le64(b + 4) != guid)
+		return 2;
+	*seq = svc_le64(b + 12);
+	*ok = !memcmp(b, "\0\1\0\0", 4) && svc_le64(b + 20) == 1001 * *seq;
+	return 1;
 }
 
 static int wait_pub(dds_entity_t w, dds_time_t end)
