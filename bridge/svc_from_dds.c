@@ -98,7 +98,7 @@ static struct zb_svc_call *call_of(struct zb_svc_rt *rt, int64_t seq)
 }
 
 /* Answers call c with the DDS reply b (n bytes): 0 when the call ended (answered, failed, or its
- * client left), 1 when the client's response pool has no room now (the call keeps its place). */
+ * client left), 1 when the client's response pool has no room now. */
 static int deliver(struct zb_svc_rt *rt, struct zb_svc_call *c, const uint8_t *b, size_t n)
 {
 	zcast_msg *m = NULL;
@@ -155,12 +155,14 @@ static void answer(struct zb_svc_rt *rt, const uint8_t *b, size_t n, const dds_s
 	 * the sample goes back to Cyclone) and is tried again (retry_replies), and the call's place
 	 * serves the next request: a client that waits for room to send before it takes its
 	 * responses would otherwise wait for us while we wait for it. */
-	char why[96];
-	snprintf(why, sizeof why, "more than %u x pending=%u wait for room", ZB_SVC_KEPT,
-		 rt->cfg->pending);
-	if (rt->n_kept == ZB_SVC_KEPT * rt->cfg->pending || !(c->reply = malloc(n))) {
-		fail_call(rt, c, ZB_SVC_WARN_ROOM, "calls whose zcast client had no room for the "
-			  "response", rt->n_kept == ZB_SVC_KEPT * rt->cfg->pending ? why : "out of memory");
+	int full = rt->n_kept == ZB_SVC_KEPT * rt->cfg->pending;
+	if (full || !(c->reply = malloc(n))) {
+		char why[96];
+		snprintf(why, sizeof why, "more than %u x pending=%u wait for room", ZB_SVC_KEPT,
+			 rt->cfg->pending);
+		fail_call(rt, c, ZB_SVC_WARN_ROOM,
+			  "calls whose zcast client had no room for the response",
+			  full ? why : "out of memory");
 		return;
 	}
 	memcpy(c->reply, b, n);

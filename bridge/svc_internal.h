@@ -92,7 +92,8 @@ struct zb_svc_rt {
 	uint32_t *off, *len; /* zcast_cdr_read slots (the larger n_flat of request and response) */
 	uint8_t *buf;	     /* a DDS sample being written */
 	size_t buf_cap;
-	struct zb_svc_call *calls; /* cap_calls entries: cfg->pending, FROM_DDS 5 x (ZB_SVC_KEPT) */
+	/* cap_calls entries: cfg->pending in flight, and FROM_DDS ZB_SVC_KEPT x pending more */
+	struct zb_svc_call *calls;
 	uint32_t cap_calls, n_calls;
 	uint32_t n_kept; /* FROM_DDS: calls answered by DDS whose reply waits for room */
 	struct zb_svc_call *unsent; /* TO_DDS: the call whose request waits for a server's room */
