@@ -28,9 +28,13 @@ static int open_server(struct zb_svc_rt *rt)
 static void forget(struct zb_svc_rt *rt, struct zb_svc_call *c)
 {
 	zcast_msg_drop(c->req);
-	c->req = NULL;
+	if (c->reply)
+		rt->n_kept--;
+	else
+		rt->n_calls--;
+	free(c->reply);
+	c->req = NULL, c->reply = NULL;
 	c->used = 0;
-	rt->n_calls--;
 }
 
 static void fail_call(struct zb_svc_rt *rt, struct zb_svc_call *c, unsigned kind, const char *what,
@@ -73,7 +77,9 @@ static void forward_request(struct zb_svc_rt *rt, struct zb_svc_call *c, zcast_m
 
 static void take_requests(struct zb_svc_rt *rt)
 {
-	for (uint32_t i = 0; i < rt->cfg->pending && !atomic_load(&rt->b->stop); i++) {
+	for (uint32_t i = 0; i < rt->cap_calls && rt->n_calls < rt->cfg->pending &&
+			     !atomic_load(&rt->b->stop);
+	     i++) {
 		zcast_msg *req;
 		if (rt->calls[i].used)
 			continue;
@@ -85,10 +91,41 @@ static void take_requests(struct zb_svc_rt *rt)
 
 static struct zb_svc_call *call_of(struct zb_svc_rt *rt, int64_t seq)
 {
-	for (uint32_t i = 0; i < rt->cfg->pending; i++)
+	for (uint32_t i = 0; i < rt->cap_calls; i++)
 		if (rt->calls[i].used && rt->calls[i].seq == seq)
 			return &rt->calls[i];
 	return NULL;
+}
+
+/* Answers call c with the DDS reply b (n bytes): 0 when the call ended (answered, failed, or its
+ * client left), 1 when the client's response pool has no room now. */
+static int deliver(struct zb_svc_rt *rt, struct zb_svc_call *c, const uint8_t *b, size_t n)
+{
+	zcast_msg *m = NULL;
+	int e = zcast_response_loan(rt->srv, c->req, rt->cfg->max_size + ZCAST_TYPED_HEADER_OFFSET,
+				    &m);
+	if (e == ZCAST_ENOSLOT)
+		return 1;
+	if (e == ZCAST_ENOENT) { /* the zcast client left: nobody waits */
+		forget(rt, c);
+		return 0;
+	}
+	if (e == 0 && zb_svc_fill(rt, rt->cfg->type->response, m, b, n) < 0) {
+		zcast_msg_drop(m);
+		zb_svc_drop(rt, ZB_SVC_WARN_INVALID, "invalid replies", rt->why);
+		fail_call(rt, c, ZB_SVC_WARN_INVALID, "calls answered with an invalid reply", "");
+		return 0;
+	}
+	if (e < 0 || (e = zcast_response_send(rt->srv, m)) < 0) { /* the loan stays ours */
+		if (m)
+			zcast_msg_drop(m);
+		fail_call(rt, c, ZB_SVC_WARN_CLIENT, "calls whose response was not sent",
+			  zcast_strerror(e));
+		return 0;
+	}
+	atomic_fetch_add(&rt->n_answered, 1);
+	forget(rt, c);
+	return 0;
 }
 
 /* One reply sample b (n bytes) from the DDS server. */
@@ -103,7 +140,7 @@ static void answer(struct zb_svc_rt *rt, const uint8_t *b, size_t n, const dds_s
 	if (guid != rt->self)
 		return; /* a reply to another client: every client reads every reply */
 	struct zb_svc_call *c = call_of(rt, (int64_t)seq);
-	if (!c) {
+	if (!c || c->reply) {
 		zb_svc_drop(rt, ZB_SVC_WARN_SEQ, "replies to no call in flight",
 			    "answered already, timed out, or not ours");
 		return;
@@ -112,28 +149,40 @@ static void answer(struct zb_svc_rt *rt, const uint8_t *b, size_t n, const dds_s
 		zb_svc_drop(rt, ZB_SVC_WARN_TYPE, "replies of a server of another type", rt->why);
 		return; /* the call waits for a reply of its type or its timeout */
 	}
-	zcast_msg *m = NULL;
-	int e = zcast_response_loan(rt->srv, c->req, rt->cfg->max_size + ZCAST_TYPED_HEADER_OFFSET,
-				    &m);
-	if (e == ZCAST_ENOENT) { /* the zcast client left: nobody waits */
-		forget(rt, c);
+	if (deliver(rt, c, b, n) == 0)
+		return;
+	/* The client has not dropped enough of its earlier responses yet: the reply waits (a copy:
+	 * the sample goes back to Cyclone) and is tried again (retry_replies), and the call's place
+	 * serves the next request: a client that waits for room to send before it takes its
+	 * responses would otherwise wait for us while we wait for it. */
+	int full = rt->n_kept == ZB_SVC_KEPT * rt->cfg->pending;
+	if (full || !(c->reply = malloc(n))) {
+		char why[96];
+		snprintf(why, sizeof why, "more than %u x pending=%u wait for room", ZB_SVC_KEPT,
+			 rt->cfg->pending);
+		fail_call(rt, c, ZB_SVC_WARN_ROOM,
+			  "calls whose zcast client had no room for the response",
+			  full ? why : "out of memory");
 		return;
 	}
-	if (e == 0 && zb_svc_fill(rt, rt->cfg->type->response, m, b, n) < 0) {
-		zcast_msg_drop(m);
-		zb_svc_drop(rt, ZB_SVC_WARN_INVALID, "invalid replies", rt->why);
-		fail_call(rt, c, ZB_SVC_WARN_INVALID, "calls answered with an invalid reply", "");
-		return;
+	memcpy(c->reply, b, n);
+	c->reply_n = n;
+	rt->n_calls--, rt->n_kept++;
+}
+
+/* The replies waiting for room in their client's response pool, tried again: 1 when some still
+ * wait. zcast tells a server nothing when a client drops a response (the slot comes back in the
+ * server's own pool for that client), so the route's thread looks again every
+ * ZB_SVC_ROOM_POLL_MS while one waits; the call's timeout_ms ends the wait. */
+static int retry_replies(struct zb_svc_rt *rt)
+{
+	int waiting = 0;
+	for (uint32_t i = 0; rt->n_kept && i < rt->cap_calls; i++) {
+		struct zb_svc_call *c = &rt->calls[i];
+		if (c->used && c->reply)
+			waiting |= deliver(rt, c, c->reply, c->reply_n);
 	}
-	if (e < 0 || (e = zcast_response_send(rt->srv, m)) < 0) { /* the loan stays ours */
-		if (m)
-			zcast_msg_drop(m);
-		fail_call(rt, c, ZB_SVC_WARN_CLIENT, "calls whose response found no room",
-			  zcast_strerror(e));
-		return;
-	}
-	atomic_fetch_add(&rt->n_answered, 1);
-	forget(rt, c);
+	return waiting;
 }
 
 static void take_replies(struct zb_svc_rt *rt)
@@ -155,12 +204,14 @@ static int expire(struct zb_svc_rt *rt)
 {
 	int64_t now = zb_svc_now(), next = now + 100 * 1000000;
 	int gone = rt->n_calls && zb_svc_matched(rt) == 0;
-	for (uint32_t i = 0; i < rt->cfg->pending; i++) {
+	for (uint32_t i = 0; i < rt->cap_calls; i++) {
 		struct zb_svc_call *c = &rt->calls[i];
-		if (c->used && gone)
+		if (c->used && gone && !c->reply) /* a reply kept needs no server any more */
 			fail_call(rt, c, ZB_SVC_WARN_GONE, "calls whose DDS server went away", "");
 		else if (c->used && c->deadline <= now)
-			fail_call(rt, c, ZB_SVC_WARN_TIMEOUT, "calls the DDS server did not answer",
+			fail_call(rt, c, c->reply ? ZB_SVC_WARN_ROOM : ZB_SVC_WARN_TIMEOUT,
+				  c->reply ? "calls whose zcast client had no room for the response"
+					   : "calls the DDS server did not answer",
 				  "timeout_ms passed");
 		else if (c->used && c->deadline < next)
 			next = c->deadline;
@@ -175,8 +226,10 @@ void *zb_svc_from_dds(void *arg)
 	if (zb_svc_activate(rt, open_server(rt) == 0 && zcast_server_fd(rt->srv, &fd) == 0) < 0)
 		return NULL;
 	while (!atomic_load(&rt->b->stop)) {
+		int room_ms = retry_replies(rt) ? ZB_SVC_ROOM_POLL_MS : 100;
 		take_replies(rt);
 		int ms = expire(rt);
+		ms = ms < room_ms ? ms : room_ms;
 		take_requests(rt);
 		/* a full table leaves requests queued: their descriptor would stay readable */
 		zb_svc_wait(rt, rt->n_calls < rt->cfg->pending ? fd : -1, ms);

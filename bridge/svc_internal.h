@@ -22,8 +22,28 @@ struct zb_svc_call { /* a call in flight */
 	uint8_t hdr[ZB_SVC_HDR];      /* TO_DDS: the DDS client's header (little endian), echoed */
 	dds_instance_handle_t writer; /* TO_DDS: the DDS client's request writer */
 	int64_t seq;		      /* FROM_DDS: the number this bridge wrote in the header */
-	zcast_msg *req;		      /* FROM_DDS: the zcast request it serves (our reference) */
+	zcast_msg *req;		      /* FROM_DDS: the zcast request it serves (our reference);
+				       * TO_DDS: our request loan while no server's queue has room */
+	uint8_t *reply;		      /* FROM_DDS: its DDS reply, kept while the client has no room */
+	size_t reply_n;
 	int64_t deadline;	      /* CLOCK_MONOTONIC ns: then it fails (timeout_ms) */
+};
+
+/* FROM_DDS: replies kept while their zcast client has no room, at most this many per call in
+ * flight (svc_from_dds.c). */
+#define ZB_SVC_KEPT 4
+/* How often a route looks again for room zcast gives no wake-up for (a server's queue, a client's
+ * response pool) while something waits for it: a slice, the last resort. */
+#define ZB_SVC_ROOM_POLL_MS 5
+
+struct zb_svc_parked { /* TO_DDS: a reply whose client's reader is not matched yet (svc_park.c) */
+	int used;
+	uint64_t age;		      /* the smallest is dropped first when all are used */
+	dds_instance_handle_t writer; /* the DDS client's request writer */
+	uint8_t hdr[ZB_SVC_HDR];      /* its request's header, echoed */
+	uint8_t *enc;		      /* the response's encapsulation and CDR (a private copy) */
+	size_t n, cap;
+	int64_t deadline; /* CLOCK_MONOTONIC ns: dropped then (timeout_ms after the response) */
 };
 
 struct zb_svc_peer { /* a remote endpoint, read once from its discovery data (svc_peers.c) */
@@ -50,6 +70,9 @@ enum { /* kinds of refused input and failed calls, each reported once per route 
 	ZB_SVC_WARN_GONE = 32,
 	ZB_SVC_WARN_TIMEOUT = 64,
 	ZB_SVC_WARN_CLIENT = 128,
+	ZB_SVC_WARN_PARKED = 256,
+	ZB_SVC_WARN_NOREADER = 512,
+	ZB_SVC_WARN_ROOM = 1024,
 };
 
 struct zb_svc_rt {
@@ -69,8 +92,14 @@ struct zb_svc_rt {
 	uint32_t *off, *len; /* zcast_cdr_read slots (the larger n_flat of request and response) */
 	uint8_t *buf;	     /* a DDS sample being written */
 	size_t buf_cap;
-	struct zb_svc_call *calls; /* cfg->pending entries */
-	uint32_t n_calls;
+	/* cap_calls entries: cfg->pending in flight, and FROM_DDS ZB_SVC_KEPT x pending more */
+	struct zb_svc_call *calls;
+	uint32_t cap_calls, n_calls;
+	uint32_t n_kept; /* FROM_DDS: calls answered by DDS whose reply waits for room */
+	struct zb_svc_call *unsent; /* TO_DDS: the call whose request waits for a server's room */
+	struct zb_svc_parked *parked; /* TO_DDS: cfg->pending entries */
+	uint32_t n_parked;
+	uint64_t parked_age;
 	struct zb_svc_peers writers; /* matched by our reader */
 	struct zb_svc_peers readers; /* matched by our writer */
 	char why[320];
@@ -97,6 +126,15 @@ void zb_svc_peers_free(struct zb_svc_peers *ps);
 uint32_t zb_svc_matched(struct zb_svc_rt *rt);
 /* Writes a sample: enc (encapsulation header + CDR, n bytes, copied once) behind the header. */
 int zb_svc_write(struct zb_svc_rt *rt, const uint8_t hdr[ZB_SVC_HDR], const uint8_t *enc, size_t n);
+
+/* TO_DDS replies (svc_park.c). Sends a zcast response's bytes (encapsulation + CDR, n, in shared
+ * memory: copied once) to call c's DDS client: written at once when its reply reader is matched,
+ * else kept aside, the route going on. */
+void zb_svc_reply(struct zb_svc_rt *rt, const struct zb_svc_call *c, const uint8_t *enc, size_t n);
+/* Writes the replies kept aside whose client's reader is matched now; drops those whose client
+ * left or whose timeout_ms passed. The milliseconds until the next such deadline (at most 100). */
+int zb_svc_parked_flush(struct zb_svc_rt *rt);
+void zb_svc_parked_free(struct zb_svc_rt *rt);
 
 /* Shared by both directions (svc_route.c). */
 void zb_svc_drop(struct zb_svc_rt *rt, unsigned kind, const char *what, const char *why);

@@ -149,10 +149,14 @@ static int rt_init(struct zb_svc_rt *rt, struct zcast_bridge *b, size_t i)
 								: t->response->n_flat;
 	rt->off = calloc(nf ? nf : 1, sizeof *rt->off);
 	rt->len = calloc(nf ? nf : 1, sizeof *rt->len);
-	rt->calls = calloc(rt->cfg->pending, sizeof *rt->calls);
+	int to_dds = rt->cfg->dir == ZCAST_BRIDGE_SVC_TO_DDS;
+	rt->cap_calls = rt->cfg->pending * (to_dds ? 1 : 1 + ZB_SVC_KEPT);
+	rt->calls = calloc(rt->cap_calls, sizeof *rt->calls);
+	rt->parked = to_dds ? calloc(rt->cfg->pending, sizeof *rt->parked) : NULL;
 	atomic_store(&rt->writers.stale, 1); /* read at the first look-up */
 	atomic_store(&rt->readers.stale, 1);
-	return rt->wake_fd < 0 || !rt->off || !rt->len || !rt->calls ? -1 : 0;
+	int ok = rt->wake_fd >= 0 && rt->off && rt->len && rt->calls && (!to_dds || rt->parked);
+	return ok ? 0 : -1;
 }
 
 int zb_svcs_start(struct zcast_bridge *b, char *err, size_t errlen)
@@ -202,9 +206,9 @@ void zb_svcs_stop(struct zcast_bridge *b)
 			dds_delete(rt->reader);
 		if (rt->writer > 0)
 			dds_delete(rt->writer);
-		for (uint32_t k = 0; k < rt->cfg->pending && rt->calls; k++)
+		for (uint32_t k = 0; k < rt->cap_calls && rt->calls; k++)
 			if (rt->calls[k].used && rt->calls[k].req)
-				zcast_msg_drop(rt->calls[k].req);
+				zcast_msg_drop(rt->calls[k].req), free(rt->calls[k].reply);
 		if (rt->cli)
 			zcast_client_close(rt->cli);
 		if (rt->srv) /* fails the requests it still holds: their callers get ZCAST_ESRVGONE */
@@ -212,6 +216,7 @@ void zb_svcs_stop(struct zcast_bridge *b)
 		if (rt->wake_fd >= 0)
 			close(rt->wake_fd);
 		free(rt->off), free(rt->len), free(rt->calls), free(rt->buf);
+		zb_svc_parked_free(rt);
 		zb_svc_peers_free(&rt->writers), zb_svc_peers_free(&rt->readers);
 	}
 	free(b->svcs);

@@ -38,6 +38,30 @@ static struct zb_svc_call *call_free(struct zb_svc_rt *rt)
 	return NULL;
 }
 
+/* Sends call c's request loan. When every server's queue is full it stays ours (rt->unsent) and
+ * is tried again: the route must not wait (in zcast_request_send_wait) while it has responses to
+ * take, or the server, its response slots for us full, would drop its answers; the requests behind
+ * it wait in the DDS reader. */
+static void send_request(struct zb_svc_rt *rt, struct zb_svc_call *c)
+{
+	uint64_t zseq;
+	int e = zcast_request_send(rt->cli, c->req, &zseq);
+	rt->unsent = e == ZCAST_EAGAIN ? c : NULL;
+	if (e == ZCAST_EAGAIN)
+		return;
+	if (e < 0) {
+		zcast_msg_drop(c->req);
+		zb_svc_fail(rt, ZB_SVC_WARN_NOSERVER, "requests finding no zcast server",
+			    zcast_strerror(e));
+		*c = (struct zb_svc_call){0};
+		rt->n_calls--;
+		return;
+	}
+	c->req = NULL;
+	c->zseq = zseq;
+	atomic_fetch_add(&rt->n_sent, 1);
+}
+
 /* Sends the request in sample b (n bytes) to the zcast server. */
 static void forward_request(struct zb_svc_rt *rt, const uint8_t *b, size_t n,
 			    const dds_sample_info_t *si)
@@ -62,26 +86,18 @@ static void forward_request(struct zb_svc_rt *rt, const uint8_t *b, size_t n,
 		zb_svc_drop(rt, ZB_SVC_WARN_INVALID, "invalid requests", rt->why);
 		return;
 	}
-	uint64_t zseq;
-	if ((e = zcast_request_send(rt->cli, m, &zseq)) == ZCAST_EAGAIN) /* servers' queues full */
-		e = zcast_request_send_wait(rt->cli, m, 1000 * 1000 * 1000, &zseq);
-	if (e < 0) {
-		zcast_msg_drop(m);
-		zb_svc_fail(rt, ZB_SVC_WARN_NOSERVER, "requests finding no zcast server",
-			    zcast_strerror(e));
-		return;
-	}
-	*c = (struct zb_svc_call){.used = 1, .zseq = zseq, .writer = si->publication_handle,
+	*c = (struct zb_svc_call){.used = 1, .req = m, .writer = si->publication_handle,
 				  .deadline = zb_svc_now() + (int64_t)rt->cfg->timeout_ms * 1000000};
 	memcpy(c->hdr, hdr, ZB_SVC_HDR);
 	rt->n_calls++;
-	atomic_fetch_add(&rt->n_sent, 1);
+	send_request(rt, c);
 }
 
-/* Takes requests while a call slot is free (the rest wait in the DDS reader). */
+/* Takes requests while a call slot is free and no request waits for a server's room (the rest
+ * wait in the DDS reader). */
 static void take_requests(struct zb_svc_rt *rt)
 {
-	while (rt->n_calls < rt->cfg->pending && !atomic_load(&rt->b->stop)) {
+	while (!rt->unsent && rt->n_calls < rt->cfg->pending && !atomic_load(&rt->b->stop)) {
 		struct ddsi_serdata *sd = NULL;
 		dds_sample_info_t si;
 		if (dds_takecdr(rt->reader, &sd, 1, &si, DDS_ANY_STATE) <= 0)
@@ -94,21 +110,6 @@ static void take_requests(struct zb_svc_rt *rt)
 	}
 }
 
-/* Waits (bounded) until the client's reply reader is matched, as rmw_cyclonedds does. */
-static int client_ready(struct zb_svc_rt *rt, const struct zb_svc_call *c)
-{
-	int st = zb_svc_client_present(rt, c->writer);
-	for (int i = 0; i < 100 && st == ZB_SVC_CLIENT_MAYBE && !atomic_load(&rt->b->stop); i++) {
-		dds_sleepfor(DDS_MSECS(10));
-		st = zb_svc_client_present(rt, c->writer);
-	}
-	if (st != ZB_SVC_CLIENT_YES)
-		zb_svc_fail(rt, ZB_SVC_WARN_CLIENT, "responses whose DDS client is gone",
-			    st == ZB_SVC_CLIENT_GONE ? "its request writer left"
-						     : "its reply reader is not matched after 1 s");
-	return st == ZB_SVC_CLIENT_YES;
-}
-
 static void reply(struct zb_svc_rt *rt, const struct zb_svc_call *c, zcast_msg *resp)
 {
 	uint8_t *d = zcast_service_data(resp);
@@ -117,14 +118,7 @@ static void reply(struct zb_svc_rt *rt, const struct zb_svc_call *c, zcast_msg *
 		zb_svc_fail(rt, ZB_SVC_WARN_INVALID, "zcast responses of a size out of range", "");
 		return;
 	}
-	if (!client_ready(rt, c))
-		return;
-	if (zb_svc_write(rt, c->hdr, d + ZCAST_TYPED_HEADER_OFFSET,
-			 n - ZCAST_TYPED_HEADER_OFFSET) < 0) {
-		zb_svc_fail(rt, ZB_SVC_WARN_CLIENT, "responses not written to DDS", "");
-		return;
-	}
-	atomic_fetch_add(&rt->n_answered, 1);
+	zb_svc_reply(rt, c, d + ZCAST_TYPED_HEADER_OFFSET, n - ZCAST_TYPED_HEADER_OFFSET);
 }
 
 static void take_responses(struct zb_svc_rt *rt)
@@ -137,7 +131,7 @@ static void take_responses(struct zb_svc_rt *rt)
 			return;
 		struct zb_svc_call *c = NULL;
 		for (uint32_t i = 0; i < rt->cfg->pending && !c; i++)
-			if (rt->calls[i].used && rt->calls[i].zseq == zseq)
+			if (rt->calls[i].used && !rt->calls[i].req && rt->calls[i].zseq == zseq)
 				c = &rt->calls[i];
 		if (c && e == 0)
 			reply(rt, c, resp);
@@ -159,7 +153,13 @@ static int expire(struct zb_svc_rt *rt)
 	int64_t now = zb_svc_now(), next = now + 100 * 1000000;
 	for (uint32_t i = 0; i < rt->cfg->pending; i++) {
 		struct zb_svc_call *c = &rt->calls[i];
-		if (c->used && c->deadline <= now) {
+		if (c->used && c->deadline <= now && c->req) { /* never sent */
+			zcast_msg_drop(c->req);
+			zb_svc_fail(rt, ZB_SVC_WARN_TIMEOUT, "requests no zcast server had room for",
+				    "timeout_ms passed");
+			*c = (struct zb_svc_call){0};
+			rt->n_calls--, rt->unsent = NULL;
+		} else if (c->used && c->deadline <= now) {
 			(void)zcast_client_forget(rt->cli, c->zseq); /* a late response is dropped */
 			zb_svc_fail(rt, ZB_SVC_WARN_TIMEOUT, "calls the zcast server did not answer",
 				    "timeout_ms passed");
@@ -178,10 +178,15 @@ void *zb_svc_to_dds(void *arg)
 	if (zb_svc_activate(rt, open_client(rt) == 0 && zcast_client_fd(rt->cli, &fd) == 0) < 0)
 		return NULL;
 	while (!atomic_load(&rt->b->stop)) {
+		int parked_ms = zb_svc_parked_flush(rt); /* a reply reader's match wakes us too */
 		take_responses(rt);
 		int ms = expire(rt);
+		if (rt->unsent)
+			send_request(rt, rt->unsent);
 		take_requests(rt);
-		zb_svc_wait(rt, fd, ms);
+		ms = ms < parked_ms ? ms : parked_ms;
+		/* zcast wakes no client when a server's queue gets room: look again soon */
+		zb_svc_wait(rt, fd, rt->unsent && ms > ZB_SVC_ROOM_POLL_MS ? ZB_SVC_ROOM_POLL_MS : ms);
 	}
 	return NULL;
 }

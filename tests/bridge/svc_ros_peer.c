@@ -14,10 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dds/dds.h>
-#include <dds/ddsi/ddsi_serdata.h>
-
 #include "ros_add.h"
+#include "svc_take.h"
 
 static volatile sig_atomic_t stop;
 
@@ -57,32 +55,19 @@ static void peer_open(struct peer *p, const char *name, int server)
 	}
 }
 
-static int64_t le64(const uint8_t *b)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
-	return (int64_t)v;
-}
-
-/* The raw bytes of one sample taken from r: n int64s after the header, or 0. */
+/* The raw bytes of one sample taken from r: n int64s after the header (1), nothing (0), or a
+ * sample of another size or encapsulation (-1). */
 static int take_raw(dds_entity_t r, int64_t *v, int n)
 {
-	struct ddsi_serdata *sd = NULL;
-	dds_sample_info_t si;
-	if (dds_takecdr(r, &sd, 1, &si, DDS_ANY_STATE) <= 0)
-		return 0;
 	uint8_t b[256];
-	uint32_t size = ddsi_serdata_size(sd);
-	int ok = si.valid_data && size == 4 + 8 * (uint32_t)n && size <= sizeof b;
-	if (ok) {
-		ddsi_serdata_to_ser(sd, 0, size, b);
-		ok = !memcmp(b, "\0\1\0\0", 4);
-		for (int i = 0; i < n; i++)
-			v[i] = le64(b + 4 + 8 * i);
-	}
-	ddsi_serdata_unref(sd);
-	return si.valid_data ? (ok ? 1 : -1) : 0;
+	int64_t size = svc_take_bytes(r, b, sizeof b);
+	if (size < 0)
+		return 0;
+	if (size != 4 + 8 * n || memcmp(b, "\0\1\0\0", 4))
+		return -1;
+	for (int i = 0; i < n; i++)
+		v[i] = svc_le64(b + 4 + 8 * i);
+	return 1;
 }
 
 static int server(const char *name, int mute)
