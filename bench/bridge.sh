@@ -4,18 +4,25 @@
 # and (b) zcast publisher -> zcast-bridge -> DDS -> zcast-bridge -> zcast subscriber, in the same run.
 # Latency: ping-pong, one-way = RTT/2 (p50/p90/p99); throughput: reliable, as fast as allowed.
 #   bench/bridge.sh <build dir> [--quick] [--lat64] [--second-reader] [--no-catchup]
-#                   [--threads=N] [--idle=N]
+#                   [--threads=N] [--idle=N] [--idle-poll] [--cyclone-xml=XML] [--wakes]
 # --lat64: only the 64 B latency; --second-reader: a second receiving bridge on B (its own zcast
 # domain) reads /ping too, so A's writer serves two bridges; --no-catchup: in routes without their
 # catch-up reader (catchup=0); --threads=N: "threads N" in both bridges' configs (docs/BRIDGE.md,
 # "Threads"; absent: the bridge's default); --idle=N: N more routes A -> B that carry nothing (a
-# bridge of many routes).
+# bridge of many routes); --idle-poll: idle CPUs poll instead of halting while the script runs (a
+# PM QoS request of 0 us on /dev/cpu_dma_latency: both systems, to see what the wake-ups of idle
+# CPUs cost); --cyclone-xml=XML: added inside <Domain> of every peer's CYCLONEDDS_URI (bridges and
+# the plain pair alike). With --second-reader the plain pair is also measured with a second plain
+# Cyclone reader on B ("cyclone2"), next to the pair alone ("cyclone"). --wakes: after each latency
+# line, the voluntary context switches (sleeps, so wake-ups) per round trip of each thread of B's
+# echo and of the bridges that had at least 0.05.
 # Needs root and `ip netns`; prints "bridge: skipped (...)" otherwise.
 set -uo pipefail
-BUILD=$1 QUICK="" LAT64="" SECOND="" INOPT="" THREADS="" IDLE=0
+BUILD=$1 QUICK="" LAT64="" SECOND="" INOPT="" THREADS="" IDLE=0 POLL="" WAKES=""
 for a in "${@:2}"; do
   case $a in --quick) QUICK=$a ;; --lat64) LAT64=1 ;; --second-reader) SECOND=1 ;; --no-catchup) INOPT=" catchup=0" ;;
-    --threads=*) THREADS=${a#--threads=} ;; --idle=*) IDLE=${a#--idle=} ;; esac
+    --threads=*) THREADS=${a#--threads=} ;; --idle=*) IDLE=${a#--idle=} ;; --idle-poll) POLL=1 ;;
+    --cyclone-xml=*) export ZB_CYCLONE_XML=${a#--cyclone-xml=} ;; --wakes) WAKES=1 ;; esac
 done
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN=$BUILD/bench/zcast-bench-bridge BRIDGE=$BUILD/bridge/zcast-bridge
@@ -35,6 +42,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap "exit 1" INT TERM
+if [ -n "$POLL" ]; then # held while fd 9 is open: until the script ends
+  exec 9>/dev/cpu_dma_latency && printf 0 >&9 || { echo "bridge: --idle-poll: no /dev/cpu_dma_latency"; exit 1; }
+fi
 zb_netns_up "$id" || { echo "bridge: namespaces could not be set up"; exit 1; }
 # The bridges on DDS domain 0, the Cyclone-only pair on domain 1: neither sees the other's traffic.
 zA=("${inA[@]}" ZCAST_DOMAIN="$DA") zB=("${inB[@]}" ZCAST_DOMAIN="$DB")
@@ -65,14 +75,34 @@ done
 
 echo "# bridge threads (/proc/<pid>/task): A $(ls /proc/${pids[0]}/task | wc -l), B $(ls /proc/${pids[1]}/task | wc -l)"
 
-lat() { # system A-prefix B-prefix bytes count
-  local sys=$1 bytes=$4 count=$5
+switches() { # label=pid ...: "label/tid comm voluntary-switches" of each thread
+  local lp t
+  for lp in "$@"; do for t in /proc/${lp#*=}/task/*; do
+    echo "${lp%=*}/${t##*/} $(cat "$t/comm" 2>/dev/null) $(awk '/^voluntary/ {print $2}' "$t/status" 2>/dev/null)"
+  done; done
+}
+lat() { # system A-prefix B-prefix bytes count [sink: a second plain reader on B]
+  local sys=$1 bytes=$4 count=$5 sink=${6:-} s=""
   local -n a=$2 b=$3
   timeout 300 "${b[@]}" "$BIN" "$sys" echo "$count" > /dev/null 2>"$W/echo.err" & local e=$!; pids+=($e)
-  local out
-  out=$(timeout 300 "${a[@]}" "$BIN" "$sys" ping "$bytes" "$count" 2>"$W/ping.err") || out="failed: $(cat "$W/ping.err")"
-  wait "$e" 2>/dev/null
-  echo "$sys $out"
+  if [ -n "$sink" ]; then
+    timeout 300 "${b[@]}" "$BIN" "$sys" sink "$count" > /dev/null 2>"$W/sink.err" & s=$!; pids+=($s)
+  fi
+  local out procs=() before
+  if [ -n "$WAKES" ]; then # the echo (a child of timeout) is up before the ping's round trips
+    sleep 0.4
+    procs=("B.echo=$(pgrep -P "$e")" "A.bridge=${pids[0]}" "B.bridge=${pids[1]}")
+    [ -n "$SECOND" ] && procs+=("B2.bridge=${pids[2]}")
+    before=$(switches "${procs[@]}")
+  fi
+  out=$(ZB_READERS=$([ -n "$sink" ] && echo 2 || echo 1) timeout 300 "${a[@]}" "$BIN" "$sys" ping "$bytes" "$count" 2>"$W/ping.err") || out="failed: $(cat "$W/ping.err")"
+  echo "$sys${sink:+2} $out"
+  if [ -n "$WAKES" ]; then # the echo waits 0.5 s before it exits
+    join <(echo "$before" | sort) <(switches "${procs[@]}" | sort) |
+      awk -v n="$count" '{ r = ($5 - $3) / (n + 10); if (r >= 0.05) printf "# wakes %s %-4s %-14s %.2f\n", s, $1, $2, r }' s="$sys${sink:+2}" |
+      sed 's#/[0-9]* # #'
+  fi
+  wait "$e" $s 2>/dev/null
 }
 thr() { # system A-prefix B-prefix bytes count
   local sys=$1 bytes=$4 count=$5
@@ -91,6 +121,7 @@ sizes=("64 $N64" "65536 $N64K" "4194304 $N4M")
 for s in "${sizes[@]}"; do
   set -- $s
   lat cyclone cA cB "$1" "$2"
+  [ -n "$SECOND" ] && lat cyclone cA cB "$1" "$2" sink
   lat zcast zA zB "$1" "$2"
 done
 [ -n "$LAT64" ] && exit 0

@@ -3,6 +3,7 @@
  *   bridge_bench zcast|cyclone ping <bytes> <count>   latency: sends, waits for the echo; prints
  *                                                     "lat <bytes> p50_us p90_us p99_us"
  *   bridge_bench zcast|cyclone echo <count>           returns every ping as a pong
+ *   bridge_bench cyclone sink <count>                 a second reader of the pings (takes them)
  *   bridge_bench zcast|cyclone send <bytes> <count>   throughput: sends as fast as allowed
  * (reliable) bridge_bench zcast|cyclone recv <count>           prints "thr <bytes> msgs_per_s
  * MiB_per_s" zcast topics /ping, /pong, /thr; DDS topics rt/ping, rt/pong, rt/thr (ROS 2 names, so
@@ -17,10 +18,13 @@
 
 #define OVERHEAD ZBE_OVERHEAD
 
-/* Waits until the writer has a reader: the peer's (Cyclone) or the bridge's (zcast). */
+/* Waits until the writer has its readers: the peer's (Cyclone: $ZB_READERS of them, default 1)
+ * or the bridge's (zcast). */
 static void wait_matched(zbe_ep *e, const char *topic)
 {
-	while (!zbe_readers(e, topic))
+	const char *want = e->cyclone ? getenv("ZB_READERS") : NULL;
+	uint32_t n = want ? (uint32_t)atoi(want) : 1;
+	while (zbe_readers(e, topic) < (n ? n : 1))
 		usleep(10000);
 }
 
@@ -73,6 +77,11 @@ int main(int argc, char **argv)
 			zbe_send(&e, seq, n, NULL, 0);
 		}
 		usleep(500000);
+	} else if (strcmp(role, "sink") == 0) {
+		uint32_t count = (uint32_t)atoi(argv[3]), seq, n;
+		zbe_open_reader(&e, "/ping", 8);
+		for (uint32_t i = 0; i < count + 10; i++)
+			zbe_recv(&e, &seq, &n, NULL);
 	} else if (strcmp(role, "send") == 0 && argc == 5) {
 		uint32_t bytes = (uint32_t)strtoul(argv[3], NULL, 0),
 			 count = (uint32_t)atoi(argv[4]);

@@ -2,7 +2,8 @@
 # veth pair (10.77.0.1 / 10.77.0.2), each with a multicast route on the veth, and Cyclone DDS told to
 # use only that interface. zb_netns_up sets NA NB VA VB and the command prefixes inA / inB (arrays:
 # "${inA[@]}" cmd & is one process, as ip netns exec and env exec in place, so $! is the program);
-# zb_netns_down removes both namespaces (and with them the veth pair).
+# zb_netns_down removes both namespaces (and with them the veth pair). $ZB_CYCLONE_XML, if set, is
+# added inside the Domain element of both (a benchmark's Cyclone setting, the same for every peer).
 zb_netns_up() { # <id>
   NA=zbA$1 NB=zbB$1 VA=zbva$1 VB=zbvb$1
   ip netns add "$NA" && ip netns add "$NB" || return 1
@@ -18,7 +19,7 @@ zb_netns_up() { # <id>
   inB=(ip netns exec "$NB" env CYCLONEDDS_URI="$(zb_cyclone_uri "$VB")")
 }
 zb_cyclone_uri() {
-  echo "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"$1\"/></Interfaces></General></Domain></CycloneDDS>"
+  echo "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"$1\"/></Interfaces></General>${ZB_CYCLONE_XML:-}</Domain></CycloneDDS>"
 }
 zb_netns_down() {
   ip netns del "$NA" 2>/dev/null
