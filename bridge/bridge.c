@@ -64,17 +64,20 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 	dds_qos_t *pq = dds_create_qos();
 	if (pq)
 		dds_qset_userdata(pq, "enclave=/;", strlen("enclave=/;"));
+	b->domain = zb_domain_create(domain);
 	b->participant = dds_create_participant(domain, pq, NULL);
 	dds_delete_qos(pq);
 	if (b->participant < 0) {
 		snprintf(err, errlen, "DDS participant on domain %u: %s", domain,
 			 dds_strretcode(b->participant));
+		zb_domain_release(b->domain);
 		free(b);
 		return ZCAST_ESYS;
 	}
 	if (!(b->peers = zb_peers_new(b->participant))) { /* before the claims (claim_for) */
 		snprintf(err, errlen, "out of memory");
 		dds_delete(b->participant);
+		zb_domain_release(b->domain);
 		free(b);
 		return ZCAST_ENOMEM;
 	}
@@ -178,6 +181,7 @@ void zcast_bridge_stop(zcast_bridge *b)
 	zb_peers_stop(b->peers); /* peers.c: its thread waits on the participant's entities */
 	/* DDS first: a reader must not deliver into a publisher that is gone */
 	dds_delete(b->participant);
+	zb_domain_release(b->domain);
 	for (size_t i = 0; i < b->n_routes; i++) {
 		struct zb_route_rt *rt = &b->routes[i];
 		if (rt->pending)

@@ -216,6 +216,7 @@ struct zb_route_rt {
 
 struct zcast_bridge {
 	const zcast_bridge_config *cfg;
+	dds_entity_t domain; /* made by this bridge (domain.c), or 0 */
 	dds_entity_t participant;
 	dds_entity_t graph_writer; /* ros_discovery_info (graph.c) */
 	struct ddsi_sertype *graph_sertype;
@@ -230,6 +231,12 @@ struct zcast_bridge {
 	struct zb_group *groups; /* the pool (pool.c), n_groups workers; NULL: a thread per route */
 	size_t n_groups;
 };
+
+/* The DDS domain with the bridge's Cyclone defaults before $CYCLONEDDS_URI (domain.c): its handle,
+ * or 0 if this process had it already (then it is joined as it is). Released after the participant:
+ * deleted unless another participant of this process is still in it. */
+dds_entity_t zb_domain_create(uint32_t domain);
+void zb_domain_release(dds_entity_t d);
 
 /* Service routes (svc_route.c): started after the topic routes, stopped before the participant
  * is deleted. A "service" config line (svc_config.c): 0, or an error with `why` filled. */

@@ -12,7 +12,8 @@
  * --tag T (1..8): the publisher writes T into stamp.nanosec; sub --tags N expects <count> messages
  * from each of the tags 1..N, each tag's in order (two publishers on one topic). --settle-ms N: sub
  * keeps taking N ms after the last expected message; anything more is a duplicate. sub also prints
- * the longest time between two messages it took (max_gap_us: a takeover's pause at a steady rate). */
+ * the longest time between two messages it took (max_gap_us: a takeover's pause at a steady rate);
+ * --gaps-ms N: also each longer than N ms ("gap_ms G before S"). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 		tags = 8;
 	struct zbp_tally t = {0}, per[9] = {{0}};
 	int64_t settle = opt(argc, argv, "--settle-ms", 0) * 1000000, done_at = 0;
-	int64_t last_at = 0, max_gap = 0;
+	int64_t last_at = 0, max_gap = 0, gaps_ms = opt(argc, argv, "--gaps-ms", 0);
 	uint32_t gap_seq = 0;
 	while (now_ns() < deadline && (!done_at || now_ns() < done_at + settle)) {
 		zcast_msg *m;
@@ -157,6 +158,8 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 		uint32_t seq = ok ? (uint32_t)sensor_msgs_msg_Image_header_stamp_sec(&r) : 0;
 		if (last_at && at - last_at > max_gap)
 			max_gap = at - last_at, gap_seq = seq;
+		if (last_at && gaps_ms && at - last_at > gaps_ms * 1000000)
+			printf("gap_ms %lld before %u\n", (long long)((at - last_at) / 1000000), seq);
 		last_at = at;
 		uint32_t tag = ok && tags ? sensor_msgs_msg_Image_header_stamp_nanosec(&r) : 0;
 		struct zbp_tally *pt = tags && tag >= 1 && tag <= tags ? &per[tag] : &t;
