@@ -47,6 +47,18 @@ int zcast_msg_resize(zcast_msg *m, size_t size)
 	return 0;
 }
 
+int zcast_msg_set_mark(zcast_msg *m, uint32_t mark)
+{
+	if (!m)
+		return ZCAST_EINVAL;
+	if (stale(m))
+		return ZCAST_ESTALE;
+	if (atomic_load(&m->kind) != ZC_MSG_LOAN)
+		return zc_err(ZCAST_EINVAL, "only a loan can be marked");
+	m->mark = mark;
+	return 0;
+}
+
 zcast_msg *zcast_msg_ref(zcast_msg *m)
 {
 	if (m)
