@@ -16,7 +16,7 @@ BRIDGE=$1 PEER=$2 POINT=$3 MODE=${4:-restart}
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/harness.sh"
 zbh_init "inkill"
-R=sensor_msgs/msg/Image n=2000
+R=sensor_msgs/msg/Image n=1200 # after the kill 700: all within what A keeps (catchup 1024)
 printf 'zcast_domain %s\nout /ik %s reliable\n' "$DA" "$R" > "$W/a.conf"
 printf 'zcast_domain %s\nin /ik %s reliable\n' "$DB" "$R" > "$W/b.conf"
 zbh_bridge a A "$W/a.conf"
