@@ -304,9 +304,12 @@ int zb_in_open(struct zb_route_rt *rt)
 	dds_listener_t *l = dds_create_listener(rt);
 	if (l)
 		dds_lset_data_available(l, on_data);
+	/* the catch-up reader as early as before the marks (what it can still get from the sending
+	 * bridges shrinks while it waits); nothing is delivered before ACTIVE, so the record is
+	 * recovered in time */
 	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
 	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint, rt->cfg->type)) ||
-	    zb_sources_recover(rt->sources, rt->pub, &rt->b->stop) < 0 || open_catchup(rt, l) < 0) {
+	    open_catchup(rt, l) < 0 || zb_sources_recover(rt->sources, rt->pub, &rt->b->stop) < 0) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);
 		e = -1;
 	} else {
