@@ -22,7 +22,7 @@
 
 #include "internal.h"
 
-#define ZB_STATE_MAGIC 0x345453424353435aull /* "ZCSCBST4" */
+#define ZB_STATE_MAGIC 0x355453424353435aull /* "ZCSCBST5" */
 
 static void boot_id(char out[40])
 {

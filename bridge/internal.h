@@ -74,6 +74,14 @@ int zb_sources_type_ok(struct zb_sources *s, dds_instance_handle_t publication,
 		       char theirs[ZCAST_TYPE_HASH_STR_SIZE]);
 /* Records a delivered sample. */
 void zb_sources_delivered(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
+/* Before the publish of a sample: records which one is in progress (the claim file's in_* fields)
+ * and returns the mark to set on its loan (zcast_msg_set_mark), or 0 for a writer without a source
+ * (never filtered: nothing to record). */
+uint32_t zb_sources_intent(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts);
+/* At the start of a route, before its first publish: if the topic's last mark is the predecessor's
+ * publish in progress, that publish happened (also when the predecessor died inside it): its
+ * timestamp is recorded as delivered. 0, or -1 (the bridge stops first, or the topic fails). */
+int zb_sources_recover(struct zb_sources *s, zcast_pub *pub, _Atomic int *stop);
 
 /* A received sample rewritten into zcast's form (normalize.c): big-endian XCDR1 byte-swapped to
  * little endian, 0-length strings as "" with their NUL. 0 and *out (malloc'd, header included) or
@@ -114,6 +122,12 @@ struct zb_state {
 		uint64_t source;
 		int64_t last_ts;
 	} in[ZB_SOURCES];
+	/* IN: the publish in progress (sources.c): its zcast mark, written first, then its source and
+	 * timestamp. A successor whose topic's last mark is this one records that timestamp. */
+	uint32_t in_mark;
+	uint32_t in_pad;
+	uint64_t in_source;
+	int64_t in_ts;
 };
 struct zb_claim {
 	pthread_mutex_t lock; /* the routes of one topic share their bridge's claim */
@@ -308,6 +322,14 @@ void zb_out_acks_stop(struct zb_route_rt *rt);
 /* With o->mu held: if written > acked, waits up to `timeout` (mu released meanwhile) for the
  * readers to acknowledge what was written, and records it. The pool's ack threads use it. */
 void zb_out_acks_record(struct zb_route_rt *rt, dds_duration_t timeout);
+
+/* Fault injection (crash_point.c, test builds): the bridge kills itself at a named step. */
+#ifdef ZCAST_FAULT_INJECTION
+void zb_crash_point(const char *name);
+#define ZB_CRASH(name) zb_crash_point(name)
+#else
+#define ZB_CRASH(name) ((void)0)
+#endif
 
 /* A field another process can write, read once (docs/CRASH_SAFETY.md: read once, check, use). */
 #define ZB_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))

@@ -7,7 +7,12 @@
  * carries the timestamp it was first sent with (route_out.c). So per source, a sample whose
  * timestamp is not newer than the newest delivered was delivered: it is a resend, and skipped. The
  * newest per source lives in the route's claim file, so a restarted receiving bridge goes on
- * filtering. Writers without a source (ROS 2 nodes, other DDS programs) are never filtered. */
+ * filtering. Writers without a source (ROS 2 nodes, other DDS programs) are never filtered.
+ *
+ * The newest is recorded after the publish returns; a bridge killed inside the publish, or after
+ * it, leaves a message zcast completes that it did not record. So the publish in progress is named
+ * first (source, timestamp and a mark the loan carries: zb_sources_intent), and a successor asks
+ * the topic whether the publish with that mark reached anybody (zb_sources_recover). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +28,7 @@ struct zb_sources {
 	uint64_t id[ZB_SOURCES];
 	int64_t last[ZB_SOURCES];
 	char hash[ZCAST_TYPE_HASH_STR_SIZE]; /* the route's type's, as USER_DATA spells it */
+	uint32_t next_mark; /* never 0, never the topic's last mark when the route started */
 	struct {
 		dds_instance_handle_t h;
 		int src; /* index, or -1: not a bridge */
@@ -180,4 +186,47 @@ void zb_sources_delivered(struct zb_sources *s, dds_instance_handle_t publicatio
 		s->last[src] = ts;
 		s->state->in[src].last_ts = ts;
 	}
+}
+
+uint32_t zb_sources_intent(struct zb_sources *s, dds_instance_handle_t publication, int64_t ts)
+{
+	int src = source_of(s, publication);
+	if (src < 0)
+		return 0;
+	uint32_t mark = s->next_mark;
+	s->next_mark = mark + 1 ? mark + 1 : 1;
+	/* SYNC: in-intent: the mark first, so a half-written intent names no publish that happened;
+	 * partner zb_sources_recover, in a successor (after this process died or let the claim go) */
+	__atomic_store_n(&s->state->in_mark, mark, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->state->in_source, s->id[src], __ATOMIC_RELEASE);
+	__atomic_store_n(&s->state->in_ts, ts, __ATOMIC_RELEASE);
+	return mark;
+}
+
+int zb_sources_recover(struct zb_sources *s, zcast_pub *pub, _Atomic int *stop)
+{
+	uint32_t last = 0;
+	int e;
+	/* under the topic lock: a predecessor that died inside its publish is repaired first */
+	while ((e = zcast_pub_last_mark(pub, &last)) == ZCAST_ETIMEDOUT && !atomic_load(stop))
+		;
+	if (e < 0) {
+		if (!atomic_load(stop))
+			fprintf(stderr, "zcast-bridge: cannot read a topic's last mark: %s\n",
+				zcast_last_error());
+		return -1;
+	}
+	s->next_mark = last + 1 ? last + 1 : 1;
+	/* SYNC: in-intent; partner zb_sources_intent. Read once: shared memory */
+	uint32_t mark = __atomic_load_n(&s->state->in_mark, __ATOMIC_ACQUIRE);
+	uint64_t id = __atomic_load_n(&s->state->in_source, __ATOMIC_ACQUIRE);
+	int64_t ts = __atomic_load_n(&s->state->in_ts, __ATOMIC_ACQUIRE);
+	if (!mark || mark != last || !id)
+		return 0; /* that publish reached nobody (or none was in progress): deliver it again */
+	int src = source_index(s, id);
+	if (ts > s->last[src]) {
+		s->last[src] = ts;
+		s->state->in[src].last_ts = ts;
+	}
+	return 0;
 }

@@ -253,6 +253,13 @@ ZCAST_API int zcast_publish_wait(zcast_pub *pub, zcast_msg *msg, int64_t timeout
 
 /** The member id of this publisher (never reused within the topic). */
 ZCAST_API uint64_t zcast_pub_id(const zcast_pub *pub);
+/** The mark of the topic's newest marked publish that reached a subscriber or the history (0: none),
+ * also when its publisher died inside zcast_publish: a dead lock holder's publish is finished or
+ * rolled back first (the call takes the topic lock), and its mark is kept if a subscriber's queue
+ * or the history got the message, taken since or not. What a relay that records its progress
+ * elsewhere needs to tell after a crash whether its last publish happened (zcast-bridge). One mark
+ * per topic: meant for one marking publisher at a time. */
+ZCAST_API int zcast_pub_last_mark(zcast_pub *pub, uint32_t *mark);
 
 /* ---- subscriber ---- */
 
@@ -302,6 +309,9 @@ ZCAST_API void *zcast_msg_data(zcast_msg *msg);
 ZCAST_API size_t zcast_msg_size(const zcast_msg *msg);
 /** Loans only: sets the size that will be published (<= the slot's capacity). */
 ZCAST_API int zcast_msg_resize(zcast_msg *msg, size_t size);
+/** Loans only: a mark the publish leaves in the topic (zcast_pub_last_mark), 0 for none (the
+ * default). */
+ZCAST_API int zcast_msg_set_mark(zcast_msg *msg, uint32_t mark);
 /** Slot capacity of the message's pool. */
 ZCAST_API size_t zcast_msg_capacity(const zcast_msg *msg);
 /** A new reference to the same message (same process-local count). No shared memory is touched. */

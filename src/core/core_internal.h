@@ -63,6 +63,7 @@ struct zcast_msg {
 	zcast_pub *pub; /* loans */
 	zcast_sub *sub; /* received messages */
 	bool compacted; /* a typed loan already compacted by a publish that then failed */
+	uint32_t mark;	/* loans: zcast_msg_set_mark's, 0 none */
 };
 
 _Static_assert(offsetof(struct zcast_msg, stamp) == 0, "zcast_msg_sequence reads the stamp at 0");

@@ -53,6 +53,7 @@ ZC_HOT static int try_loan(zcast_pub *p, size_t size, zcast_msg **out)
 		msg->pub = p;
 		msg->sub = NULL;
 		msg->compacted = false;
+		msg->mark = 0;
 #ifdef ZCAST_POISON
 		memset(msg->data, 0xdd,
 		       m->slot_size); /* a premature reuse shows as a bad checksum */

@@ -32,19 +32,36 @@ size_t zcast_msg_capacity(const zcast_msg *m)
 	return m ? m->map->slot_size : 0;
 }
 
-int zcast_msg_resize(zcast_msg *m, size_t size)
+/* 0 if m is an unpublished loan, else the error; `done` names the call's action for it. */
+static int check_loan(zcast_msg *m, const char *done)
 {
 	if (!m)
 		return ZCAST_EINVAL;
 	if (stale(m))
 		return ZCAST_ESTALE;
 	if (atomic_load(&m->kind) != ZC_MSG_LOAN)
-		return zc_err(ZCAST_EINVAL, "only a loan can be resized");
+		return zc_err(ZCAST_EINVAL, "only a loan can be %s", done);
+	return 0;
+}
+
+int zcast_msg_resize(zcast_msg *m, size_t size)
+{
+	int e = check_loan(m, "resized");
+	if (e < 0)
+		return e;
 	if (size > m->map->slot_size)
 		return zc_err(ZCAST_EINVAL, "size %zu exceeds the slot size %llu", size,
 			      (unsigned long long)m->map->slot_size);
 	m->size = size;
 	return 0;
+}
+
+int zcast_msg_set_mark(zcast_msg *m, uint32_t mark)
+{
+	int e = check_loan(m, "marked");
+	if (e == 0)
+		m->mark = mark;
+	return e;
 }
 
 zcast_msg *zcast_msg_ref(zcast_msg *m)

@@ -233,3 +233,19 @@ uint64_t zcast_pub_id(const zcast_pub *p)
 {
 	return p ? p->id : 0;
 }
+
+/* Under the topic lock: a dead holder's publish is finished or rolled back first, its mark with it
+ * (proto/topic_lock.c). */
+int zcast_pub_last_mark(zcast_pub *p, uint32_t *mark)
+{
+	if (!p || !mark)
+		return ZCAST_EINVAL;
+	if (atomic_load(&p->closed) || zc_inherited(&p->t))
+		return zc_err(ZCAST_ESTALE, "publisher is closed or inherited across fork");
+	int r = zc_topic_lock(&p->t);
+	if (r < 0)
+		return r;
+	*mark = atomic_load(&p->t.hdr->last_mark);
+	zc_topic_unlock(&p->t);
+	return 0;
+}

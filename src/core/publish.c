@@ -201,6 +201,7 @@ static void begin_publish(zcast_pub *p, zcast_msg *msg, struct zc_slot_hdr *s, u
 	struct zc_topic_hdr *h = p->t.hdr;
 	ZC_STORE(h->intent.desc, desc);
 	ZC_STORE(h->intent.seq, seq);
+	ZC_STORE(h->intent.mark, msg->mark);
 	/* SYNC: intent: the record before the op; partner proto/topic_lock.c recover_intent */
 	atomic_store_explicit((_Atomic uint32_t *)&h->intent.op, ZC_OP_PUBLISH,
 			      memory_order_release);
@@ -332,6 +333,8 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 		zc_history_append(t, desc, hist_depth);
 	if (n == 0 && !hist_depth)
 		zc_slot_try_free(m, msg->slot, msg->gen); /* nobody listens: the slot comes back */
+	else if (msg->mark) /* it reached somebody (repair decides the same for a dead holder) */
+		atomic_store_explicit(&h->last_mark, msg->mark, memory_order_relaxed);
 	atomic_store_explicit((_Atomic uint32_t *)&h->intent.op, ZC_OP_NONE, memory_order_release);
 	return 0;
 }

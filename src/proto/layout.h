@@ -10,7 +10,7 @@
 
 #define ZC_TOPIC_MAGIC 0x5a43415354544f50ull /* "ZCASTTOP" */
 #define ZC_POOL_MAGIC 0x5a43415354504f4cull  /* "ZCASTPOL" */
-#define ZC_LAYOUT_VERSION 8u
+#define ZC_LAYOUT_VERSION 9u
 
 #define ZC_CACHELINE 64
 #define ZC_NAME_MAX 200
@@ -85,7 +85,7 @@ struct zc_intent {
 	zc_shared64 drop_head;	/* that ring's head word before the drop CAS */
 	zc_shared64 evict_desc; /* history entry being evicted, or 0 with evict_pending = 0 */
 	zc_shared32 evict_pending;
-	uint32_t pad;
+	zc_shared32 mark;	/* the publish's mark (zcast_msg_set_mark), 0: none */
 	zc_shared64 seq; /* sequence of the publish: a target's push_seq equal to it is this push */
 	uint64_t pad2;
 };
@@ -134,7 +134,9 @@ struct zc_topic_hdr {
 	_Atomic uint64_t hist_start,
 	    hist_end;		     /* history window [start, end) of the history index */
 	_Atomic uint32_t hist_depth; /* D = largest depth any publisher asked for */
-	uint32_t pad1;
+	/* The mark of the newest marked publish that reached a subscriber or the history (repair
+	 * sets it for a dead holder's publish that did): zcast_pub_last_mark. */
+	_Atomic uint32_t last_mark;
 	_Atomic uint32_t sub_hi;  /* 1 + highest sub record index ever claimed */
 	_Atomic uint32_t pool_hi; /* 1 + highest pool record index ever used */
 

@@ -50,6 +50,21 @@ static void recover_publish(struct zc_topic *t, uint64_t d, uint64_t seq)
 	zc_pool_put(m);
 }
 
+/* Did the publish with this sequence reach anybody: a subscriber's ring (its tail moved past the one
+ * recorded before the push, by this publish; whether taken since or not) or the history? Asked of
+ * every record, not only the slot's bits: a subscriber may have taken and released it already. */
+static bool publish_reached(struct zc_topic *t, uint64_t d, uint64_t seq)
+{
+	for (uint32_t k = 0; k < t->max_subs; k++) {
+		struct zc_sub_rec *r = &t->subs[k];
+		uint64_t push_seq = r->push_seq, push_tail = r->push_tail;
+		struct zc_ring ring = zc_sub_ring(t, k, 1);
+		if (push_seq == seq && zc_ring_pushed_since(&ring, push_tail))
+			return true;
+	}
+	return zc_history_contains(t, d);
+}
+
 /* Finishes or rolls back what a dead lock holder was doing (its intent record). */
 static void recover_intent(struct zc_topic *t)
 {
@@ -60,6 +75,7 @@ static void recover_intent(struct zc_topic *t)
 	uint64_t drop_head = ZC_LOAD(in->drop_head), drop_desc = ZC_LOAD(in->drop_desc),
 		 evict_desc = ZC_LOAD(in->evict_desc);
 	uint64_t desc = ZC_LOAD(in->desc), seq = ZC_LOAD(in->seq);
+	uint32_t mark = ZC_LOAD(in->mark);
 	if (drop_sub < t->max_subs) {
 		struct zc_ring ring = zc_sub_ring(t, drop_sub, 1);
 		if (zc_ring_dropped_since(&ring, drop_head))
@@ -69,8 +85,11 @@ static void recover_intent(struct zc_topic *t)
 	if (evict_pending && !zc_history_contains(t, evict_desc))
 		zc_release_desc_bit(t, evict_desc, ZC_HIST_BIT);
 	ZC_STORE(in->evict_pending, 0);
-	if (op == ZC_OP_PUBLISH)
+	if (op == ZC_OP_PUBLISH) {
+		if (mark && publish_reached(t, desc, seq))
+			atomic_store(&t->hdr->last_mark, mark);
 		recover_publish(t, desc, seq);
+	}
 	ZC_WRITE_ONCE(in->op, ZC_OP_NONE);
 }
 

@@ -194,12 +194,8 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 	       t.first, t.last, (unsigned long long)t.bad, (unsigned long long)t.dup_or_reordered);
 	zcast_sub_close(s);
 	uint32_t first = (uint32_t)opt(argc, argv, "--first", 1);
-	/* --max-dups N: up to N messages may come again (a receiving bridge killed inside a publish,
-	 * docs/BRIDGE.md); every one still arrives, in order otherwise */
-	uint64_t dups = t.dup_or_reordered, max_dups = (uint64_t)opt(argc, argv, "--max-dups", 0);
-	int complete = drop ? t.last == count
-			    : t.received - dups == count - first + 1 && t.first == first;
-	return complete && !t.bad && dups <= max_dups ? 0 : 1;
+	int complete = drop ? t.last == count : t.received == count - first + 1 && t.first == first;
+	return complete && !t.bad && !t.dup_or_reordered ? 0 : 1;
 }
 
 int main(int argc, char **argv)
