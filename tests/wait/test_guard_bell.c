@@ -199,12 +199,14 @@ static void waitset_one_word(void)
 struct two {
 	zcast_waitset *ws;
 	int id, got;
+	_Atomic pid_t tid;
 	pthread_t th;
 };
 
 static void *wait_guard(void *arg)
 {
 	struct two *t = arg;
+	atomic_store(&t->tid, (pid_t)syscall(SYS_gettid));
 	zcast_ws_event ev[2];
 	int n = zcast_waitset_wait(t->ws, WAIT_NS, ev, 2);
 	t->got = n == 1 && ev[0].kind == ZCAST_WS_GUARD && ev[0].id == t->id;
@@ -221,10 +223,15 @@ static void two_wait_sets(void)
 		CHECK_EQ(zcast_waitset_add_guard(t[i].ws, g, NULL, &t[i].id), 0);
 	}
 	for (int round = 0; round < 50; round++) {
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < 2; i++) {
+			atomic_store(&t[i].tid, 0);
 			CHECK_EQ(pthread_create(&t[i].th, NULL, wait_guard, &t[i]), 0);
-		if (round % 2)
-			zt_sleep_ms(1); /* often asleep by then (if not, they find it at once) */
+		}
+		/* Odd rounds: both asleep in the futex first (a timed pause was not enough in CI: a
+		 * wait set that never slept in 50 rounds reported 0 words); even rounds: racing. */
+		for (int i = 0; i < 2 && round % 2; i++)
+			ZT_EVENTUALLY(atomic_load(&t[i].tid) &&
+				      zt_futex_asleep(getpid(), atomic_load(&t[i].tid)));
 		CHECK_EQ(zcast_guard_trigger(g), 0);
 		for (int i = 0; i < 2; i++) {
 			CHECK_EQ(pthread_join(t[i].th, NULL), 0);
