@@ -146,6 +146,12 @@ static int route_option(const struct pos *p, zcast_bridge_route *r, char *w, uns
 	return 0;
 }
 
+/* The ROS 2 name a route has on DDS (its topic unless ros_name= remaps it). */
+static const char *dds_name(const zcast_bridge_route *r)
+{
+	return r->dds_topic[0] ? r->dds_topic : r->topic;
+}
+
 static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int n)
 {
 	if (n < 4)
@@ -202,6 +208,12 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 		if (strcmp(c->routes[i].topic, r->topic) == 0 && c->routes[i].type != r->type)
 			return fail(p, "%s has type %s on line %d", r->topic,
 				    c->routes[i].type->name, c->routes[i].line);
+	/* the same on the DDS side, where ros_name= can bring two zcast topics together: one DDS
+	 * topic of two types would match neither type's remote endpoints */
+	for (size_t i = 0; i < c->n_routes; i++)
+		if (strcmp(dds_name(&c->routes[i]), dds_name(r)) == 0 && c->routes[i].type != r->type)
+			return fail(p, "DDS topic rt%s has type %s on line %d", dds_name(r),
+				    c->routes[i].type->name, c->routes[i].line);
 	/* what a receiving bridge that restarts gets again: 1024 messages, at most ~64 MiB */
 	if (!(seen & (1u << 4)) && r->reliable) { /* catchup not given */
 		size_t fit = ((size_t)64 << 20) / r->max_size;
@@ -254,8 +266,8 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		uint64_t d;
 		int e;
 		if (n != 2)
-			return fail(p, "expected: dds_domain <0..230>");
-		if ((e = number(p, "dds_domain", w[1], 0, 230, &d)) < 0)
+			return fail(p, "expected: dds_domain <0..%d>", ZB_MAX_DDS_DOMAIN);
+		if ((e = number(p, "dds_domain", w[1], 0, ZB_MAX_DDS_DOMAIN, &d)) < 0)
 			return e;
 		c->dds_domain = (uint32_t)d;
 		c->dds_domain_set = 1;
@@ -397,9 +409,10 @@ int zb_ros_domain_id(uint32_t *d, char *err, size_t errlen)
 	errno = 0;
 	/* base 0 as rcl: 010 is 8 there too, so both sides agree on the domain */
 	unsigned long v = isdigit((unsigned char)*e) ? strtoul(e, &end, 0) : 0;
-	if (!isdigit((unsigned char)*e) || errno || *end || v > 232) {
-		snprintf(err, errlen, "ROS_DOMAIN_ID=\"%.40s\": expected a number from 0 to 232 (as ROS 2)",
-			 e);
+	if (!isdigit((unsigned char)*e) || errno || *end || v > ZB_MAX_DDS_DOMAIN) {
+		snprintf(err, errlen,
+			 "ROS_DOMAIN_ID=\"%.40s\": expected a number from 0 to %d (as ROS 2)", e,
+			 ZB_MAX_DDS_DOMAIN);
 		return ZCAST_EINVAL;
 	}
 	*d = (uint32_t)v;
