@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,19 @@ static int usage(void)
 		"  service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast [max_size=N] [pending=N] "
 		"[timeout_ms=N] [ros_name=/x]\n");
 	return 2;
+}
+
+/* Each route keeps two files open (its claim file, its topic), so a bridge of some hundred routes
+ * needs more descriptors than the usual soft limit of 1024 (systemd's services and most shells):
+ * it raises its soft limit, at most to the hard one. Beyond that its routes fail, naming why. */
+static void raise_fd_limit(size_t routes)
+{
+	struct rlimit rl;
+	rlim_t want = 256 + 4 * (rlim_t)routes;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 static const char *state_name(int s)
@@ -82,6 +96,7 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	raise_fd_limit(n);
 	zcast_bridge *b;
 	if (zcast_bridge_start(c, &b, err, sizeof err) < 0) {
 		fprintf(stderr, "zcast-bridge: %s\n", err);
