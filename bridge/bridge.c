@@ -148,17 +148,24 @@ int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
 	st->skipped = atomic_load(&rt->skipped);
 	st->dropped = atomic_load(&rt->dropped);
 	st->resent = atomic_load(&rt->resent);
-	st->matched = 0;
+	st->matched = st->incompatible = st->incompatible_policy = 0;
 	/* a standby's endpoints are open and matched too (the route thread sets endpoint once) */
 	dds_entity_t ep = __atomic_load_n(&rt->endpoint, __ATOMIC_ACQUIRE);
 	if (ep > 0 && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
 		dds_publication_matched_status_t m;
+		dds_offered_incompatible_qos_status_t q;
 		if (dds_get_publication_matched_status(ep, &m) == 0)
 			st->matched = m.current_count;
+		if (dds_get_offered_incompatible_qos_status(ep, &q) == 0)
+			st->incompatible = q.total_count, st->incompatible_policy = q.last_policy_id;
 	} else if (ep > 0) {
+		/* the route's reader only: the catch-up reader refuses volatile writers by design */
 		dds_subscription_matched_status_t m;
+		dds_requested_incompatible_qos_status_t q;
 		if (dds_get_subscription_matched_status(ep, &m) == 0)
 			st->matched = m.current_count;
+		if (dds_get_requested_incompatible_qos_status(ep, &q) == 0)
+			st->incompatible = q.total_count, st->incompatible_policy = q.last_policy_id;
 	}
 	return 0;
 }

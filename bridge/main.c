@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dds/dds.h>
+
 #include "shipped_types.h"
 #include "svc_cli.h"
 
@@ -28,8 +30,10 @@ static int usage(void)
 		"  dds_domain <N>\n"
 		"  zcast_domain <name>\n"
 		"  threads <N>   (worker threads for the routes; 0: a thread per route)\n"
-		"  out|in <topic> <pkg/msg/Type> reliable|best_effort [depth=N] [history=N] "
-		"[max_size=N] [slots=N] [catchup=N]\n"
+		"  node <name>\n"
+		"  out|in <topic> <pkg/msg/Type> "
+		"reliable|best_effort|default|sensor_data|transient_local\n"
+		"         [depth=N] [history=N] [max_size=N] [slots=N] [catchup=N] [ros_name=/x]\n"
 		"  service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast [max_size=N] [pending=N] "
 		"[timeout_ms=N] [ros_name=/x]\n");
 	return 2;
@@ -46,6 +50,25 @@ static void raise_fd_limit(size_t routes)
 		return;
 	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
 	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+/* The policies a ROS 2 profile or a bridge route can disagree on, as ROS 2 names them. */
+static const char *policy_name(uint32_t id)
+{
+	switch (id) {
+	case DDS_DURABILITY_QOS_POLICY_ID:
+		return "DURABILITY";
+	case DDS_DEADLINE_QOS_POLICY_ID:
+		return "DEADLINE";
+	case DDS_LIVELINESS_QOS_POLICY_ID:
+		return "LIVELINESS";
+	case DDS_RELIABILITY_QOS_POLICY_ID:
+		return "RELIABILITY";
+	case DDS_DATA_REPRESENTATION_QOS_POLICY_ID:
+		return "DATA_REPRESENTATION";
+	default:
+		return "another policy";
+	}
 }
 
 static const char *state_name(int s)
@@ -106,9 +129,10 @@ int main(int argc, char **argv)
 	/* sized from the config: a literal size would overflow once the route limit grows */
 	int *shown = calloc(n ? n : 1, sizeof *shown);
 	uint32_t *matched = calloc(n ? n : 1, sizeof *matched);
-	if (!shown || !matched) {
+	uint32_t *refused = calloc(n ? n : 1, sizeof *refused);
+	if (!shown || !matched || !refused) {
 		fprintf(stderr, "zcast-bridge: out of memory\n");
-		free(shown), free(matched);
+		free(shown), free(matched), free(refused);
 		zcast_bridge_stop(b);
 		zcast_bridge_config_free(c);
 		return 1;
@@ -136,6 +160,17 @@ int main(int argc, char **argv)
 				fflush(stdout);
 				matched[i] = st.matched;
 			}
+			/* as ROS 2 warns: a remote endpoint of this topic that will never match */
+			if (st.incompatible != refused[i]) {
+				printf("zcast-bridge: line %d %s %s: refused %u remote %s so far: "
+				       "incompatible QoS (%s)\n",
+				       r[i].line, r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in",
+				       r[i].topic, st.incompatible,
+				       r[i].dir == ZCAST_BRIDGE_OUT ? "reader(s)" : "writer(s)",
+				       policy_name(st.incompatible_policy));
+				fflush(stdout);
+				refused[i] = st.incompatible;
+			}
 		}
 		failed |= zb_cli_services_poll(b, c);
 		struct timespec ts = {0, 20 * 1000 * 1000};
@@ -151,7 +186,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.skipped, (unsigned long long)st.dropped);
 	}
 	zb_cli_services_report(b, c);
-	free(shown), free(matched);
+	free(shown), free(matched), free(refused);
 	zcast_bridge_stop(b);
 	zcast_bridge_config_free(c);
 	return failed ? 1 : 0;
