@@ -214,7 +214,7 @@ struct zb_route_rt {
 	zcast_pub *pub;	     /* IN */
 	struct zb_out *out;  /* OUT */
 	_Atomic int state;   /* enum zcast_bridge_state */
-	_Atomic unsigned warned; /* kinds of dropped sample already reported (route_in.c) */
+	_Atomic unsigned warned; /* kinds of dropped sample already reported (route_in.c, route_out.c) */
 	char why[160];		 /* IN: why the last sample was invalid (route_in.c) */
 	/* IN routes: samples are delivered from Cyclone's listener while that never has to wait;
 	 * when a reliable route must wait for room, the sample is left in `pending` and the route's
@@ -224,7 +224,7 @@ struct zb_route_rt {
 	int draining;
 	struct ddsi_serdata *pending;
 	dds_sample_info_t pending_si;
-	uint32_t *in_off, *in_len;  /* reader slots for validation */
+	uint32_t *in_off, *in_len;  /* reader slots for validation (both directions) */
 	struct zb_sources *sources; /* IN: the duplicate filter (sources.c) */
 	_Atomic uint64_t forwarded, skipped, dropped, resent;
 };

@@ -41,6 +41,22 @@ static int open_sub(struct zb_route_rt *rt)
 	return e;
 }
 
+/* The copy about to be sent is a message of the route's type: the payload was the publisher's shared
+ * memory, and a zcast subscriber's read checks the same. The first failure per route is reported. */
+static int valid_copy(struct zb_route_rt *rt, struct ddsi_serdata *sd)
+{
+	size_t n;
+	const unsigned char *b = zb_serdata_bytes(sd, &n);
+	zcast_cdr_reader rd;
+	/* with the padding zb_serdata_new added and announced in the options */
+	if (zcast_cdr_read(rt->cfg->type, b, n + (b[3] & 3u), &rd, rt->in_off, rt->in_len) == 0)
+		return 1;
+	if (!(atomic_fetch_or(&rt->warned, 1u) & 1u))
+		fprintf(stderr, "zcast-bridge: out %s: dropping messages that are not a %s: %s\n",
+			rt->cfg->topic, rt->cfg->type->name, zcast_last_error());
+	return 0;
+}
+
 /* Sends one message (its zcast payload d, n bytes). */
 static void forward(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, const uint8_t *d,
 		    size_t n)
@@ -58,6 +74,10 @@ static void forward(struct zb_route_rt *rt, uint64_t seq, int64_t time_ns, const
 	if (n >= ZCAST_TYPED_PREFIX && zb_out_window(rt, seq) == 0)
 		sd = zb_serdata_new(rt->sertype, d + ZCAST_TYPED_HEADER_OFFSET,
 				    n - ZCAST_TYPED_HEADER_OFFSET);
+	if (sd && !valid_copy(rt, sd)) {
+		ddsi_serdata_unref(sd);
+		sd = NULL; /* dropped, as a message too short to hold a header */
+	}
 	/* dds_forwardcdr keeps our source timestamp and, like dds_writecdr, consumes one reference
 	 * on every path; ours keeps the sample for a retry when a reliable writer had no room for a
 	 * second (the bound lets a stop end the wait) */
@@ -190,8 +210,11 @@ static void run(struct zb_route_rt *rt)
 
 int zb_out_open(struct zb_route_rt *rt)
 {
-	if (!rt->out || zb_route_claim_open(rt) < 0 || zb_route_dds_open(rt, NULL) < 0 ||
-	    open_sub(rt) < 0)
+	uint32_t nf = rt->cfg->type->n_flat ? rt->cfg->type->n_flat : 1;
+	rt->in_off = calloc(nf, sizeof *rt->in_off); /* valid_copy's reader slots */
+	rt->in_len = calloc(nf, sizeof *rt->in_len);
+	if (!rt->in_off || !rt->in_len || !rt->out || zb_route_claim_open(rt) < 0 ||
+	    zb_route_dds_open(rt, NULL) < 0 || open_sub(rt) < 0)
 		return -1;
 	return 0;
 }

@@ -71,6 +71,10 @@ static const struct ddsi_sertype_ops st_ops = {
 
 /* ---- serdata ---- */
 
+/* The bytes sit 4 into their (16-aligned) allocation, so the CDR stream behind the 4-byte header is
+ * 8-aligned, as zcast_cdr_read wants it: route_out.c validates the copy it sends in place. */
+#define ZB_SD_SHIFT 4
+
 static struct zb_serdata *sd_alloc(const struct ddsi_sertype *tp, enum ddsi_serdata_kind kind,
 				   size_t size)
 {
@@ -81,9 +85,13 @@ static struct zb_serdata *sd_alloc(const struct ddsi_sertype *tp, enum ddsi_serd
 	d->c.hash = tp->serdata_basehash; /* keyless: one instance, one hash */
 	d->size = d->used = 0;
 	d->data = NULL;
-	if (size && !(d->data = malloc(size))) {
-		free(d);
-		return NULL;
+	if (size) {
+		unsigned char *base = malloc(size + ZB_SD_SHIFT);
+		if (!base) {
+			free(d);
+			return NULL;
+		}
+		d->data = base + ZB_SD_SHIFT;
 	}
 	d->size = (uint32_t)size;
 	return d;
@@ -216,7 +224,8 @@ static bool sd_untyped_to_sample(const struct ddsi_sertype *tp, const struct dds
 static void sd_free(struct ddsi_serdata *dc)
 {
 	struct zb_serdata *d = (struct zb_serdata *)dc;
-	free(d->data);
+	if (d->data)
+		free(d->data - ZB_SD_SHIFT);
 	free(d);
 }
 

@@ -18,3 +18,14 @@ if(TARGET zcast_bridge_cli AND ZT_IDLC)
     $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:qos_peer>)
   set_tests_properties(bridge_qos_audit PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
 endif()
+if(TARGET zcast_bridge_cli)
+  add_executable(bad_zpub ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bad_zpub.c)
+  target_link_libraries(bad_zpub PRIVATE zcast)
+  target_compile_definitions(bad_zpub PRIVATE _GNU_SOURCE)
+  zcast_generate_messages(bad_zpub TYPES std_msgs/String)
+  add_test(NAME bridge_out_invalid_audit
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/out_invalid_audit_test.sh
+    $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:bad_zpub>)
+  set_tests_properties(bridge_out_invalid_audit PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
+    RUN_SERIAL ON)
+endif()
