@@ -84,27 +84,25 @@ static void gid(struct buf *b, dds_entity_t e)
 	b->n += 16;
 }
 
-/* The route endpoints, readers (want_readers) or writers: count, then their GIDs. */
+/* The route endpoints, readers (want_readers) or writers: count, then their GIDs. Each handle is
+ * loaded once and the count is of the GIDs written: routes open while this runs (pool workers), and
+ * a count from one pass with the GIDs of another disagreed (a malformed sample). */
 static void gids(struct buf *b, struct zcast_bridge *br, int want_readers)
 {
+	u32(b, 0); /* the count, filled in below */
+	size_t at = b->n - 4;
 	uint32_t n = 0;
-	for (size_t i = 0; i < br->n_routes; i++) {
-		const struct zb_route_rt *rt = &br->routes[i];
-		int reader = rt->cfg->dir == ZCAST_BRIDGE_IN;
-		n += reader == want_readers && __atomic_load_n(&rt->endpoint, __ATOMIC_ACQUIRE) > 0;
-		n += want_readers && reader && __atomic_load_n(&rt->catchup, __ATOMIC_ACQUIRE) > 0;
-	}
-	u32(b, n);
 	for (size_t i = 0; i < br->n_routes; i++) {
 		const struct zb_route_rt *rt = &br->routes[i];
 		int reader = rt->cfg->dir == ZCAST_BRIDGE_IN;
 		dds_entity_t ep = __atomic_load_n(&rt->endpoint, __ATOMIC_ACQUIRE);
 		dds_entity_t cu = __atomic_load_n(&rt->catchup, __ATOMIC_ACQUIRE);
 		if (reader == want_readers && ep > 0)
-			gid(b, ep);
+			gid(b, ep), n++;
 		if (want_readers && reader && cu > 0)
-			gid(b, cu);
+			gid(b, cu), n++;
 	}
+	memcpy(b->d + at, &n, 4); /* little endian, as u32 */
 }
 
 void zb_graph_publish(struct zcast_bridge *br)

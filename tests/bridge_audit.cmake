@@ -29,3 +29,14 @@ if(TARGET zcast_bridge_cli)
   set_tests_properties(bridge_out_invalid_audit PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
     RUN_SERIAL ON)
 endif()
+if(TARGET zcast_bridge_cli)
+  add_executable(graph_raw_peer ${CMAKE_CURRENT_SOURCE_DIR}/bridge/graph_raw_peer.c)
+  target_include_directories(graph_raw_peer PRIVATE ${CMAKE_SOURCE_DIR}/bridge)
+  target_link_libraries(graph_raw_peer PRIVATE zcast_bridge)
+  set_target_properties(graph_raw_peer PROPERTIES C_EXTENSIONS ON)
+  add_test(NAME bridge_graph_race_audit
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/graph_race_audit_test.sh
+    $<TARGET_FILE:zcast_bridge_cli> $<TARGET_FILE:graph_raw_peer>)
+  set_tests_properties(bridge_graph_race_audit PROPERTIES TIMEOUT 90 SKIP_RETURN_CODE 77
+    RUN_SERIAL ON)
+endif()
