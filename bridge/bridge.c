@@ -156,16 +156,20 @@ int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
 		dds_offered_incompatible_qos_status_t q;
 		if (dds_get_publication_matched_status(ep, &m) == 0)
 			st->matched = m.current_count;
-		if (dds_get_offered_incompatible_qos_status(ep, &q) == 0)
-			st->incompatible = q.total_count, st->incompatible_policy = q.last_policy_id;
+		if (dds_get_offered_incompatible_qos_status(ep, &q) == 0) {
+			st->incompatible = q.total_count;
+			st->incompatible_policy = q.last_policy_id;
+		}
 	} else if (ep > 0) {
-		/* the route's reader only: the catch-up reader refuses volatile writers by design */
+		/* the route's reader only: the catch-up reader refuses volatile writers */
 		dds_subscription_matched_status_t m;
 		dds_requested_incompatible_qos_status_t q;
 		if (dds_get_subscription_matched_status(ep, &m) == 0)
 			st->matched = m.current_count;
-		if (dds_get_requested_incompatible_qos_status(ep, &q) == 0)
-			st->incompatible = q.total_count, st->incompatible_policy = q.last_policy_id;
+		if (dds_get_requested_incompatible_qos_status(ep, &q) == 0) {
+			st->incompatible = q.total_count;
+			st->incompatible_policy = q.last_policy_id;
+		}
 	}
 	return 0;
 }

@@ -211,7 +211,8 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 	/* the same on the DDS side, where ros_name= can bring two zcast topics together: one DDS
 	 * topic of two types would match neither type's remote endpoints */
 	for (size_t i = 0; i < c->n_routes; i++)
-		if (strcmp(dds_name(&c->routes[i]), dds_name(r)) == 0 && c->routes[i].type != r->type)
+		if (strcmp(dds_name(&c->routes[i]), dds_name(r)) == 0 &&
+		    c->routes[i].type != r->type)
 			return fail(p, "DDS topic rt%s has type %s on line %d", dds_name(r),
 				    c->routes[i].type->name, c->routes[i].line);
 	/* what a receiving bridge that restarts gets again: 1024 messages, at most ~64 MiB */

@@ -214,7 +214,7 @@ struct zb_route_rt {
 	zcast_pub *pub;	     /* IN */
 	struct zb_out *out;  /* OUT */
 	_Atomic int state;   /* enum zcast_bridge_state */
-	_Atomic unsigned warned; /* kinds of dropped sample already reported (route_in.c, route_out.c) */
+	_Atomic unsigned warned; /* kinds of dropped sample reported (route_in.c, route_out.c) */
 	char why[160];		 /* IN: why the last sample was invalid (route_in.c) */
 	/* IN routes: samples are delivered from Cyclone's listener while that never has to wait;
 	 * when a reliable route must wait for room, the sample is left in `pending` and the route's

@@ -23,19 +23,20 @@ static void on_signal(int sig)
 
 static int usage(void)
 {
-	fprintf(stderr,
-		"usage: zcast-bridge [--check] <config file>\n"
-		"  --check  parse the file, print the routes and exit\n"
-		"config lines (docs/BRIDGE.md):\n"
-		"  dds_domain <N>\n"
-		"  zcast_domain <name>\n"
-		"  threads <N>   (worker threads for the routes; 0: a thread per route)\n"
-		"  node <name>\n"
-		"  out|in <topic> <pkg/msg/Type> "
-		"reliable|best_effort|default|sensor_data|transient_local\n"
-		"         [depth=N] [history=N] [max_size=N] [slots=N] [catchup=N] [ros_name=/x]\n"
-		"  service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast [max_size=N] [pending=N] "
-		"[timeout_ms=N] [ros_name=/x]\n");
+	fprintf(
+	    stderr,
+	    "usage: zcast-bridge [--check] <config file>\n"
+	    "  --check  parse the file, print the routes and exit\n"
+	    "config lines (docs/BRIDGE.md):\n"
+	    "  dds_domain <N>\n"
+	    "  zcast_domain <name>\n"
+	    "  threads <N>   (worker threads for the routes; 0: a thread per route)\n"
+	    "  node <name>\n"
+	    "  out|in <topic> <pkg/msg/Type> "
+	    "reliable|best_effort|default|sensor_data|transient_local\n"
+	    "    [depth=N] [history=N] [max_size=N] [slots=N] [catchup=N] [ros_name=/x]\n"
+	    "  service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast [max_size=N] [pending=N] "
+	    "[timeout_ms=N] [ros_name=/x]\n");
 	return 2;
 }
 

@@ -41,8 +41,9 @@ static int open_sub(struct zb_route_rt *rt)
 	return e;
 }
 
-/* The copy about to be sent is a message of the route's type: the payload was the publisher's shared
- * memory, and a zcast subscriber's read checks the same. The first failure per route is reported. */
+/* The copy about to be sent is a message of the route's type: the payload was the publisher's
+ * shared memory, and a zcast subscriber's read checks the same. The first failure per route is
+ * reported. */
 static int valid_copy(struct zb_route_rt *rt, struct ddsi_serdata *sd)
 {
 	size_t n;

@@ -99,8 +99,8 @@ typedef struct zcast_bridge_stat {
 	uint64_t dropped;   /**< messages lost here (best effort full, invalid, too large) */
 	uint32_t matched;   /**< remote DDS endpoints matched now (readers of OUT, writers of IN) */
 	uint64_t resent;    /**< OUT: messages a predecessor wrote and this bridge sent again */
-	uint32_t incompatible;	      /**< remote endpoints refused so far: their QoS does not match */
-	uint32_t incompatible_policy; /**< the last one's first mismatching policy (dds_qos_policy_id_t) */
+	uint32_t incompatible;	      /**< remote endpoints refused so far for their QoS */
+	uint32_t incompatible_policy; /**< the last refusal's policy (dds_qos_policy_id_t) */
 } zcast_bridge_stat;
 int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st);
 /** Counters of one service route. */

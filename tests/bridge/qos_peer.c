@@ -25,7 +25,8 @@ int main(int argc, char **argv)
 		dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
 	else
 		dds_qset_deadline(q, DDS_MSECS(100));
-	dds_entity_t e = writer ? dds_create_writer(pp, tp, q, NULL) : dds_create_reader(pp, tp, q, NULL);
+	dds_entity_t e =
+	    writer ? dds_create_writer(pp, tp, q, NULL) : dds_create_reader(pp, tp, q, NULL);
 	dds_delete_qos(q);
 	if (e < 0)
 		return 1;
@@ -43,7 +44,8 @@ int main(int argc, char **argv)
 		if (total) {
 			printf("incompatible %u\n", policy);
 			fflush(stdout);
-			dds_sleepfor(DDS_SECS(1)); /* the bridge sees it too before this endpoint goes */
+			dds_sleepfor(
+			    DDS_SECS(1)); /* the bridge sees it too before this endpoint goes */
 			dds_delete(pp);
 			return 0;
 		}
