@@ -148,28 +148,37 @@ int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st)
 	st->skipped = atomic_load(&rt->skipped);
 	st->dropped = atomic_load(&rt->dropped);
 	st->resent = atomic_load(&rt->resent);
-	st->matched = st->incompatible = st->incompatible_policy = 0;
+	st->matched = 0;
 	/* a standby's endpoints are open and matched too (the route thread sets endpoint once) */
 	dds_entity_t ep = __atomic_load_n(&rt->endpoint, __ATOMIC_ACQUIRE);
 	if (ep > 0 && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
 		dds_publication_matched_status_t m;
-		dds_offered_incompatible_qos_status_t q;
 		if (dds_get_publication_matched_status(ep, &m) == 0)
 			st->matched = m.current_count;
-		if (dds_get_offered_incompatible_qos_status(ep, &q) == 0) {
-			st->incompatible = q.total_count;
-			st->incompatible_policy = q.last_policy_id;
-		}
 	} else if (ep > 0) {
-		/* the route's reader only: the catch-up reader refuses volatile writers */
 		dds_subscription_matched_status_t m;
-		dds_requested_incompatible_qos_status_t q;
 		if (dds_get_subscription_matched_status(ep, &m) == 0)
 			st->matched = m.current_count;
-		if (dds_get_requested_incompatible_qos_status(ep, &q) == 0) {
-			st->incompatible = q.total_count;
-			st->incompatible_policy = q.last_policy_id;
-		}
+	}
+	return 0;
+}
+
+int zcast_bridge_refused_get(zcast_bridge *b, size_t route, uint32_t *count, uint32_t *policy)
+{
+	if (route >= b->n_routes)
+		return ZCAST_EINVAL;
+	struct zb_route_rt *rt = &b->routes[route];
+	*count = *policy = 0;
+	dds_entity_t ep = __atomic_load_n(&rt->endpoint, __ATOMIC_ACQUIRE);
+	if (ep > 0 && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
+		dds_offered_incompatible_qos_status_t q;
+		if (dds_get_offered_incompatible_qos_status(ep, &q) == 0)
+			*count = q.total_count, *policy = q.last_policy_id;
+	} else if (ep > 0) {
+		/* the route's reader only: the catch-up reader refuses volatile writers */
+		dds_requested_incompatible_qos_status_t q;
+		if (dds_get_requested_incompatible_qos_status(ep, &q) == 0)
+			*count = q.total_count, *policy = q.last_policy_id;
 	}
 	return 0;
 }

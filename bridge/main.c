@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		shown[i] = ZCAST_BRIDGE_STARTING;
 	int failed = 0;
-	while (!stop && !failed) {
+	for (unsigned rounds = 0; !stop && !failed; rounds++) {
 		for (size_t i = 0; i < n; i++) {
 			zcast_bridge_stat st;
 			zcast_bridge_stat_get(b, i, &st);
@@ -161,16 +161,21 @@ int main(int argc, char **argv)
 				fflush(stdout);
 				matched[i] = st.matched;
 			}
-			/* as ROS 2 warns: a remote endpoint of this topic that will never match */
-			if (st.incompatible != refused[i]) {
+			/* as ROS 2 warns: a remote endpoint of this topic that will never match
+			 * (asked once a second: a status read per route costs as much as the rest)
+			 */
+			uint32_t nref = refused[i], policy = 0;
+			if (rounds % 50 == 0)
+				zcast_bridge_refused_get(b, i, &nref, &policy);
+			if (nref != refused[i]) {
 				printf("zcast-bridge: line %d %s %s: refused %u remote %s so far: "
 				       "incompatible QoS (%s)\n",
 				       r[i].line, r[i].dir == ZCAST_BRIDGE_OUT ? "out" : "in",
-				       r[i].topic, st.incompatible,
+				       r[i].topic, nref,
 				       r[i].dir == ZCAST_BRIDGE_OUT ? "reader(s)" : "writer(s)",
-				       policy_name(st.incompatible_policy));
+				       policy_name(policy));
 				fflush(stdout);
-				refused[i] = st.incompatible;
+				refused[i] = nref;
 			}
 		}
 		failed |= zb_cli_services_poll(b, c);

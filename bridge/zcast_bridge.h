@@ -99,10 +99,11 @@ typedef struct zcast_bridge_stat {
 	uint64_t dropped;   /**< messages lost here (best effort full, invalid, too large) */
 	uint32_t matched;   /**< remote DDS endpoints matched now (readers of OUT, writers of IN) */
 	uint64_t resent;    /**< OUT: messages a predecessor wrote and this bridge sent again */
-	uint32_t incompatible;	      /**< remote endpoints refused so far for their QoS */
-	uint32_t incompatible_policy; /**< the last refusal's policy (dds_qos_policy_id_t) */
 } zcast_bridge_stat;
 int zcast_bridge_stat_get(zcast_bridge *b, size_t route, zcast_bridge_stat *st);
+/** Remote DDS endpoints of the route's topic refused so far for an incompatible QoS (as ROS 2 warns
+ * of them), and the policy of the last refusal (dds_qos_policy_id_t). */
+int zcast_bridge_refused_get(zcast_bridge *b, size_t route, uint32_t *count, uint32_t *policy);
 /** Counters of one service route. */
 typedef struct zcast_bridge_service_stat {
 	int state;	   /**< enum zcast_bridge_state (never STANDBY) */
