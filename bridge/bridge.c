@@ -169,6 +169,7 @@ int zcast_bridge_refused_get(zcast_bridge *b, size_t route, uint32_t *count, uin
 		return ZCAST_EINVAL;
 	struct zb_route_rt *rt = &b->routes[route];
 	*count = *policy = 0;
+	/* SYNC: partner the release store in zb_route_dds_open (route.c) */
 	dds_entity_t ep = __atomic_load_n(&rt->endpoint, __ATOMIC_ACQUIRE);
 	if (ep > 0 && rt->cfg->dir == ZCAST_BRIDGE_OUT) {
 		dds_offered_incompatible_qos_status_t q;

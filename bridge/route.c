@@ -64,7 +64,8 @@ int zb_route_dds_open(struct zb_route_rt *rt, const dds_listener_t *reader_liste
 	dds_entity_t ep = r->dir == ZCAST_BRIDGE_OUT
 			      ? dds_create_writer(rt->b->participant, rt->topic, q, NULL)
 			      : dds_create_reader(rt->b->participant, rt->topic, q, reader_listener);
-	/* SYNC: zcast_bridge_stat_get and zb_graph_publish load it (acquire) */
+	/* SYNC: zcast_bridge_stat_get, zcast_bridge_refused_get and zb_graph_publish load it
+	 * (acquire) */
 	__atomic_store_n(&rt->endpoint, ep, __ATOMIC_RELEASE);
 	if (ep > 0)
 		zb_graph_publish(rt->b);
