@@ -157,10 +157,9 @@ int zc_topic_lock_for_close(struct zc_topic *t)
 
 /* The one retry rule of the lock's callers: its 2 s timeout (a live holder that kept it, or kept
  * winning it, that long: one descheduled on a loaded machine) does not end a wait that has time. */
-ZC_HOT int zc_topic_lock_until(struct zc_topic *t, int64_t deadline, bool (*again)(void *),
-			       void *arg)
+int zc_topic_lock_retry(struct zc_topic *t, int64_t deadline, bool (*again)(void *), void *arg)
 {
-	int r = lock_within(t, LOCK_TIMEOUT_NS);
+	int r = ZCAST_ETIMEDOUT;
 	while (r == ZCAST_ETIMEDOUT && deadline != 0 && zc_now_ns() < deadline &&
 	       (!again || again(arg)))
 		r = lock_within(t, LOCK_TIMEOUT_NS);
