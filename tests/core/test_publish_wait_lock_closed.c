@@ -28,29 +28,28 @@ static void *wait_main(void *arg)
 int main(void)
 {
 	zt_setup("lockclosed", 60);
-	zcast_sub *s = zt_open_sub(TOPIC, ZCAST_POLICY_DROP_OLD, 8);
 	zcast_pub *p = zt_open_pub(TOPIC, 64, 4);
 	struct zt_lock_holder lh;
 	zt_lock_holder_start(&lh, TOPIC, false);
 	struct waiter w = {.p = p};
 	CHECK_EQ(zcast_loan(p, 32, &w.m), 0);
+	size_t size;
+	struct zc_topic_hdr *h = zt_map_topic(TOPIC, &size);
 	pthread_t th;
 	CHECK_EQ(pthread_create(&th, NULL, wait_main, &w), 0);
-	/* Asleep on the lock word: in its first try for the lock. */
-	ZT_EVENTUALLY(atomic_load(&w.tid) && zt_futex_asleep(getpid(), atomic_load(&w.tid)));
+	/* Asleep on the lock word, which says a locker waits: in its first try for the lock. */
+	ZT_EVENTUALLY(atomic_load(&w.tid) && zt_futex_asleep(getpid(), atomic_load(&w.tid)) &&
+		      (ZC_LOCK_LOW(atomic_load(&h->lock.word)) & ZC_LOCK_WAITERS));
 	CHECK_EQ(zcast_pub_close(p), 0); /* the loan keeps the handle until it is dropped */
 	CHECK_EQ(pthread_join(th, NULL), 0);
 	printf("zcast_publish_wait(-1) behind a held lock, publisher closed: %d (%s)\n", w.r,
 	       zcast_strerror(w.r));
 	CHECK_EQ(w.r, ZCAST_ETIMEDOUT);
-	size_t size;
-	struct zc_topic_hdr *h = zt_map_topic(TOPIC, &size);
 	CHECK(ZC_LOCK_LOW(atomic_load(&h->lock.word)) != 0); /* ended by the close, not a release */
 	munmap(h, size);
 	zt_lock_holder_release_after(&lh, 0);
 	zt_lock_holder_end(&lh);
 	zcast_msg_drop(w.m); /* the last reference: the publisher leaves */
-	zcast_sub_close(s);
 	printf("ok\n");
 	return 0;
 }
