@@ -36,15 +36,22 @@ static inline void zt_hold_init(struct zt_hold *h)
 	*h = (struct zt_hold){sv[0], sv[1]};
 }
 
+/* In the test itself, before the library starts a thread (setenv is unsafe beside their getenv):
+ * the next arrival of one of the test's own threads at `point` holds it. */
+static inline void zt_hold_own(struct zt_hold *h, const char *point)
+{
+	char v[160];
+	snprintf(v, sizeof v, "%s:hold:%d", point, h->held_end);
+	setenv("ZCAST_PAUSE_AT", v, 1);
+}
+
 /* In the process to hold (a child of the test): the next arrival at `point` holds it. Once it let
  * go, unset ZCAST_PAUSE_AT before anything else can reach the point in a way the test does not
  * expect. */
 static inline void zt_hold_at(struct zt_hold *h, const char *point)
 {
 	close(h->test_end); /* the test's end is the test's: a test that dies lets the hold go (EOF) */
-	char v[160];
-	snprintf(v, sizeof v, "%s:hold:%d", point, h->held_end);
-	setenv("ZCAST_PAUSE_AT", v, 1);
+	zt_hold_own(h, point);
 }
 
 /* In the test: waits until the process is held at its point (it stays there). */

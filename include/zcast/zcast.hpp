@@ -194,6 +194,12 @@ public:
 	{
 		detail::check(zcast_msg_resize(m_, n));
 	}
+	/** A mark the publish leaves in the topic (publisher::last_mark), 0 for none (the
+	 * default). */
+	void set_mark(uint32_t mark)
+	{
+		detail::check(zcast_msg_set_mark(m_, mark));
+	}
 	/** Drops the loan now (the slot returns to the pool). */
 	void reset() noexcept
 	{
@@ -345,6 +351,14 @@ public:
 	uint64_t id() const noexcept
 	{
 		return zcast_pub_id(h_);
+	}
+	/** The mark of the topic's newest marked publish that reached a subscriber or the history
+	 * (0: none), a dead publisher's included (zcast_pub_last_mark: takes the topic lock). */
+	uint32_t last_mark() const
+	{
+		uint32_t mark = 0;
+		detail::check(zcast_pub_last_mark(h_, &mark));
+		return mark;
 	}
 };
 

@@ -357,6 +357,23 @@ static PyObject *message_resize(PzMessage *msg, PyObject *arg)
 	Py_RETURN_NONE;
 }
 
+static PyObject *message_set_mark(PzMessage *msg, PyObject *arg)
+{
+	if (pz_message_check(msg) < 0)
+		return NULL;
+	if (!msg->loan)
+		return pz_raisef(ZCAST_EINVAL, "set_mark: only a loan can be marked");
+	unsigned long long mark = PyLong_AsUnsignedLongLong(arg);
+	if (mark == (unsigned long long)-1 && PyErr_Occurred())
+		return NULL;
+	if (mark > UINT32_MAX)
+		return pz_raisef(ZCAST_EINVAL, "set_mark: %llu does not fit 32 bits", mark);
+	int e = zcast_msg_set_mark(msg->m, (uint32_t)mark);
+	if (e < 0)
+		return pz_raise(e);
+	Py_RETURN_NONE;
+}
+
 static PyObject *message_set_len(PzMessage *msg, PyObject *args)
 {
 	if (pz_members_check(msg) < 0)
@@ -412,6 +429,9 @@ static PyMethodDef message_methods[] = {
      "zcast.MessageInfo: sequence, publish time, publisher, slot and the pool location."},
     {"resize", (PyCFunction)message_resize, METH_O,
      "Untyped loans: sets the size to publish (at most the capacity)."},
+    {"set_mark", (PyCFunction)message_set_mark, METH_O,
+     "Loans: set_mark(mark) leaves mark (32 bits, 0: none) in the topic when the publish reaches "
+     "somebody (Publisher.last_mark)."},
     {"set_len", (PyCFunction)message_set_len, METH_VARARGS,
      "Typed loans: set_len(member, n) sets a sequence's length (at most its bound) and returns "
      "the member."},

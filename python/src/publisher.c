@@ -408,6 +408,22 @@ static PyObject *pub_id(PzPublisher *self, void *c)
 	return PyLong_FromUnsignedLongLong(zcast_pub_id(self->pub));
 }
 
+/* Takes the topic lock (a holder may keep it up to its timeout): under the publisher's lock, the
+ * GIL released, as every call that may wait. */
+static PyObject *pub_last_mark(PzPublisher *self, void *c)
+{
+	(void)c;
+	if (lock(self) < 0)
+		return NULL;
+	uint32_t mark = 0;
+	int e;
+	Py_BEGIN_ALLOW_THREADS
+	e = zcast_pub_last_mark(self->pub, &mark);
+	Py_END_ALLOW_THREADS
+	unlock(self);
+	return e < 0 ? pz_raise(e) : PyLong_FromUnsignedLong(mark);
+}
+
 static PyObject *pub_type(PzPublisher *self, void *c)
 {
 	(void)c;
@@ -439,6 +455,10 @@ static PyMethodDef pub_methods[] = {
 static PyGetSetDef pub_getset[] = {
     {"matched", (getter)pub_matched, NULL, "active subscribers of the topic", NULL},
     {"id", (getter)pub_id, NULL, "member id (never reused within the topic)", NULL},
+    {"last_mark", (getter)pub_last_mark, NULL,
+     "the mark of the topic's newest marked publish that reached somebody (0: none), a dead "
+     "publisher's included (takes the topic lock)",
+     NULL},
     {"msg_type", (getter)pub_type, NULL, "zcast.MsgType, or None when untyped", NULL},
     {"closed", (getter)pub_closed, NULL, "True after close()", NULL},
     {NULL, NULL, NULL, NULL, NULL},

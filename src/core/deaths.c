@@ -126,9 +126,11 @@ static void kick(void)
  * Returns true when the pid does not exist. Under P.mu. */
 static bool peer_open(struct peer *pe)
 {
-	int fd = (int)syscall(SYS_pidfd_open, pe->pid, 0);
+	int fd = (int)syscall(SYS_pidfd_open, pe->pid, 0), err = errno;
+	if (fd < 0 && err != ESRCH)
+		ZC_PAUSE("deaths:pidfd-failed"); /* tests: no pidfd for a join (wait_no_pidfd) */
 	if (fd < 0)
-		return errno == ESRCH;
+		return err == ESRCH;
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint32_t)pe->pid};
 	if (epoll_ctl(P.ep, EPOLL_CTL_ADD, fd, &ev) != 0)
 		close(fd);

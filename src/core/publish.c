@@ -339,17 +339,37 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 	return 0;
 }
 
-ZC_HOT static int publish_once(zcast_pub *p, zcast_msg *msg)
+/* A try for the topic lock: the loan's hints are asked for again (stale after a long fill) and
+ * the publish time is read before the lock, not inside it; after a lock timeout, again unless the
+ * publisher was closed meanwhile, so the stamp is never older than the try that got the lock. */
+struct lock_try {
+	zcast_pub *p;
+	int64_t now;
+};
+
+static bool lock_try_again(void *arg)
+{
+	struct lock_try *a = arg;
+	if (atomic_load(&a->p->closed))
+		return false;
+	zc_pub_prefetch(a->p);
+	a->now = zc_now_ns();
+	return true;
+}
+
+/* One publish, its lock timeouts retried while the caller's deadline has time left (before, an
+ * infinite zcast_publish_wait returned ZCAST_ETIMEDOUT: test publish_wait_lock_held). */
+ZC_HOT static int publish_once(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 {
 	struct zc_topic_hdr *h = p->t.hdr;
 	bool wake_topic = false;
 	uint32_t n_rr = 0;
-	zc_pub_prefetch(p); /* again: the loan's hints may be stale after a long fill */
-	int64_t now = zc_now_ns(); /* the publish time, read before the lock: not inside it */
-	int r = zc_topic_lock(&p->t);
+	zc_pub_prefetch(p);
+	struct lock_try a = {p, zc_now_ns()};
+	int r = zc_topic_lock_until(&p->t, deadline, lock_try_again, &a);
 	if (r < 0)
 		return r;
-	r = publish_locked(p, msg, now, &wake_topic, &n_rr);
+	r = publish_locked(p, msg, a.now, &wake_topic, &n_rr);
 	uint32_t n_bells = zc_bell_pending(p);
 	uint64_t owed = r == 0 && (wake_topic || n_rr || n_bells) ? zc_wake_owe(h) : 0;
 	if (wake_topic) /* bumped under the lock: a sleeper that read the word before sleeps no more
@@ -393,19 +413,6 @@ static int refused_error(zcast_pub *p)
 	return zc_err(ZCAST_EAGAIN, "topic %s: a subscriber queue is full", t->name);
 }
 
-/* publish_once, again while the topic lock was not had in time and the caller's deadline has time
- * left: the lock's own timeout (a live holder that kept it, or kept winning it, that long: one
- * descheduled on a loaded machine) does not end the caller's wait. Before, an infinite
- * zcast_publish_wait returned ZCAST_ETIMEDOUT (test publish_wait_lock_held). */
-ZC_HOT static int publish_locking(zcast_pub *p, zcast_msg *msg, int64_t deadline)
-{
-	int r = publish_once(p, msg);
-	while (r == ZCAST_ETIMEDOUT && deadline != 0 && zc_now_ns() < deadline &&
-	       !atomic_load(&p->closed))
-		r = publish_once(p, msg);
-	return r;
-}
-
 ZC_HOT static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 {
 	if (!p || !msg)
@@ -420,19 +427,19 @@ ZC_HOT static int publish_impl(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 		return zc_err(ZCAST_ESTALE,
 			      "publisher of %s is closed: the loan can only be dropped", p->t.name);
 	struct zc_topic_hdr *h = p->t.hdr;
-	int r = publish_locking(p, msg, deadline);
+	int r = publish_once(p, msg, deadline);
 	while (r == ZCAST_EAGAIN && deadline != 0) {
 		/* Announce, read the word, retry, then sleep: a take, close or reclaim after the
 		 * retry changes the word. */
 		uint32_t v = zc_space_arm(&p->t, p->index);
-		r = publish_locking(p, msg, deadline);
+		r = publish_once(p, msg, deadline);
 		int w = r == ZCAST_EAGAIN ? zc_futex_wait(&h->space, v, deadline) : 0;
 		zc_space_disarm(&p->t, p->index);
 		if (r == ZCAST_EAGAIN && (w == ZCAST_ETIMEDOUT || zc_now_ns() >= deadline))
 			return zc_err(ZCAST_ETIMEDOUT, "topic %s: no queue room in time",
 				      p->t.name);
 		if (r == ZCAST_EAGAIN)
-			r = publish_locking(p, msg, deadline);
+			r = publish_once(p, msg, deadline);
 	}
 	if (r == ZCAST_EAGAIN)
 		return refused_error(p);

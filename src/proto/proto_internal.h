@@ -190,9 +190,18 @@ ZC_HIDDEN int zc_topic_lock(struct zc_topic *t);
  * for a live holder, woken by its release or death like every locker, up to 30 s (a scribbled word
  * naming a live member that never moves), then ZCAST_ETIMEDOUT. */
 ZC_HIDDEN int zc_topic_lock_for_close(struct zc_topic *t);
-/* zc_topic_lock, tried again while it timed out and the caller's `deadline` (absolute; 0: one try)
- * has time left: work a wait depends on is not skipped because a live holder was slow. */
-ZC_HIDDEN int zc_topic_lock_until(struct zc_topic *t, int64_t deadline);
+/* zc_topic_lock, tried again while it timed out, the caller's `deadline` (absolute; 0: one try)
+ * has time left and `again(arg)`, asked before each retry (NULL: not asked), says to go on: work a
+ * wait depends on is not skipped because a live holder was slow. The first try is inline (on the
+ * publish path, no more than a zc_topic_lock call); zc_topic_lock_retry makes the others. */
+ZC_HIDDEN int zc_topic_lock_retry(struct zc_topic *t, int64_t deadline, bool (*again)(void *),
+				  void *arg);
+static inline int zc_topic_lock_until(struct zc_topic *t, int64_t deadline, bool (*again)(void *),
+				      void *arg)
+{
+	int r = zc_topic_lock(t);
+	return r == ZCAST_ETIMEDOUT ? zc_topic_lock_retry(t, deadline, again, arg) : r;
+}
 ZC_HIDDEN void zc_topic_unlock(struct zc_topic *t);
 /* We hold byte 0 exclusively on a valid segment: every recorded member is dead. Repairs and keeps
  * the topic (and its history). */

@@ -152,14 +152,17 @@ ZC_HOT int zc_topic_lock(struct zc_topic *t)
 
 int zc_topic_lock_for_close(struct zc_topic *t)
 {
-	return zc_topic_lock_until(t, zc_now_ns() + CLOSE_PATIENCE_NS);
+	return zc_topic_lock_until(t, zc_now_ns() + CLOSE_PATIENCE_NS, NULL, NULL);
 }
 
-int zc_topic_lock_until(struct zc_topic *t, int64_t deadline)
+/* The one retry rule of the lock's callers: its 2 s timeout (a live holder that kept it, or kept
+ * winning it, that long: one descheduled on a loaded machine) does not end a wait that has time. */
+int zc_topic_lock_retry(struct zc_topic *t, int64_t deadline, bool (*again)(void *), void *arg)
 {
-	int r = zc_topic_lock(t);
-	while (r == ZCAST_ETIMEDOUT && deadline != 0 && zc_now_ns() < deadline)
-		r = zc_topic_lock(t);
+	int r = ZCAST_ETIMEDOUT;
+	while (r == ZCAST_ETIMEDOUT && deadline != 0 && zc_now_ns() < deadline &&
+	       (!again || again(arg)))
+		r = lock_within(t, LOCK_TIMEOUT_NS);
 	return r;
 }
 

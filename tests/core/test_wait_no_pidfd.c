@@ -1,10 +1,12 @@
 /* Issue 22, item 2: zcast_publish_wait(-1) and zcast_loan_wait(-1) end when their only blocker is
  * killed and this process could not open a pidfd for it when it joined (out of descriptors). The
  * publisher is open before the peer joins; then every free descriptor is used up, so the death
- * watcher's pidfd_open, when it follows the join, fails with EMFILE. The descriptors are free
+ * watcher's pidfd_open, when it follows the join, fails with EMFILE: the test waits until it did
+ * (held there: ZCAST_PAUSE_AT=deaths:pidfd-failed:hold:<fd>, test builds). The descriptors are free
  * again before the wait starts (a pidfd that failed once must not stay missing). */
 #include <sys/resource.h>
 
+#include "zt_pause.h"
 #include "zt_unseen.h"
 
 static int spent[256];
@@ -29,23 +31,28 @@ static void release_fds(void)
 		close(spent[--n_spent]);
 }
 
-/* The peer gets back the descriptors it inherited used up. */
+/* The peer gets back the descriptors it inherited used up, and no hold. */
 static int peer_main(void *a)
 {
+	unsetenv("ZCAST_PAUSE_AT");
 	release_fds();
 	return zt_blocker_main(a);
 }
 
 static void blocked_case(const char *topic, int hold)
 {
+	struct zt_hold failed;
+	zt_hold_init(&failed);
+	zt_hold_own(&failed, "deaths:pidfd-failed");
 	struct zt_blocker a;
 	zt_blocker_pipes(&a, topic, hold);
 	zcast_pub *p = zt_blocked_pub_for(&a);
 	exhaust_fds();
 	a.pid = zt_fork(peer_main, &a);
 	zt_await(a.ready_r);
-	zt_sleep_ms(100); /* the watcher has followed the join (and failed to open a pidfd) */
+	zt_hold_reached(&failed); /* the watcher followed the join: its pidfd_open failed */
 	release_fds();
+	zt_hold_release(&failed);
 	zt_blocker_killed_in_wait(p, &a);
 	CHECK_EQ(zcast_pub_close(p), 0);
 }

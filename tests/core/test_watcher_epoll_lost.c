@@ -3,6 +3,7 @@
  * killed (the event that was already armed still comes; the next epoll_wait fails); then a
  * zcast_publish_wait(-1) on a second peer's full queue must still end when that peer is killed. */
 #include "zt_unseen.h"
+#include "zt_watcher.h"
 
 int main(void)
 {
@@ -10,7 +11,7 @@ int main(void)
 	zcast_pub *p = zt_blocked_pub("/epoll/lost", 4);
 	struct zt_blocker first, second;
 	zt_blocker_start(&first, "/epoll/lost", 0);
-	zt_sleep_ms(200); /* our watcher follows the join */
+	ZT_EVENTUALLY(zt_watcher_follows(first.pid)); /* the first peer's pidfd is in the set */
 	CHECK_EQ(zt_epoll_fds(1), 1);
 	kill(first.pid, SIGKILL);
 	CHECK(WIFSIGNALED(zt_wait(first.pid)));

@@ -5,6 +5,7 @@
  * idle second after the leave, from /proc/self/task/<tid>/stat: idle threads use none; the bound,
  * a quarter of the second, is generous (the spinning watcher used 0.4-0.95 s per second). */
 #include "zt_unseen.h"
+#include "zt_watcher.h"
 
 /* utime + stime, in clock ticks, of every thread of this process but the main one. */
 static long library_threads_ticks(void)
@@ -46,13 +47,14 @@ int main(void)
 	zcast_pub *p = zt_blocked_pub("/fork/spin", 4); /* our watcher runs */
 	struct zt_blocker a;
 	zt_blocker_start(&a, "/fork/spin", 0);
-	/* Our watcher holds a pidfd for the peer once it has followed the join. */
-	zt_sleep_ms(200);
+	ZT_EVENTUALLY(zt_watcher_follows(a.pid)); /* our watcher holds a pidfd for the peer */
 	pid_t child = zt_fork(idle_child, NULL); /* no exec: shares our watcher's descriptors */
 	kill(a.pid, SIGKILL);
 	CHECK(WIFSIGNALED(zt_wait(a.pid)));
 	ZT_EVENTUALLY(zt_stat("/fork/spin").subscribers == 0); /* seen and reclaimed */
-	zt_sleep_ms(500); /* lock probes after the close are over */
+	/* Lock probes after the close are over: the watcher sleeps with no timeout (a spinning one is
+	 * seen so only if preempted inside epoll_wait: then the measure below fails instead). */
+	ZT_EVENTUALLY(zt_watcher_idle());
 	long hz = sysconf(_SC_CLK_TCK), before = library_threads_ticks();
 	zt_sleep_ms(1000);
 	long used = library_threads_ticks() - before;
