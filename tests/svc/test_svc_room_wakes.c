@@ -7,7 +7,7 @@
  * A wait of -1 that is not woken hangs and the test times out. */
 #include <pthread.h>
 
-#include "zt_svc.h"
+#include "zt_svc_room.h"
 
 static const char *service = "/svc/room_wakes";
 
@@ -29,17 +29,6 @@ static void fill_route(zcast_server *srv, zcast_client *cli, zcast_msg **held, z
 	CHECK_EQ(zcast_response_loan(srv, *req, 8, &resp), ZCAST_ENOSLOT);
 }
 
-static zcast_server *open_server(uint32_t slots, uint32_t depth)
-{
-	zcast_service_opts so;
-	zcast_service_opts_init(&so);
-	so.slot_count = slots;
-	so.queue_depth = depth;
-	zcast_server *srv;
-	CHECK_EQ(zcast_server_open(service, &so, &srv), 0);
-	return srv;
-}
-
 static void *close_client(void *arg)
 {
 	CHECK_EQ(zcast_client_close(arg), 0);
@@ -49,17 +38,13 @@ static void *close_client(void *arg)
 /* The server's room entry reports when the client closes (it still holds the response). */
 static void server_room_client_closes(void)
 {
-	zcast_server *srv = open_server(1, 0);
+	zcast_server *srv = zt_room_server(service, 1, 0);
 	zcast_client *cli;
 	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
 	zcast_msg *held, *req;
 	fill_route(srv, cli, &held, &req);
-	zcast_waitset *ws;
-	int id;
+	zcast_waitset *ws = zt_server_room_ws(srv);
 	zcast_ws_event ev[2];
-	CHECK_EQ(zcast_waitset_create(&ws), 0);
-	CHECK_EQ(zcast_waitset_add_server_room(ws, srv, NULL, &id), 0);
-	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 2), ZCAST_ETIMEDOUT);
 	pthread_t th;
 	CHECK_EQ(pthread_create(&th, NULL, close_client, cli), 0);
 	CHECK_EQ(zcast_waitset_wait(ws, -1, ev, 2), 1);
@@ -92,7 +77,7 @@ static int doomed_client(void *arg)
 /* The server's room entry reports when the client process is killed (reclaimed). */
 static void server_room_client_killed(void)
 {
-	zcast_server *srv = open_server(1, 0);
+	zcast_server *srv = zt_room_server(service, 1, 0);
 	int p[2];
 	CHECK_EQ(pipe(p), 0);
 	pid_t pid = zt_fork(doomed_client, p);
@@ -105,12 +90,8 @@ static void server_room_client_killed(void)
 	CHECK_EQ(zcast_request_take(srv, &req), 0);
 	zcast_msg *resp;
 	CHECK_EQ(zcast_response_loan(srv, req, 8, &resp), ZCAST_ENOSLOT);
-	zcast_waitset *ws;
-	int id;
+	zcast_waitset *ws = zt_server_room_ws(srv);
 	zcast_ws_event ev[2];
-	CHECK_EQ(zcast_waitset_create(&ws), 0);
-	CHECK_EQ(zcast_waitset_add_server_room(ws, srv, NULL, &id), 0);
-	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 2), ZCAST_ETIMEDOUT);
 	kill(pid, SIGKILL);
 	zt_wait(pid);
 	CHECK_EQ(zcast_waitset_wait(ws, -1, ev, 2), 1); /* the reclaim frees the slot it held */
@@ -139,7 +120,7 @@ static void *close_server(void *arg)
 /* The client's room entry reports when the server takes a request, and when it closes. */
 static void client_room(void)
 {
-	zcast_server *srv = open_server(0, 1); /* a queue of one request */
+	zcast_server *srv = zt_room_server(service, 0, 1); /* a queue of one request */
 	zcast_client *cli;
 	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
 	zcast_waitset *ws;

@@ -7,7 +7,7 @@
  * fail ends the client's call with ZCAST_ESRVGONE. */
 #include <pthread.h>
 
-#include "zt_svc.h"
+#include "zt_svc_room.h"
 
 static const char *service = "/svc/fail_no_room";
 
@@ -35,19 +35,11 @@ static void *drop_later(void *arg)
 int main(void)
 {
 	zt_setup("svc_fail_no_room", 60);
-	zcast_service_opts so;
-	zcast_service_opts_init(&so);
-	so.slot_count = 1; /* one response slot per client */
-	zcast_server *srv;
+	zcast_server *srv = zt_room_server(service, 1, 0); /* one response slot per client */
 	zcast_client *cli;
-	CHECK_EQ(zcast_server_open(service, &so, &srv), 0);
 	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
-	zcast_waitset *ws;
-	int room;
+	zcast_waitset *ws = zt_server_room_ws(srv); /* nothing waits for room yet */
 	zcast_ws_event ev[4];
-	CHECK_EQ(zcast_waitset_create(&ws), 0);
-	CHECK_EQ(zcast_waitset_add_server_room(ws, srv, srv, &room), 0);
-	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 4), ZCAST_ETIMEDOUT); /* nothing waits for room */
 
 	/* The first call answered; the client keeps its response. */
 	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 1, 2), NULL), 0);
