@@ -3,7 +3,8 @@
  *    reported when the client closes (the retry then finds it gone: ZCAST_ENOENT), and when a
  *    client process is killed (crash cleanup: its slot freed, or the client gone).
  *  - client: a send refused for room (the only server's queue is full) is reported when the server
- *    takes a request, and when the server closes (the send then says ZCAST_ENOSERVER).
+ *    takes a request, when the server closes, and when a server process is killed (crash
+ *    cleanup); with no server left the send then says ZCAST_ENOSERVER.
  * A wait of -1 that is not woken hangs and the test times out. */
 #include <pthread.h>
 
@@ -158,12 +159,43 @@ static void client_room(void)
 	CHECK_EQ(zcast_client_close(cli), 0);
 }
 
+/* The client's room entry reports when the only server, its queue full, is killed. */
+static void client_room_server_killed(void)
+{
+	int start[2];
+	CHECK_EQ(pipe(start), 0);
+	/* takes nothing until killed: its queue of one stays full */
+	struct zt_server s = {.service = service, .queue_depth = 1, .took_w = -1, .start_r = start[0]};
+	pid_t pid = zt_start_server(&s);
+	zcast_client *cli;
+	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
+	zcast_waitset *ws;
+	int id;
+	zcast_ws_event ev[2];
+	CHECK_EQ(zcast_waitset_create(&ws), 0);
+	CHECK_EQ(zcast_waitset_add_client_room(ws, cli, cli, &id), 0);
+	uint64_t s1;
+	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 1, 2), &s1), 0);
+	zcast_msg *req = zt_request(cli, OP_ADD, 3, 4);
+	CHECK_EQ(zcast_request_send(cli, req, NULL), ZCAST_EAGAIN);
+	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 2), ZCAST_ETIMEDOUT);
+	kill(pid, SIGKILL);
+	zt_wait(pid);
+	CHECK_EQ(zcast_waitset_wait(ws, -1, ev, 2), 1); /* the reclaim of the dead server */
+	CHECK_EQ(zcast_request_send(cli, req, NULL), ZCAST_ENOSERVER);
+	zcast_msg_drop(req);
+	zcast_waitset_destroy(ws);
+	CHECK_EQ(zcast_client_close(cli), 0);
+	close(start[0]), close(start[1]);
+}
+
 int main(void)
 {
 	zt_setup("svc_room_wakes", 90);
 	server_room_client_closes();
 	server_room_client_killed();
 	client_room();
+	client_room_server_killed();
 	printf("PASS svc_room_wakes\n");
 	return 0;
 }
