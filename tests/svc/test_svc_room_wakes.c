@@ -123,23 +123,31 @@ static void *close_server(void *arg)
 	return NULL;
 }
 
+/* A client with its room entry in a wait set (room at first: level-triggered); its first request
+ * fills the only server's queue of one, the second (returned, still a loan) finds no room. */
+static zcast_msg *fill_queue(zcast_client **cli, zcast_waitset **ws)
+{
+	int id;
+	zcast_ws_event ev[2];
+	CHECK_EQ(zcast_client_open(service, NULL, cli), 0);
+	CHECK_EQ(zcast_waitset_create(ws), 0);
+	CHECK_EQ(zcast_waitset_add_client_room(*ws, *cli, *cli, &id), 0);
+	CHECK_EQ(zcast_waitset_wait(*ws, 0, ev, 2), 1);
+	CHECK_EQ(zcast_request_send(*cli, zt_request(*cli, OP_ADD, 1, 2), NULL), 0);
+	zcast_msg *req = zt_request(*cli, OP_ADD, 3, 4);
+	CHECK_EQ(zcast_request_send(*cli, req, NULL), ZCAST_EAGAIN);
+	CHECK_EQ(zcast_waitset_wait(*ws, 0, ev, 2), ZCAST_ETIMEDOUT);
+	return req;
+}
+
 /* The client's room entry reports when the server takes a request, and when it closes. */
 static void client_room(void)
 {
 	zcast_server *srv = zt_room_server(service, 0, 1); /* a queue of one request */
 	zcast_client *cli;
-	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
 	zcast_waitset *ws;
-	int id;
 	zcast_ws_event ev[2];
-	CHECK_EQ(zcast_waitset_create(&ws), 0);
-	CHECK_EQ(zcast_waitset_add_client_room(ws, cli, cli, &id), 0);
-	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 2), 1); /* room: level-triggered */
-	uint64_t s1;
-	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 1, 2), &s1), 0);
-	zcast_msg *req = zt_request(cli, OP_ADD, 3, 4);
-	CHECK_EQ(zcast_request_send(cli, req, NULL), ZCAST_EAGAIN);
-	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 2), ZCAST_ETIMEDOUT);
+	zcast_msg *req = fill_queue(&cli, &ws);
 	pthread_t th;
 	CHECK_EQ(pthread_create(&th, NULL, take_one, srv), 0);
 	CHECK_EQ(zcast_waitset_wait(ws, -1, ev, 2), 1);
@@ -168,17 +176,9 @@ static void client_room_server_killed(void)
 	struct zt_server s = {.service = service, .queue_depth = 1, .took_w = -1, .start_r = start[0]};
 	pid_t pid = zt_start_server(&s);
 	zcast_client *cli;
-	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
 	zcast_waitset *ws;
-	int id;
 	zcast_ws_event ev[2];
-	CHECK_EQ(zcast_waitset_create(&ws), 0);
-	CHECK_EQ(zcast_waitset_add_client_room(ws, cli, cli, &id), 0);
-	uint64_t s1;
-	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 1, 2), &s1), 0);
-	zcast_msg *req = zt_request(cli, OP_ADD, 3, 4);
-	CHECK_EQ(zcast_request_send(cli, req, NULL), ZCAST_EAGAIN);
-	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 2), ZCAST_ETIMEDOUT);
+	zcast_msg *req = fill_queue(&cli, &ws);
 	kill(pid, SIGKILL);
 	zt_wait(pid);
 	CHECK_EQ(zcast_waitset_wait(ws, -1, ev, 2), 1); /* the reclaim of the dead server */
