@@ -36,10 +36,14 @@ static void unpark(struct zb_svc_rt *rt, struct zb_svc_parked *p)
 	rt->n_parked--;
 }
 
-/* A free entry; when all are used, the oldest is dropped for it. */
+/* A free entry; when all are used, the oldest is dropped for it. Those whose reader was matched
+ * since they were kept go first: a burst of new clients' replies (their readers matched a moment
+ * after their requests came) is parked within one turn of the route, before its next flush. */
 static struct zb_svc_parked *park_slot(struct zb_svc_rt *rt)
 {
 	struct zb_svc_parked *oldest = NULL;
+	if (rt->n_parked == rt->cfg->pending)
+		(void)zb_svc_parked_flush(rt);
 	for (uint32_t i = 0; i < rt->cfg->pending; i++) {
 		struct zb_svc_parked *p = &rt->parked[i];
 		if (!p->used)
