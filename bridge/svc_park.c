@@ -8,7 +8,7 @@
  * matched (the match listener wakes the route), dropped when the client's request writer leaves
  * (what the wait is for is gone) or timeout_ms after the response came (a reader that never
  * matches: another QoS, a program with no reader). At most `pending` are kept; one more drops the
- * oldest. Dropped replies count as failed calls. */
+ * oldest (after writing those whose reader was matched since). Dropped replies count as failed calls. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
