@@ -82,10 +82,7 @@ static dds_entity_t topic(struct zb_svc_rt *rt, int request, struct ddsi_sertype
 static void on_data(dds_entity_t e, void *arg)
 {
 	(void)e;
-	struct zb_svc_rt *rt = arg;
-	uint64_t one = 1;
-	if (write(rt->wake_fd, &one, sizeof one) < 0) { /* full: a wake-up is pending anyway */
-	}
+	zcast_guard_trigger(((struct zb_svc_rt *)arg)->wake);
 }
 
 /* SYNC: peers-stale — the route's thread reads the matched set again (svc_peers.c refresh) */

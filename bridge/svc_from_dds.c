@@ -3,7 +3,9 @@
  * rq<name>Request behind a header with this bridge's request writer handle (guid) and a number of
  * its own (seq); a reply on rr<name>Reply with our guid is matched by seq and answers that zcast
  * call. A call whose DDS server is gone (none matched at the request, or all left while it was in
- * flight) or that is not answered within timeout_ms fails: its zcast caller gets ZCAST_ESRVGONE. */
+ * flight) or that is not answered within timeout_ms fails: its zcast caller gets ZCAST_ESRVGONE.
+ * A reply or a failure that finds no room at its zcast client (it holds its earlier responses)
+ * waits in the call until the server's room entry reports room, or the client is gone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +36,20 @@ static void forget(struct zb_svc_rt *rt, struct zb_svc_call *c)
 		rt->n_calls--;
 	free(c->reply);
 	c->req = NULL, c->reply = NULL;
-	c->used = 0;
+	c->used = 0, c->failing = 0;
 }
 
+/* Fails call c's request. The failure is a message to its zcast client, which learns of it from
+ * nothing else: when it finds no room there the call stays, failing, and is tried again when room
+ * comes (retry_room); counted once. */
 static void fail_call(struct zb_svc_rt *rt, struct zb_svc_call *c, unsigned kind, const char *what,
 		      const char *why)
 {
-	zcast_request_fail(rt->srv, c->req);
-	zb_svc_fail(rt, kind, what, why);
-	forget(rt, c);
+	if (!c->failing)
+		zb_svc_fail(rt, kind, what, why);
+	c->failing = 1;
+	if (zcast_request_fail(rt->srv, c->req) != ZCAST_ENOSLOT)
+		forget(rt, c);
 }
 
 static void put8(uint8_t *out, uint64_t v)
@@ -98,7 +105,7 @@ static struct zb_svc_call *call_of(struct zb_svc_rt *rt, int64_t seq)
 }
 
 /* Answers call c with the DDS reply b (n bytes): 0 when the call ended (answered, failed, or its
- * client left), 1 when the client's response pool has no room now. */
+ * client left), 1 when the client's response pool or queue has no room now. */
 static int deliver(struct zb_svc_rt *rt, struct zb_svc_call *c, const uint8_t *b, size_t n)
 {
 	zcast_msg *m = NULL;
@@ -116,7 +123,11 @@ static int deliver(struct zb_svc_rt *rt, struct zb_svc_call *c, const uint8_t *b
 		fail_call(rt, c, ZB_SVC_WARN_INVALID, "calls answered with an invalid reply", "");
 		return 0;
 	}
-	if (e < 0 || (e = zcast_response_send(rt->srv, m)) < 0) { /* the loan stays ours */
+	if (e == 0 && (e = zcast_response_send(rt->srv, m)) == ZCAST_EAGAIN) {
+		zcast_msg_drop(m); /* the client's queue is full: its room is waited for, as above */
+		return 1;
+	}
+	if (e < 0) { /* the loan stays ours */
 		if (m)
 			zcast_msg_drop(m);
 		fail_call(rt, c, ZB_SVC_WARN_CLIENT, "calls whose response was not sent",
@@ -140,7 +151,7 @@ static void answer(struct zb_svc_rt *rt, const uint8_t *b, size_t n, const dds_s
 	if (guid != rt->self)
 		return; /* a reply to another client: every client reads every reply */
 	struct zb_svc_call *c = call_of(rt, (int64_t)seq);
-	if (!c || c->reply) {
+	if (!c || c->reply || c->failing) {
 		zb_svc_drop(rt, ZB_SVC_WARN_SEQ, "replies to no call in flight",
 			    "answered already, timed out, or not ours");
 		return;
@@ -152,7 +163,7 @@ static void answer(struct zb_svc_rt *rt, const uint8_t *b, size_t n, const dds_s
 	if (deliver(rt, c, b, n) == 0)
 		return;
 	/* The client has not dropped enough of its earlier responses yet: the reply waits (a copy:
-	 * the sample goes back to Cyclone) and is tried again (retry_replies), and the call's place
+	 * the sample goes back to Cyclone) and is tried again (retry_room), and the call's place
 	 * serves the next request: a client that waits for room to send before it takes its
 	 * responses would otherwise wait for us while we wait for it. */
 	int full = rt->n_kept == ZB_SVC_KEPT * rt->cfg->pending;
@@ -170,17 +181,20 @@ static void answer(struct zb_svc_rt *rt, const uint8_t *b, size_t n, const dds_s
 	rt->n_calls--, rt->n_kept++;
 }
 
-/* The replies waiting for room in their client's response pool, tried again: 1 when some still
- * wait. zcast tells a server nothing when a client drops a response (the slot comes back in the
- * server's own pool for that client), so the route's thread looks again every
- * ZB_SVC_ROOM_POLL_MS while one waits; the call's timeout_ms ends the wait. */
-static int retry_replies(struct zb_svc_rt *rt)
+/* The replies and failures waiting for room at their zcast client, tried again: 1 when some still
+ * wait (the route's thread then watches the server's room entry: a client that drops a response,
+ * closes or dies wakes it). The call's timeout_ms ends a reply's wait; a failure's ends when it
+ * is delivered or its client is gone. */
+static int retry_room(struct zb_svc_rt *rt)
 {
 	int waiting = 0;
-	for (uint32_t i = 0; rt->n_kept && i < rt->cap_calls; i++) {
+	for (uint32_t i = 0; i < rt->cap_calls; i++) {
 		struct zb_svc_call *c = &rt->calls[i];
-		if (c->used && c->reply)
-			waiting |= deliver(rt, c, c->reply, c->reply_n);
+		if (c->used && c->failing)
+			fail_call(rt, c, 0, "", "");
+		else if (c->used && c->reply)
+			deliver(rt, c, c->reply, c->reply_n);
+		waiting |= c->used && (c->failing || c->reply);
 	}
 	return waiting;
 }
@@ -206,6 +220,8 @@ static int expire(struct zb_svc_rt *rt)
 	int gone = rt->n_calls && zb_svc_matched(rt) == 0;
 	for (uint32_t i = 0; i < rt->cap_calls; i++) {
 		struct zb_svc_call *c = &rt->calls[i];
+		if (c->failing) /* failed already: waits for room (retry_room) */
+			continue;
 		if (c->used && gone && !c->reply) /* a reply kept needs no server any more */
 			fail_call(rt, c, ZB_SVC_WARN_GONE, "calls whose DDS server went away", "");
 		else if (c->used && c->deadline <= now)
@@ -222,17 +238,14 @@ static int expire(struct zb_svc_rt *rt)
 void *zb_svc_from_dds(void *arg)
 {
 	struct zb_svc_rt *rt = arg;
-	int fd = -1;
-	if (zb_svc_activate(rt, open_server(rt) == 0 && zcast_server_fd(rt->srv, &fd) == 0) < 0)
+	if (zb_svc_activate(rt, open_server(rt) == 0 && zb_svc_watch(rt) == 0) < 0)
 		return NULL;
 	while (!atomic_load(&rt->b->stop)) {
-		int room_ms = retry_replies(rt) ? ZB_SVC_ROOM_POLL_MS : 100;
 		take_replies(rt);
 		int ms = expire(rt);
-		ms = ms < room_ms ? ms : room_ms;
+		int room = retry_room(rt);
 		take_requests(rt);
-		/* a full table leaves requests queued: their descriptor would stay readable */
-		zb_svc_wait(rt, rt->n_calls < rt->cfg->pending ? fd : -1, ms);
+		zb_svc_wait(rt, rt->n_calls < rt->cfg->pending, room, ms);
 	}
 	return NULL;
 }

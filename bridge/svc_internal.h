@@ -26,15 +26,13 @@ struct zb_svc_call { /* a call in flight */
 				       * TO_DDS: our request loan while no server's queue has room */
 	uint8_t *reply;		      /* FROM_DDS: its DDS reply, kept while the client has no room */
 	size_t reply_n;
+	int failing;		      /* FROM_DDS: failed, the failure waiting for room at the client */
 	int64_t deadline;	      /* CLOCK_MONOTONIC ns: then it fails (timeout_ms) */
 };
 
 /* FROM_DDS: replies kept while their zcast client has no room, at most this many per call in
  * flight (svc_from_dds.c). */
 #define ZB_SVC_KEPT 4
-/* How often a route looks again for room zcast gives no wake-up for (a server's queue, a client's
- * response pool) while something waits for it: a slice, the last resort. */
-#define ZB_SVC_ROOM_POLL_MS 5
 
 struct zb_svc_parked { /* TO_DDS: a reply whose client's reader is not matched yet (svc_park.c) */
 	int used;
@@ -73,6 +71,7 @@ enum { /* kinds of refused input and failed calls, each reported once per route 
 	ZB_SVC_WARN_PARKED = 256,
 	ZB_SVC_WARN_NOREADER = 512,
 	ZB_SVC_WARN_ROOM = 1024,
+	ZB_SVC_WARN_REFUSED = 2048,
 };
 
 struct zb_svc_rt {
@@ -81,7 +80,10 @@ struct zb_svc_rt {
 	uint32_t index; /* in the config: makes the client / service id of the USER_DATA */
 	pthread_t thread;
 	int started;
-	int wake_fd; /* eventfd: DDS listeners (data, matches) and the stop */
+	zcast_guard *wake; /* DDS listeners (data, matches) and the stop trigger it */
+	zcast_waitset *ws; /* the route's thread sleeps here: the guard, its zcast client or server
+			    * (outcomes, requests) and its room entry (svc_route.c zb_svc_wait) */
+	int ws_zcast, ws_room;
 	struct ddsi_sertype *rq_st, *rr_st;
 	dds_entity_t rq_topic, rr_topic;
 	dds_entity_t reader, writer; /* TO_DDS: rq reader, rr writer; FROM_DDS: rr reader, rq writer */
@@ -157,7 +159,12 @@ void zb_svc_opts(const struct zb_svc_rt *rt, zcast_service_opts *o);
 int zb_svc_activate(struct zb_svc_rt *rt, int zcast_open);
 void *zb_svc_to_dds(void *arg);	  /* svc_to_dds.c */
 void *zb_svc_from_dds(void *arg); /* svc_from_dds.c */
-/* Waits for a wake-up (listener, stop) or timeout_ms; drains the eventfd. */
-void zb_svc_wait(struct zb_svc_rt *rt, int zcast_fd, int timeout_ms);
+/* The route's zcast client or server in its wait set, with its room entry (both enabled on
+ * demand by zb_svc_wait): 0, or -1 (printed). */
+int zb_svc_watch(struct zb_svc_rt *rt);
+/* Waits for a wake-up (listener, stop), for requests or outcomes when `zcast` (a full table leaves
+ * requests queued: they would wake it at once), for room when `room` (a request, response or
+ * failure that found none waits), or timeout_ms. */
+void zb_svc_wait(struct zb_svc_rt *rt, int zcast, int room, int timeout_ms);
 
 #endif

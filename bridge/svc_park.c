@@ -8,7 +8,7 @@
  * matched (the match listener wakes the route), dropped when the client's request writer leaves
  * (what the wait is for is gone) or timeout_ms after the response came (a reader that never
  * matches: another QoS, a program with no reader). At most `pending` are kept; one more drops the
- * oldest. Dropped replies count as failed calls. */
+ * oldest (after writing those whose reader was matched since). Dropped replies count as failed calls. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +36,14 @@ static void unpark(struct zb_svc_rt *rt, struct zb_svc_parked *p)
 	rt->n_parked--;
 }
 
-/* A free entry; when all are used, the oldest is dropped for it. */
+/* A free entry; when all are used, the oldest is dropped for it. Those whose reader was matched
+ * since they were kept go first: a burst of new clients' replies (their readers matched a moment
+ * after their requests came) is parked within one turn of the route, before its next flush. */
 static struct zb_svc_parked *park_slot(struct zb_svc_rt *rt)
 {
 	struct zb_svc_parked *oldest = NULL;
+	if (rt->n_parked == rt->cfg->pending)
+		(void)zb_svc_parked_flush(rt);
 	for (uint32_t i = 0; i < rt->cfg->pending; i++) {
 		struct zb_svc_parked *p = &rt->parked[i];
 		if (!p->used)

@@ -2,11 +2,9 @@
  * thread owns its zcast client or server and its DDS endpoints; DDS listeners only wake it. What
  * both directions share: refusing input (counted, each kind reported once per route), the request
  * header of a received sample, and a received message written into a zcast loan. */
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,14 +126,28 @@ int zb_svc_activate(struct zb_svc_rt *rt, int zcast_open)
 	return 0;
 }
 
-void zb_svc_wait(struct zb_svc_rt *rt, int zcast_fd, int timeout_ms)
+int zb_svc_watch(struct zb_svc_rt *rt)
 {
-	struct pollfd p[2] = {{rt->wake_fd, POLLIN, 0}, {zcast_fd, POLLIN, 0}};
-	if (poll(p, 2, timeout_ms) > 0 && (p[0].revents & POLLIN)) {
-		uint64_t v;
-		if (read(rt->wake_fd, &v, sizeof v) < 0) { /* nothing to drain */
-		}
-	}
+	int r = rt->srv ? zcast_waitset_add_server(rt->ws, rt->srv, NULL, &rt->ws_zcast)
+			: zcast_waitset_add_client(rt->ws, rt->cli, NULL, &rt->ws_zcast);
+	if (r == 0)
+		r = rt->srv ? zcast_waitset_add_server_room(rt->ws, rt->srv, NULL, &rt->ws_room)
+			    : zcast_waitset_add_client_room(rt->ws, rt->cli, NULL, &rt->ws_room);
+	if (r == 0) /* level-triggered: watched only while something waits for room */
+		r = zcast_waitset_enable(rt->ws, rt->ws_room, 0);
+	if (r < 0)
+		fprintf(stderr, "zcast-bridge: service %s: wait set: %s\n", rt->cfg->name,
+			zcast_last_error());
+	return r < 0 ? -1 : 0;
+}
+
+void zb_svc_wait(struct zb_svc_rt *rt, int zcast, int room, int timeout_ms)
+{
+	zcast_ws_event ev[4];
+	zcast_waitset_enable(rt->ws, rt->ws_zcast, zcast);
+	zcast_waitset_enable(rt->ws, rt->ws_room, room);
+	/* whatever woke it, the route's loop looks at everything again */
+	(void)zcast_waitset_wait(rt->ws, (int64_t)timeout_ms * 1000000, ev, 4);
 }
 
 static int rt_init(struct zb_svc_rt *rt, struct zcast_bridge *b, size_t i)
@@ -143,7 +155,10 @@ static int rt_init(struct zb_svc_rt *rt, struct zcast_bridge *b, size_t i)
 	rt->cfg = &b->cfg->services[i];
 	rt->b = b;
 	rt->index = (uint32_t)i;
-	rt->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int wake_id;
+	if (zcast_guard_create(&rt->wake) < 0 || zcast_waitset_create(&rt->ws) < 0 ||
+	    zcast_waitset_add_guard(rt->ws, rt->wake, NULL, &wake_id) < 0)
+		return -1;
 	const zcast_service_type *t = rt->cfg->type;
 	uint32_t nf = t->request->n_flat > t->response->n_flat ? t->request->n_flat
 								: t->response->n_flat;
@@ -155,7 +170,7 @@ static int rt_init(struct zb_svc_rt *rt, struct zcast_bridge *b, size_t i)
 	rt->parked = to_dds ? calloc(rt->cfg->pending, sizeof *rt->parked) : NULL;
 	atomic_store(&rt->writers.stale, 1); /* read at the first look-up */
 	atomic_store(&rt->readers.stale, 1);
-	int ok = rt->wake_fd >= 0 && rt->off && rt->len && rt->calls && (!to_dds || rt->parked);
+	int ok = rt->off && rt->len && rt->calls && (!to_dds || rt->parked);
 	return ok ? 0 : -1;
 }
 
@@ -168,8 +183,6 @@ int zb_svcs_start(struct zcast_bridge *b, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return ZCAST_ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
-		b->svcs[i].wake_fd = -1;
 	for (size_t i = 0; i < n; i++) {
 		struct zb_svc_rt *rt = &b->svcs[i];
 		if (rt_init(rt, b, i) < 0) {
@@ -194,11 +207,10 @@ void zb_svcs_stop(struct zcast_bridge *b)
 {
 	for (size_t i = 0; b->svcs && i < b->cfg->n_services; i++) {
 		struct zb_svc_rt *rt = &b->svcs[i];
-		uint64_t one = 1;
 		if (!rt->cfg) /* a start that failed before it */
 			continue;
-		if (rt->wake_fd >= 0 && write(rt->wake_fd, &one, sizeof one) < 0) {
-		}
+		if (rt->wake)
+			zcast_guard_trigger(rt->wake);
 		if (rt->started)
 			pthread_join(rt->thread, NULL);
 		/* the endpoints first: their listeners use rt */
@@ -209,12 +221,13 @@ void zb_svcs_stop(struct zcast_bridge *b)
 		for (uint32_t k = 0; k < rt->cap_calls && rt->calls; k++)
 			if (rt->calls[k].used && rt->calls[k].req)
 				zcast_msg_drop(rt->calls[k].req), free(rt->calls[k].reply);
+		zcast_waitset_destroy(rt->ws); /* it borrows the client or server */
 		if (rt->cli)
 			zcast_client_close(rt->cli);
 		if (rt->srv) /* fails the requests it still holds: their callers get ZCAST_ESRVGONE */
 			zcast_server_close(rt->srv);
-		if (rt->wake_fd >= 0)
-			close(rt->wake_fd);
+		if (rt->wake)
+			zcast_guard_destroy(rt->wake);
 		free(rt->off), free(rt->len), free(rt->calls), free(rt->buf);
 		zb_svc_parked_free(rt);
 		zb_svc_peers_free(&rt->writers), zb_svc_peers_free(&rt->readers);

@@ -4,7 +4,9 @@
  * front of the response, so the DDS client takes the reply as its own. A zcast call that fails
  * (no server, the server died or closed) or that the zcast server does not answer within
  * timeout_ms (the bridge's client forgets it: its place serves the next request) gets no reply: a
- * ROS 2 service has no error reply, its client times out. */
+ * ROS 2 service has no error reply, its client times out. A call the zcast server refused
+ * (ZCAST_EREFUSED: the request failed its checks there) is one of those: no reply, its place freed
+ * at once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +41,9 @@ static struct zb_svc_call *call_free(struct zb_svc_rt *rt)
 }
 
 /* Sends call c's request loan. When every server's queue is full it stays ours (rt->unsent) and
- * is tried again: the route must not wait (in zcast_request_send_wait) while it has responses to
- * take, or the server, its response slots for us full, would drop its answers; the requests behind
- * it wait in the DDS reader. */
+ * is tried again when the client's room entry reports room: the route must not wait (in
+ * zcast_request_send_wait) while it has responses to take, or the server, its response slots for
+ * us full, could not answer; the requests behind it wait in the DDS reader. */
 static void send_request(struct zb_svc_rt *rt, struct zb_svc_call *c)
 {
 	uint64_t zseq;
@@ -121,13 +123,16 @@ static void reply(struct zb_svc_rt *rt, const struct zb_svc_call *c, zcast_msg *
 	zb_svc_reply(rt, c, d + ZCAST_TYPED_HEADER_OFFSET, n - ZCAST_TYPED_HEADER_OFFSET);
 }
 
+/* The outcomes of our calls: a response is written back to its DDS client; a call whose zcast
+ * server went away or refused the request gets no reply (the DDS client times out, as with a ROS 2
+ * server that does not answer), and its place serves the next request at once. */
 static void take_responses(struct zb_svc_rt *rt)
 {
 	for (;;) {
 		zcast_msg *resp = NULL;
 		uint64_t zseq = 0;
 		int e = zcast_response_take(rt->cli, &resp, &zseq);
-		if (e != 0 && e != ZCAST_ESRVGONE)
+		if (e != 0 && e != ZCAST_ESRVGONE && e != ZCAST_EREFUSED)
 			return;
 		struct zb_svc_call *c = NULL;
 		for (uint32_t i = 0; i < rt->cfg->pending && !c; i++)
@@ -135,8 +140,11 @@ static void take_responses(struct zb_svc_rt *rt)
 				c = &rt->calls[i];
 		if (c && e == 0)
 			reply(rt, c, resp);
-		else if (c)
+		else if (c && e == ZCAST_ESRVGONE)
 			zb_svc_fail(rt, ZB_SVC_WARN_GONE, "calls whose zcast server went away",
+				    "the DDS client gets no reply");
+		else if (c)
+			zb_svc_fail(rt, ZB_SVC_WARN_REFUSED, "calls the zcast server refused",
 				    "the DDS client gets no reply");
 		if (resp)
 			zcast_msg_drop(resp);
@@ -174,8 +182,7 @@ static int expire(struct zb_svc_rt *rt)
 void *zb_svc_to_dds(void *arg)
 {
 	struct zb_svc_rt *rt = arg;
-	int fd = -1;
-	if (zb_svc_activate(rt, open_client(rt) == 0 && zcast_client_fd(rt->cli, &fd) == 0) < 0)
+	if (zb_svc_activate(rt, open_client(rt) == 0 && zb_svc_watch(rt) == 0) < 0)
 		return NULL;
 	while (!atomic_load(&rt->b->stop)) {
 		int parked_ms = zb_svc_parked_flush(rt); /* a reply reader's match wakes us too */
@@ -185,8 +192,7 @@ void *zb_svc_to_dds(void *arg)
 			send_request(rt, rt->unsent);
 		take_requests(rt);
 		ms = ms < parked_ms ? ms : parked_ms;
-		/* zcast wakes no client when a server's queue gets room: look again soon */
-		zb_svc_wait(rt, fd, rt->unsent && ms > ZB_SVC_ROOM_POLL_MS ? ZB_SVC_ROOM_POLL_MS : ms);
+		zb_svc_wait(rt, 1, rt->unsent != NULL, ms);
 	}
 	return NULL;
 }

@@ -88,16 +88,24 @@ ZCAST_API int zcast_server_wait(zcast_server *srv, int64_t timeout_ns);
 /** Loans a response of `size` payload bytes (<= response_size) from the server's pool for the
  * client that sent `req` (a request this server took and has not answered). On success *resp is a
  * loan the caller owns: send it or drop it. ZCAST_ENOENT when the client is gone (the request is
- * then answered: nobody waits for it). */
+ * then answered: nobody waits for it). ZCAST_ENOSLOT when the server's response slots for that
+ * client are all held (queued, or taken and not dropped by the client): try again when
+ * zcast_waitset_add_server_room reports room. */
 ZCAST_API int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_msg **resp);
 /** Sends the response to the client that asked, and only to it. On success the caller's reference
  * is consumed; the request counts as answered (the caller may still hold and read it). On failure
- * the loan stays with the caller: ZCAST_EAGAIN when the client's queue is full. */
+ * the loan stays with the caller: ZCAST_EAGAIN when the client's queue is full (try again when
+ * zcast_waitset_add_server_room reports room). */
 ZCAST_API int zcast_response_send(zcast_server *srv, zcast_msg *resp);
 /** Answers `req` (a request this server took and has not answered) with a failure: the client's
  * call ends with ZCAST_ESRVGONE, as if this server had closed. For a server that cannot serve this
- * one request (a bridge whose remote server is gone or did not answer in time). 0, or ZCAST_EINVAL
- * when `req` is not such a request. A response loan for it still held is the caller's to drop. */
+ * one request (a bridge whose remote server is gone or did not answer in time). The failure is a
+ * message to the client, like a response: ZCAST_ENOSLOT when the client's response pool or queue
+ * has no room for it — the request then stays taken and unanswered, still the caller's, and the
+ * caller tries again (zcast_waitset_add_server_room reports when it may succeed); a live server's
+ * client learns of the failure from nothing else. Drop a response loan for `req` before: it holds
+ * one of those slots. 0 (also when the client is gone: nobody waits), ZCAST_ENOSLOT, or
+ * ZCAST_EINVAL when `req` is not such a request. */
 ZCAST_API int zcast_request_fail(zcast_server *srv, zcast_msg *req);
 /** The sequence number the client got for `req` (a request this server took), 0 otherwise. */
 ZCAST_API uint64_t zcast_request_seq(zcast_server *srv, const zcast_msg *req);
@@ -176,6 +184,22 @@ ZCAST_API size_t zcast_service_capacity(const zcast_msg *msg);
 ZCAST_API int zcast_waitset_add_server(zcast_waitset *ws, zcast_server *srv, void *user, int *id);
 /** Adds the client to a wait set: it is reported when an outcome is ready (take until EAGAIN). */
 ZCAST_API int zcast_waitset_add_client(zcast_waitset *ws, zcast_client *cli, void *user, int *id);
+/** "Room again" for a server: reported (kind ZCAST_WS_PUB_ROOM) while a response loan, response
+ * send or request fail that found no room (ZCAST_ENOSLOT, ZCAST_EAGAIN) would now get further: its
+ * client dropped or took responses, or closed or died (the retry then says so). Only requests
+ * whose last such call was refused for room are watched (one futex word per pool, queue and
+ * client). Level-triggered: enable it (zcast_waitset_enable) while such a request waits for its
+ * retry, and retry each when reported. */
+ZCAST_API int zcast_waitset_add_server_room(zcast_waitset *ws, zcast_server *srv, void *user,
+					    int *id);
+/** "Room again" for a client: reported (kind ZCAST_WS_PUB_ROOM) while a zcast_request_loan or
+ * zcast_request_send refused for room would find it: a free request slot in the client's pool, and
+ * a live server with queue room, or none at all (the send then says ZCAST_ENOSERVER). A server
+ * that takes, closes or dies wakes it. Level-triggered, as zcast_waitset_add_pub_room: enable it
+ * while a request waits to be sent. (ZCAST_ENOSLOT for slot_count calls pending ends with an
+ * outcome: zcast_waitset_add_client.) */
+ZCAST_API int zcast_waitset_add_client_room(zcast_waitset *ws, zcast_client *cli, void *user,
+					    int *id);
 /** A descriptor that polls readable while a request is queued (as zcast_sub_fd; owned by srv). */
 ZCAST_API int zcast_server_fd(zcast_server *srv, int *fd);
 /** A descriptor that polls readable while an outcome is ready (owned by cli). */

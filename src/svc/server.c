@@ -44,6 +44,7 @@ int zcast_server_open(const char *service, const zcast_service_opts *opts, zcast
 		return r;
 	}
 	zc_svc_server_watch(srv);
+	zc_svc_room_init(srv);
 	*out = srv;
 	return 0;
 }
@@ -73,7 +74,7 @@ static int refuse(zcast_server *srv, zcast_msg *m, const struct zc_svc_hdr *h, u
 	pthread_mutex_lock(&srv->mu);
 	srv->rejected++;
 	if (m->size >= sizeof *h)
-		zc_svc_notify(srv, m->publisher_id, h->nonce, h->seq, ZC_SVC_REFUSED, why);
+		(void)zc_svc_notify(srv, m->publisher_id, h->nonce, h->seq, ZC_SVC_REFUSED, why);
 	pthread_mutex_unlock(&srv->mu);
 	zcast_msg_drop(m);
 	return zc_err(why == ZC_SVC_WHY_MEMORY ? ZCAST_ENOMEM : ZCAST_ECORRUPT,
@@ -161,6 +162,7 @@ static int response_loan(zcast_server *srv, struct zc_svc_taken *tk, size_t size
 		return zc_err(ZCAST_ENOENT, "service %s: client %llu is gone", srv->service,
 			      (unsigned long long)id);
 	}
+	tk->room_wanted = r == ZCAST_ENOSLOT;
 	if (r)
 		return r;
 	ZC_CRASH("svc:respond:after-loan");
@@ -200,6 +202,8 @@ int zcast_response_send(zcast_server *srv, zcast_msg *resp)
 			tk = &srv->taken[i];
 	int r = tk ? zcast_publish(resp->pub, resp)
 		   : zc_err(ZCAST_EINVAL, "not a response loan of this server's open requests");
+	if (tk)
+		tk->room_wanted = r == ZCAST_EAGAIN; /* the client's queue is full */
 	if (!r) {
 		ZC_CRASH("svc:respond:after-publish");
 		/* SYNC: response-before-release — the response is queued before the request's slot
@@ -211,19 +215,33 @@ int zcast_response_send(zcast_server *srv, zcast_msg *resp)
 	return r;
 }
 
+/* The failure is a message on the client's response topic, like a response: without room for it
+ * the request stays taken and the caller tries again when room comes (zcast_waitset_add_server_room).
+ * Dropping it instead would leave a live server's client waiting for good: nothing else tells it
+ * (a closing server's clients learn it from the membership change). */
 int zcast_request_fail(zcast_server *srv, zcast_msg *req)
 {
 	if (!srv)
 		return zc_err(ZCAST_EINVAL, "srv is NULL");
 	pthread_mutex_lock(&srv->mu);
 	struct zc_svc_taken *tk = zc_svc_taken_find(srv, req);
-	if (tk) {
-		zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
+	int r = tk ? zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0)
+		   : ZCAST_EINVAL;
+	if (tk)
+		tk->room_wanted = r == ZCAST_ENOSLOT;
+	if (r == 0 || r == ZCAST_ENOENT) { /* told, or nobody waits */
 		tk->resp = NULL; /* an unsent loan: its slot goes back when the caller drops it */
 		taken_forget(srv, tk);
+		r = 0;
 	}
 	pthread_mutex_unlock(&srv->mu);
-	return tk ? 0 : zc_err(ZCAST_EINVAL, "not a request this server took and has not answered");
+	if (r == ZCAST_EINVAL)
+		return zc_err(r, "not a request this server took and has not answered");
+	if (r == ZCAST_ENOSLOT)
+		return zc_err(r, "service %s: no room for the failure in the client's response pool "
+				 "or queue: the request stays taken, try again",
+			      srv->service);
+	return r;
 }
 
 int zcast_server_close(zcast_server *srv)

@@ -22,7 +22,7 @@ void zc_svc_route_drop(zcast_server *srv, uint32_t i)
  * only when the topic's graph word moved since the last probe that found it: a client that closes
  * or is reclaimed moves it. One killed and not reclaimed yet gets its response queued to nobody's
  * use; its reclaim (the death watcher) takes the slot back and moves the word. */
-static bool route_live(struct zc_svc_route *rt)
+bool zc_svc_route_live(struct zc_svc_route *rt)
 {
 	/* SYNC: graph-word — zc_topic_graph_changed bumps it (read before the probe) */
 	uint32_t g = atomic_load(&rt->pub->t.hdr->graph);
@@ -69,7 +69,7 @@ zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonc
 		struct zc_svc_route *rt = &srv->routes[i];
 		if (rt->client_id != client_id || rt->nonce != nonce)
 			continue;
-		if (route_live(rt))
+		if (zc_svc_route_live(rt))
 			return rt->pub;
 		zc_svc_route_drop(srv, i); /* its client is gone: so is the topic once we leave */
 		return NULL;
@@ -99,16 +99,18 @@ void zc_svc_routes_close(zcast_server *srv)
 	srv->cap_routes = 0;
 }
 
-void zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint64_t seq,
-		   uint32_t kind, uint32_t why)
+int zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint64_t seq,
+		  uint32_t kind, uint32_t why)
 {
 	zcast_msg *m;
-	if (zc_svc_route_loan(srv, client_id, nonce, ZCAST_SERVICE_HEADER, &m) != 0)
-		return;
+	int r = zc_svc_route_loan(srv, client_id, nonce, ZCAST_SERVICE_HEADER, &m);
+	if (r)
+		return r;
 	zc_svc_hdr_write(m, kind, client_id, nonce, seq);
 	((struct zc_svc_hdr *)(void *)m->data)->why = why; /* our loan, unpublished */
-	if (zcast_publish(m->pub, m) != 0)
+	if ((r = zcast_publish(m->pub, m)) != 0)
 		zcast_msg_drop(m);
+	return r == ZCAST_EAGAIN ? ZCAST_ENOSLOT : r;
 }
 
 void zc_svc_server_fail_all(zcast_server *srv)
@@ -121,7 +123,9 @@ void zc_svc_server_fail_all(zcast_server *srv)
 	pthread_mutex_lock(&srv->mu);
 	for (uint32_t i = 0; i < srv->n_taken; i++) {
 		struct zc_svc_taken *tk = &srv->taken[i];
-		zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
+		/* Dropped when there is no room: the close is a membership change, so the client's
+		 * hook finds the request released and settles the call (client_deaths.c). */
+		(void)zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
 		if (tk->resp) /* an unsent loan: its slot goes back when the caller drops it */
 			tk->resp = NULL;
 		zcast_msg_drop(tk->req);

@@ -57,6 +57,7 @@ struct zc_svc_taken {       /* a request taken and not yet answered */
 	uint64_t client_id; /* copies of its header, checked at take */
 	uint32_t nonce;
 	uint64_t seq;
+	bool room_wanted;   /* its response or failure found no room: watched (server_room.c) */
 };
 struct zc_svc_route { /* a publisher on one client's response topic */
 	uint64_t client_id;
@@ -83,11 +84,12 @@ struct zcast_server {
 	pthread_mutex_t mu;
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
 	uint32_t swept_graph;      /* the request topic's graph word at the last sweep (hook only) */
+	struct zc_room_src room;   /* its routes that want room, for wait sets (server_room.c) */
 };
 /* Under srv->mu: a header-only message of `kind` (a failure or a refusal, with `why`) for one call
- * of a client; errors are ignored: the client then learns it from the request slot released next
- * (server_routes.c). */
-ZC_HIDDEN void zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint64_t seq,
+ * of a client (server_routes.c): 0, ZCAST_ENOENT when the client is gone, ZCAST_ENOSLOT when its
+ * response pool or queue has no room, or the loan's error. */
+ZC_HIDDEN int zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint64_t seq,
 			     uint32_t kind, uint32_t why);
 /* Hands the queued requests over to other live servers, then answers every request left (taken,
  * or queued with nobody to take it) with a failure and forgets it (server_routes.c). */
@@ -97,6 +99,8 @@ ZC_HIDDEN struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_
 /* Under srv->mu: the publisher on that client's response topic, opened when missing; NULL when the client is
  * gone (its topic does not exist or nobody subscribes any more). */
 ZC_HIDDEN zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce);
+/* Under srv->mu: does the route's client still subscribe (a probe only when its graph word moved)? */
+ZC_HIDDEN bool zc_svc_route_live(struct zc_svc_route *rt);
 /* Closes route i and removes its topic if nobody is left on it. */
 ZC_HIDDEN void zc_svc_route_drop(zcast_server *srv, uint32_t i);
 ZC_HIDDEN void zc_svc_routes_close(zcast_server *srv);
@@ -104,6 +108,8 @@ ZC_HIDDEN void zc_svc_routes_close(zcast_server *srv);
  * no route with a loan out): 0, ZCAST_ENOENT when the client is gone, or the loan's error. */
 ZC_HIDDEN int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t nonce, size_t size,
 				zcast_msg **m);
+/* server_room.c: the server's source of routes that want room (zcast_waitset_add_server_room). */
+ZC_HIDDEN void zc_svc_room_init(zcast_server *srv);
 /* server_sweep.c: the server in the process's list of handles (its routes swept by the hook). */
 ZC_HIDDEN void zc_svc_server_watch(zcast_server *srv);
 ZC_HIDDEN void zc_svc_server_unwatch(zcast_server *srv);

@@ -14,6 +14,20 @@ int zcast_waitset_add_client(zcast_waitset *ws, zcast_client *cli, void *user, i
 		   : zc_err(ZCAST_EINVAL, "cli is NULL");
 }
 
+int zcast_waitset_add_server_room(zcast_waitset *ws, zcast_server *srv, void *user, int *id)
+{
+	return srv ? zc_waitset_add_room_src(ws, &srv->room, user, id)
+		   : zc_err(ZCAST_EINVAL, "srv is NULL");
+}
+
+/* A request loan or send refused for room waits for what a publisher's does: a free slot in the
+ * client's pool, queue room at a server (core/publish.c: its RR group has a member with space). */
+int zcast_waitset_add_client_room(zcast_waitset *ws, zcast_client *cli, void *user, int *id)
+{
+	return cli ? zcast_waitset_add_pub_room(ws, cli->req_pub, user, id)
+		   : zc_err(ZCAST_EINVAL, "cli is NULL");
+}
+
 int zcast_server_fd(zcast_server *srv, int *fd)
 {
 	return srv ? zcast_sub_fd(srv->sub, fd) : zc_err(ZCAST_EINVAL, "srv is NULL");

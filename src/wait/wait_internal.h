@@ -47,4 +47,19 @@ ZC_HIDDEN bool zc_pub_has_room(zcast_pub *pub);
 ZC_HIDDEN bool zc_room_arm(zcast_pub *pub, struct zc_wword w[2]);
 ZC_HIDDEN void zc_room_disarm(zcast_pub *pub);
 
+/* ---- room of a changing set of publishers (room_set.c) ---- */
+/* A "room again" entry whose publishers the layer above names at each sleep (a server's routes to
+ * clients whose response, or failure, found no room). Both run in the wait set's thread: `pubs`
+ * fills up to max of them, each with a reference of its own (dropped with zc_pub_unref), and
+ * returns how many there are (more than max: it is asked again with more room); `ready` says
+ * whether the caller's retry would now get further (room, or the peer gone), and is asked again
+ * after every word is announced. */
+struct zc_room_src {
+	uint32_t (*pubs)(void *ctx, zcast_pub **out, uint32_t max);
+	bool (*ready)(void *ctx);
+	void *ctx;
+};
+ZC_HIDDEN int zc_waitset_add_room_src(zcast_waitset *ws, const struct zc_room_src *src, void *user,
+				      int *id);
+
 #endif

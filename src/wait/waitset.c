@@ -75,6 +75,8 @@ void ws_release_entry(struct ws_entry *e)
 		ws_unbell(e); /* a stale bit of this id later only costs a check */
 	else if (e->kind == ZCAST_WS_GUARD)
 		unlink_guard(e);
+	else if (e->kind == ZCAST_WS_PUB_ROOM)
+		ws_set_free(e);
 }
 
 void zcast_waitset_destroy(zcast_waitset *ws)

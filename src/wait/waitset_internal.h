@@ -24,7 +24,11 @@ struct ws_entry {
 	zcast_sub *sub;          /* SUB */
 	zcast_guard *guard;      /* GUARD */
 	struct zc_guard_link *link; /* GUARD, belled */
-	zcast_pub *pub;          /* PUB_ROOM */
+	zcast_pub *pub;          /* PUB_ROOM of one publisher */
+	const struct zc_room_src *src; /* PUB_ROOM of a set (room_set.c) */
+	zcast_pub **set;         /* ... its publishers of the current sleep, with references */
+	struct zc_wword *set_words; /* ... three words each (room.c's two, the graph word) */
+	uint32_t n_set, cap_set, n_set_armed;
 	struct zc_topic *topic;  /* SUB, GRAPH */
 	uint64_t ino;            /* control segment inode: identifies shared words across mappings */
 	uint32_t graph_seen;     /* GRAPH: value last reported */
@@ -57,6 +61,14 @@ struct zcast_waitset {
 };
 
 ZC_HIDDEN void ws_unbell(struct ws_entry *e);
+/* Room for `need` futex words in a sleep (ws_entries.c). */
+ZC_HIDDEN int ws_words_reserve(zcast_waitset *ws, uint32_t need);
+/* room_set.c: a set entry's publishers looked up before a sleep (false: out of memory), armed
+ * (false: one has room, all disarmed), disarmed and let go of. */
+ZC_HIDDEN bool ws_set_snapshot(struct ws_entry *e);
+ZC_HIDDEN bool ws_set_arm(struct ws_entry *e);
+ZC_HIDDEN void ws_set_disarm(struct ws_entry *e);
+ZC_HIDDEN void ws_set_free(struct ws_entry *e);
 ZC_HIDDEN void ws_release_entry(struct ws_entry *e);
 ZC_HIDDEN void ws_rebuild_others(zcast_waitset *ws);
 ZC_HIDDEN int ws_collect(zcast_waitset *ws, int64_t now, zcast_ws_event *ev, int max);

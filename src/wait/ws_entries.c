@@ -6,6 +6,29 @@
 
 #include "waitset_internal.h"
 
+int ws_words_reserve(zcast_waitset *ws, uint32_t need)
+{
+	if (need <= ws->cap_words)
+		return 0;
+	uint32_t cap = ws->cap_words ? ws->cap_words * 2 : 16;
+	while (cap < need)
+		cap *= 2;
+	struct zc_wword *nw = realloc(ws->words, cap * sizeof *nw);
+	if (nw)
+		ws->words = nw;
+	uint64_t *nk = realloc(ws->keys, 2 * (size_t)cap * sizeof *nk);
+	if (nk)
+		ws->keys = nk;
+	int32_t *nh = realloc(ws->hash, 2 * (size_t)cap * sizeof *nh);
+	if (nh)
+		ws->hash = nh;
+	if (!nw || !nk || !nh)
+		return zc_err(ZCAST_ENOMEM, "out of memory");
+	ws->cap_words = cap;
+	ws->cap_hash = 2 * cap;
+	return 0;
+}
+
 static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
 {
 	if (!ws || !id)
@@ -36,27 +59,10 @@ static int new_entry(zcast_waitset *ws, int kind, void *user, int *id)
 		}
 		ws->n++;
 	}
-	uint32_t need = 2u * (uint32_t)ws->n + 1; /* two words per entry (room), the doorbell's */
-	if (need > ws->cap_words) {
-		uint32_t cap = ws->cap_words ? ws->cap_words * 2 : 16;
-		while (cap < need)
-			cap *= 2;
-		struct zc_wword *nw = realloc(ws->words, cap * sizeof *nw);
-		if (nw)
-			ws->words = nw;
-		uint64_t *nk = realloc(ws->keys, 2 * (size_t)cap * sizeof *nk);
-		if (nk)
-			ws->keys = nk;
-		int32_t *nh = realloc(ws->hash, 2 * (size_t)cap * sizeof *nh);
-		if (nh)
-			ws->hash = nh;
-		if (!nw || !nk || !nh) {
-			if (i == ws->n - 1)
-				ws->n--;
-			return zc_err(ZCAST_ENOMEM, "out of memory");
-		}
-		ws->cap_words = cap;
-		ws->cap_hash = 2 * cap;
+	if (ws_words_reserve(ws, 2u * (uint32_t)ws->n + 1) < 0) { /* two per room entry, the bell */
+		if (i == ws->n - 1)
+			ws->n--;
+		return ZCAST_ENOMEM;
 	}
 	struct ws_entry *e = &ws->e[i];
 	memset(e, 0, sizeof *e);
@@ -222,6 +228,14 @@ int zcast_waitset_add_pub_room(zcast_waitset *ws, zcast_pub *pub, void *user, in
 	ws->e[*id].topic = &pub->t;
 	ws->e[*id].ino = ino;
 	return 0;
+}
+
+int zc_waitset_add_room_src(zcast_waitset *ws, const struct zc_room_src *src, void *user, int *id)
+{
+	int r = new_entry(ws, ZCAST_WS_PUB_ROOM, user, id);
+	if (r == 0)
+		ws->e[*id].src = src;
+	return r;
 }
 
 static struct ws_entry *entry(zcast_waitset *ws, int id)

@@ -113,7 +113,7 @@ ZC_HOT static int collect_others(zcast_waitset *ws, int64_t now, zcast_ws_event 
 			break;
 		}
 		case ZCAST_WS_PUB_ROOM:
-			ready = zc_pub_has_room(e->pub);
+			ready = e->src ? e->src->ready(e->src->ctx) : zc_pub_has_room(e->pub);
 			break;
 		}
 		if (ready) {

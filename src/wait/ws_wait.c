@@ -42,6 +42,11 @@ ZC_HOT static void add_word(zcast_waitset *ws, uint32_t *n, uint64_t ka, uint64_
 
 ZC_HOT static void disarm(zcast_waitset *ws)
 {
+	for (int j = 0; j < ws->n_others; j++) { /* looked up, never armed: let go of them */
+		struct ws_entry *e = &ws->e[ws->others[j]];
+		if (e->src && !e->armed)
+			ws_set_disarm(e);
+	}
 	if (ws->solo_armed >= 0) {
 		struct ws_entry *e = &ws->e[ws->solo_armed];
 		ws->solo_armed = -1;
@@ -64,6 +69,8 @@ ZC_HOT static void disarm(zcast_waitset *ws)
 			atomic_fetch_sub_explicit(&e->guard->waiters, 1, memory_order_seq_cst);
 		else if (e->kind == ZCAST_WS_GRAPH)
 			atomic_fetch_sub_explicit(&e->topic->hdr->graph_waiters, 1, memory_order_seq_cst);
+		else if (e->kind == ZCAST_WS_PUB_ROOM && e->src)
+			ws_set_disarm(e); /* and lets go of its publishers */
 		else if (e->kind == ZCAST_WS_PUB_ROOM)
 			zc_room_disarm(e->pub);
 	}
@@ -229,6 +236,15 @@ ZC_HOT static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 			break;
 		case ZCAST_WS_PUB_ROOM: {
 			struct zc_wword rw[2];
+			if (e->src) {
+				e->armed = true; /* what it armed is disarmed: n_set_armed */
+				if (!ws_set_arm(e))
+					goto ready;
+				for (uint32_t k = 0; k < 3 * e->n_set; k++) /* keyed by address */
+					add_word(ws, &n, 0, (uint64_t)(uintptr_t)e->set_words[k].word,
+						 e->set_words[k].word, e->set_words[k].val, 0);
+				break;
+			}
 			if (!zc_room_arm(e->pub, rw))
 				goto ready;
 			e->armed = true;
@@ -247,6 +263,28 @@ ZC_HOT static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 ready:
 	disarm(ws);
 	return false;
+}
+
+/* The publishers of the enabled set entries (room_set.c), looked up before arming, and room for
+ * their words: a set grows between sleeps (a server's route refused room). */
+static int prepare_sets(zcast_waitset *ws)
+{
+	uint32_t need = 2u * (uint32_t)ws->n + 1;
+	for (int j = 0; j < ws->n_others; j++) {
+		struct ws_entry *e = &ws->e[ws->others[j]];
+		if (!e->src || !e->enabled)
+			continue;
+		if (!ws_set_snapshot(e)) {
+			disarm(ws);
+			return zc_err(ZCAST_ENOMEM, "out of memory");
+		}
+		need += 3 * e->n_set;
+	}
+	if (ws_words_reserve(ws, need) < 0) {
+		disarm(ws);
+		return ZCAST_ENOMEM;
+	}
+	return 0;
 }
 
 /* The quiet lone subscription (arm_solo) when it is all the wait set has: no timer, guard, graph,
@@ -309,6 +347,9 @@ ZC_HOT int zcast_waitset_wait(zcast_waitset *ws, int64_t timeout_ns, zcast_ws_ev
 			return ZCAST_ETIMEDOUT;
 		int64_t until = deadline;
 		uint32_t n;
+		int pr = prepare_sets(ws);
+		if (pr < 0)
+			return pr;
 		if (arm(ws, &n, &until)) {
 			ws->last_words = n;
 			int64_t guard = zc_after(zc_now_ns(), zc_guard_slice(ws->wake_tampered));

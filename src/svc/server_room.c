@@ -1,0 +1,65 @@
+/* A server waiting for room (zcast_waitset_add_server_room, docs/SERVICES.md "Waiting for room"):
+ * a response loan or send, or a failure, that found the client's response pool or queue full
+ * leaves its request taken and marks it room_wanted. The wait set's set entry (wait/room_set.c)
+ * then sleeps on the routes of those clients: a response the client drops frees a slot in the
+ * route's pool (its `freed` word), a take makes queue room (`space`), and a client that closes or
+ * dies moves the route topic's graph word. Ready while one of them has room or is gone: the
+ * caller's retry then gets further (sent, or ZCAST_ENOENT / the request let go of). */
+#include "svc_internal.h"
+
+/* Under srv->mu: does a request of route rt's client wait for room? */
+static bool wanted(const zcast_server *srv, const struct zc_svc_route *rt)
+{
+	for (uint32_t i = 0; i < srv->n_taken; i++) {
+		const struct zc_svc_taken *tk = &srv->taken[i];
+		if (tk->room_wanted && tk->client_id == rt->client_id && tk->nonce == rt->nonce)
+			return true;
+	}
+	return false;
+}
+
+static uint32_t room_pubs(void *ctx, zcast_pub **out, uint32_t max)
+{
+	zcast_server *srv = ctx;
+	uint32_t n = 0;
+	pthread_mutex_lock(&srv->mu);
+	for (uint32_t i = 0; i < srv->n_routes; i++) {
+		struct zc_svc_route *rt = &srv->routes[i];
+		if (!wanted(srv, rt))
+			continue;
+		if (n < max) { /* the wait set's reference: the route may be closed meanwhile */
+			atomic_fetch_add(&rt->pub->refs, 1);
+			out[n] = rt->pub;
+		}
+		n++;
+	}
+	pthread_mutex_unlock(&srv->mu);
+	return n;
+}
+
+/* Under srv->mu: would the retry for taken request tk get further now? */
+static bool retry_helps(zcast_server *srv, const struct zc_svc_taken *tk)
+{
+	for (uint32_t i = 0; i < srv->n_routes; i++) {
+		struct zc_svc_route *rt = &srv->routes[i];
+		if (rt->client_id == tk->client_id && rt->nonce == tk->nonce)
+			return !zc_svc_route_live(rt) || zc_pub_has_room(rt->pub);
+	}
+	return true; /* its route was closed (the client is gone): the retry says so */
+}
+
+static bool room_ready(void *ctx)
+{
+	zcast_server *srv = ctx;
+	bool ready = false;
+	pthread_mutex_lock(&srv->mu);
+	for (uint32_t i = 0; i < srv->n_taken && !ready; i++)
+		ready = srv->taken[i].room_wanted && retry_helps(srv, &srv->taken[i]);
+	pthread_mutex_unlock(&srv->mu);
+	return ready;
+}
+
+void zc_svc_room_init(zcast_server *srv)
+{
+	srv->room = (struct zc_room_src){.pubs = room_pubs, .ready = room_ready, .ctx = srv};
+}
