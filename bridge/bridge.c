@@ -187,6 +187,8 @@ int zcast_bridge_refused_get(zcast_bridge *b, size_t route, uint32_t *count, uin
 void zcast_bridge_stop(zcast_bridge *b)
 {
 	atomic_store(&b->stop, 1);
+	if (b->peers)
+		zb_peers_kick(b->peers); /* an IN route waiting for its claim's announcement */
 	for (size_t i = 0; i < b->n_routes; i++) {
 		if (b->routes[i].wake)
 			zcast_guard_trigger(b->routes[i].wake);

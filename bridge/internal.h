@@ -174,6 +174,10 @@ struct zb_peers *zb_peers_new(dds_entity_t participant);
 int zb_peers_start(struct zb_peers *p, const struct ddsi_sertype *registered);
 /* The claim of source `src` was granted with generation `gen`: announced from now on. */
 void zb_peers_claimed(struct zb_peers *p, uint64_t src, uint64_t gen);
+/* Waits until every claim told so far was announced (the discovery thread sends it); -1 if the
+ * bridge stops first (zb_peers_kick wakes it). */
+int zb_peers_wait_announced(struct zb_peers *p, _Atomic int *stop);
+void zb_peers_kick(struct zb_peers *p); /* after the bridge's stop flag is set */
 void zb_peers_stop(struct zb_peers *p); /* before the participant is deleted */
 void zb_peers_free(struct zb_peers *p); /* after the claims were released */
 
@@ -324,12 +328,16 @@ void zb_out_acks_stop(struct zb_route_rt *rt);
  * readers to acknowledge what was written, and records it. The pool's ack threads use it. */
 void zb_out_acks_record(struct zb_route_rt *rt, dds_duration_t timeout);
 
-/* Fault injection (crash_point.c, test builds): the bridge kills itself at a named step. */
+/* Fault injection (crash_point.c, test builds): the bridge kills itself at a named step, or holds
+ * the thread there once. */
 #ifdef ZCAST_FAULT_INJECTION
 void zb_crash_point(const char *name);
+void zb_delay_point(const char *name);
 #define ZB_CRASH(name) zb_crash_point(name)
+#define ZB_DELAY(name) zb_delay_point(name)
 #else
 #define ZB_CRASH(name) ((void)0)
+#define ZB_DELAY(name) ((void)0)
 #endif
 
 /* A field another process can write, read once (docs/CRASH_SAFETY.md: read once, check, use). */

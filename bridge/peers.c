@@ -16,6 +16,12 @@
  * Cyclone's proxy of it (with its readers and writers) as soon as the newer one is discovered,
  * which unblocks our writers at once.
  *
+ * A peer can drop a dead bridge only if it saw that bridge announce the claim. So an IN route
+ * opens its readers only once its claim was announced (zb_peers_wait_announced): a peer matches
+ * them, and so can be held by them, only after the announcement was sent. Before, the readers came
+ * first, and a bridge whose discovery thread was not scheduled for a second (load) could die
+ * matched but unannounced: its peer's writer stayed held by the dead readers for their lease.
+ *
  * Cyclone 0.10 has no public call to drop a remote participant; ddsi_delete_proxy_participant_by_
  * guid is what its lease expiry calls, and libddsc exports it (cyclonedds-dev ships its header).
  * As Cyclone's own callers do, it runs with the calling thread marked awake on the domain (the
@@ -50,6 +56,8 @@ struct zb_peers {
 	} own[ZB_PEER_OWN];
 	size_t n_own;
 	uint64_t ann;	  /* announcements made */
+	uint64_t claims, claims_announced; /* claims told, and how many of them were announced */
+	pthread_cond_t announced_cv;	   /* claims_announced grew, or a stop (zb_peers_kick) */
 	int again;	  /* announcements still to make */
 	int64_t again_at; /* when the next is due (CLOCK_MONOTONIC, ns) */
 	/* the discovery thread's alone */
@@ -71,6 +79,7 @@ struct zb_peers *zb_peers_new(dds_entity_t participant)
 	if (!p)
 		return NULL;
 	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->announced_cv, NULL);
 	p->participant = participant;
 	return p;
 }
@@ -117,6 +126,7 @@ void zb_peers_claimed(struct zb_peers *p, uint64_t src, uint64_t gen)
 		p->n_own++;
 	if (i < p->n_own) {
 		p->own[i].src = src, p->own[i].gen = gen;
+		p->claims++;
 		p->again = ZB_PEER_TIMES;
 		p->again_at = mono_ns();
 		dds_set_guardcondition(p->guard, true); /* the discovery thread announces it */
@@ -241,6 +251,8 @@ static void *discovery(void *arg)
 		int64_t now = mono_ns();
 		if (p->again && now >= p->again_at) {
 			announce(p);
+			p->claims_announced = p->claims;
+			pthread_cond_broadcast(&p->announced_cv); /* zb_peers_wait_announced */
 			p->again--;
 			p->again_at =
 			    now + (p->again == ZB_PEER_TIMES - 1 ? 100 : 1000) * 1000 * 1000;
@@ -250,6 +262,7 @@ static void *discovery(void *arg)
 		/* woken by a participant discovered or changed, by a repeat due, and by the guard
 		 * (zb_peers_claimed, zb_peers_stop) */
 		dds_waitset_wait(p->ws, NULL, 0, wait > 0 ? wait : 0);
+		ZB_DELAY("peers:wake"); /* tests: a discovery thread not scheduled for a while */
 		bool set;
 		dds_take_guardcondition(p->guard, &set);
 		take_all(p);
@@ -273,11 +286,30 @@ int zb_peers_start(struct zb_peers *p, const struct ddsi_sertype *registered)
 	return e ? -1 : 0;
 }
 
+int zb_peers_wait_announced(struct zb_peers *p, _Atomic int *stop)
+{
+	pthread_mutex_lock(&p->mu);
+	uint64_t want = p->claims;
+	while (p->claims_announced < want && !atomic_load(stop) && !atomic_load(&p->stop))
+		pthread_cond_wait(&p->announced_cv, &p->mu);
+	int announced = p->claims_announced >= want;
+	pthread_mutex_unlock(&p->mu);
+	return announced ? 0 : -1;
+}
+
+void zb_peers_kick(struct zb_peers *p)
+{
+	pthread_mutex_lock(&p->mu);
+	pthread_cond_broadcast(&p->announced_cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
 void zb_peers_stop(struct zb_peers *p)
 {
 	if (!p)
 		return;
 	atomic_store(&p->stop, 1);
+	zb_peers_kick(p);
 	if (p->started) {
 		dds_set_guardcondition(p->guard, true);
 		pthread_join(p->thread, NULL);
@@ -291,5 +323,6 @@ void zb_peers_free(struct zb_peers *p)
 	if (!p)
 		return;
 	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->announced_cv);
 	free(p);
 }

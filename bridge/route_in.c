@@ -307,7 +307,10 @@ int zb_in_open(struct zb_route_rt *rt)
 	/* the catch-up reader as early as before the marks (what it can still get from the sending
 	 * bridges shrinks while it waits); nothing is delivered before ACTIVE, so the record is
 	 * recovered in time */
-	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 || zb_route_dds_open(rt, l) < 0 ||
+	/* the readers once the claim is announced: a peer that matches them can then drop them when
+	 * this bridge dies and a successor announces the claim anew (peers.c) */
+	if (!rt->in_off || !rt->in_len || !l || open_pub(rt) < 0 ||
+	    zb_peers_wait_announced(rt->b->peers, &rt->b->stop) < 0 || zb_route_dds_open(rt, l) < 0 ||
 	    !(rt->sources = zb_sources_new(rt->claim->state, rt->endpoint, rt->cfg->type)) ||
 	    open_catchup(rt, l) < 0 || zb_sources_recover(rt->sources, rt->pub, &rt->b->stop) < 0) {
 		atomic_store(&rt->state, ZCAST_BRIDGE_FAILED);

@@ -12,7 +12,9 @@
 # the lease cannot end that wait within the test: only the restarted bridge's announcement can (A
 # drops the dead participant on it). Checked: B's subscriber gets 1..3000, in order, once, A's
 # publisher gets through, and A's bridge says it dropped the dead participant.
-# Usage: restart_test.sh <zcast-bridge> <zb_peer> <scenario>. Root and `ip netns` (else 77).
+# $ZB_CYCLONE_XML (netns.sh) goes into the 600 s configurations too, so a Cyclone trace set there
+# covers every bridge. Usage: restart_test.sh <zcast-bridge> <zb_peer> <scenario>. Root and
+# `ip netns` (else 77).
 set -uo pipefail
 BRIDGE=$1 PEER=$2 SCEN=$3
 . "$(dirname "$0")/netns.sh"

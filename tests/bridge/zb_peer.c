@@ -1,8 +1,10 @@
 /* The zcast side of the bridge tests and benchmark: publishes or receives patterned
  * sensor_msgs/Image messages (pattern.h) on a local zcast topic.
  *   zb_peer pub <topic> <bytes> <count> [--interval-us N] [--history N] [--subs N] [--tag T]
+ *                              [--pause-at S1,S2,... --go PREFIX]
  *   zb_peer sub <topic> <count> [--drop] [--depth N] [--history N] [--stall-ms N] [--timeout-s N]
  *                              [--first F] [--after-seq S] [--tags N] [--settle-ms N]
+ *                              [--say-at S1,S2,...]
  * <bytes> is the CDR size (encapsulation header included). pub waits for --subs subscribers (the
  * bridge) first and blocks rather than lose a message (FULL queues). sub prints one line:
  * "received N first F last L bad B dup D" and exits 0 when it got <count> messages intact and in
@@ -13,7 +15,11 @@
  * from each of the tags 1..N, each tag's in order (two publishers on one topic). --settle-ms N: sub
  * keeps taking N ms after the last expected message; anything more is a duplicate. sub also prints
  * the longest time between two messages it took (max_gap_us: a takeover's pause at a steady rate);
- * --gaps-ms N: also each longer than N ms ("gap_ms G before S"). */
+ * --gaps-ms N: also each longer than N ms ("gap_ms G before S").
+ * Steps a test takes at a count of messages, not after a sleep that load stretches: pub
+ * --pause-at S1,S2 prints "paused before S1" and waits until the file PREFIX.1 exists (then S2 and
+ * PREFIX.2, ...); sub --say-at S1,S2 prints "reached S1" once it has taken message S1 or a later
+ * one (untagged). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +53,40 @@ static int flag(int argc, char **argv, const char *name)
 	return 0;
 }
 
+/* The k-th (0-based) number of a comma-separated option, or 0. */
+static long opt_nth(int argc, char **argv, const char *name, int k)
+{
+	for (int i = 0; i + 1 < argc; i++) {
+		if (strcmp(argv[i], name) != 0)
+			continue;
+		char *s = argv[i + 1];
+		for (int j = 0;; j++) {
+			long v = strtol(s, &s, 0);
+			if (j == k)
+				return v;
+			if (*s++ != ',')
+				return 0;
+		}
+	}
+	return 0;
+}
+
+/* pub --pause-at: waits up to 60 s for the test's file "<prefix>.<k>". */
+static int pause_for(const char *prefix, int k, uint32_t seq)
+{
+	printf("paused before %u\n", seq);
+	fflush(stdout);
+	char path[512];
+	snprintf(path, sizeof path, "%s.%d", prefix, k);
+	for (int i = 0; i < 6000; i++) {
+		if (access(path, F_OK) == 0)
+			return 0;
+		usleep(10000);
+	}
+	fprintf(stderr, "zb_peer: no %s within 60 s\n", path);
+	return -1;
+}
+
 static int die(const char *what, int e)
 {
 	fprintf(stderr, "zb_peer: %s: %s (%s)\n", what, zcast_strerror(e), zcast_last_error());
@@ -69,6 +109,11 @@ static int pub(const char *topic, uint32_t bytes, uint32_t count, int argc, char
 		return die("open", e);
 	long subs = opt(argc, argv, "--subs", 0), interval = opt(argc, argv, "--interval-us", 0);
 	long tag = opt(argc, argv, "--tag", 0);
+	const char *go = NULL;
+	for (int i = 0; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--go") == 0)
+			go = argv[i + 1];
+	int pauses = 0; /* pauses made */
 	zcast_topic_stat st;
 	while (subs && (zcast_topic_stat_get(NULL, topic, &st) < 0 || st.subscribers < subs))
 		usleep(10000);
@@ -77,6 +122,9 @@ static int pub(const char *topic, uint32_t bytes, uint32_t count, int argc, char
 	printf("start_ns %lld\n", (long long)wall.tv_sec * 1000000000 + wall.tv_nsec);
 	fflush(stdout);
 	for (uint32_t seq = 1; seq <= count; seq++) {
+		if (go && seq == (uint32_t)opt_nth(argc, argv, "--pause-at", pauses) &&
+		    pause_for(go, ++pauses, seq) < 0)
+			return 1;
 		zcast_msg *m;
 		sensor_msgs_msg_Image_writer w;
 		if ((e = zcast_typed_loan(p, NULL, &m, &w.w, w.off, w.cap)) == ZCAST_ENOSLOT) {
@@ -146,6 +194,7 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 	int64_t settle = opt(argc, argv, "--settle-ms", 0) * 1000000, done_at = 0;
 	int64_t last_at = 0, max_gap = 0, gaps_ms = opt(argc, argv, "--gaps-ms", 0);
 	uint32_t gap_seq = 0;
+	int said = 0; /* --say-at numbers said */
 	while (now_ns() < deadline && (!done_at || now_ns() < done_at + settle)) {
 		zcast_msg *m;
 		if (zcast_take(s, &m) < 0) {
@@ -173,6 +222,11 @@ static int sub(const char *topic, uint32_t count, int argc, char **argv)
 			  ok && n + ZBP_OVERHEAD == (uint32_t)(zcast_msg_size(m) - 4) &&
 			      zbp_check(d, n, seq) && (!tags || pt != &t));
 		zcast_msg_drop(m);
+		long say;
+		while ((say = opt_nth(argc, argv, "--say-at", said)) > 0 && t.last >= (uint32_t)say) {
+			printf("reached %ld\n", say), fflush(stdout);
+			said++;
+		}
 		int all = 1;
 		for (uint32_t k = 1; k <= tags; k++)
 			all &= per[k].last >= count;
