@@ -36,7 +36,7 @@ static int usage(void)
 	    "reliable|best_effort|default|sensor_data|transient_local\n"
 	    "    [depth=N] [history=N] [max_size=N] [slots=N] [catchup=N] [ros_name=/x]\n"
 	    "  service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast [max_size=N] [pending=N] "
-	    "[timeout_ms=N] [ros_name=/x]\n");
+	    "[timeout_ms=N] [parked=N] [ros_name=/x]\n");
 	return 2;
 }
 

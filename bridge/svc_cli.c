@@ -17,10 +17,14 @@ void zb_cli_services_check(const zcast_bridge_config *c)
 {
 	const zcast_bridge_service *s;
 	size_t n = zcast_bridge_config_services(c, &s);
-	for (size_t i = 0; i < n; i++)
-		printf("line %d: service %s %s %s max_size=%zu pending=%u timeout_ms=%u\n", s[i].line,
+	for (size_t i = 0; i < n; i++) {
+		printf("line %d: service %s %s %s max_size=%zu pending=%u timeout_ms=%u", s[i].line,
 		       s[i].name, s[i].type->name, dir_name(&s[i]), s[i].max_size, s[i].pending,
 		       s[i].timeout_ms);
+		if (s[i].dir == ZCAST_BRIDGE_SVC_TO_DDS)
+			printf(" parked=%u", s[i].parked);
+		printf("\n");
+	}
 }
 
 int zb_cli_services_poll(zcast_bridge *b, const zcast_bridge_config *c)

@@ -68,28 +68,28 @@ static int option_number(const char *key, const char *v, unsigned long lo, unsig
 
 static int service_option(zcast_bridge_service *s, char *w, unsigned *seen, char *why, size_t cap)
 {
-	static const char *const keys[] = {"max_size", "pending", "timeout_ms", "ros_name"};
+	static const char *const keys[] = {"max_size", "pending", "timeout_ms", "parked", "ros_name"};
 	char *eq = strchr(w, '=');
 	unsigned k = 0;
 	if (eq)
 		*eq = 0;
-	while (k < 4 && strcmp(w, keys[k]) != 0)
+	while (k < 5 && strcmp(w, keys[k]) != 0)
 		k++;
-	if (!eq || k == 4)
-		return why_fail(why, cap, "\"%s\": expected max_size=, pending=, timeout_ms= or ros_name=",
-				w);
+	if (!eq || k == 5)
+		return why_fail(why, cap, "\"%s\": expected max_size=, pending=, timeout_ms=, parked= "
+				"or ros_name=", w);
 	if (*seen & (1u << k))
 		return why_fail(why, cap, "%s given twice", w);
 	*seen |= 1u << k;
 	const char *v = eq + 1;
 	unsigned long n = 0;
-	if (k == 3) {
+	if (k == 4) {
 		if (zcast_topic_name_valid(v) < 0 || strlen(v) > ZCAST_SERVICE_NAME_MAX)
 			return why_fail(why, cap, "ros_name=%s: bad service name", v);
 		snprintf(s->dds_name, sizeof s->dds_name, "%s", v);
 		return 0;
 	}
-	static const unsigned long lo[] = {64, 1, 1}, hi[] = {64ul << 20, 1024, 3600000};
+	static const unsigned long lo[] = {64, 1, 1, 1}, hi[] = {64ul << 20, 1024, 3600000, 4096};
 	int e = option_number(w, v, lo[k], hi[k], &n, why, cap);
 	if (e < 0)
 		return e;
@@ -97,8 +97,10 @@ static int service_option(zcast_bridge_service *s, char *w, unsigned *seen, char
 		s->max_size = n;
 	else if (k == 1)
 		s->pending = (uint32_t)n;
-	else
+	else if (k == 2)
 		s->timeout_ms = (uint32_t)n;
+	else
+		s->parked = (uint32_t)n;
 	return 0;
 }
 
@@ -107,7 +109,7 @@ int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *
 	if (n < 4)
 		return why_fail(why, cap,
 				"expected: service <name> <pkg/srv/Type> zcast_to_dds|dds_to_zcast "
-				"[max_size=N] [pending=N] [timeout_ms=N] [ros_name=/x]");
+				"[max_size=N] [pending=N] [timeout_ms=N] [parked=N] [ros_name=/x]");
 	if (c->n_services == ZB_MAX_SERVICES)
 		return why_fail(why, cap, "more than %d services", ZB_MAX_SERVICES);
 	zcast_bridge_service *s = &c->services[c->n_services];
@@ -134,12 +136,17 @@ int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *
 	s->max_size = 64 * 1024;
 	s->pending = 8; /* a zcast server answers 8 calls of one client at once by default (slot_count) */
 	s->timeout_ms = 10000;
+	/* Replies wait for a reader only while a new client's discovery lags its first request: a
+	 * burst of new clients (one call each as soon as they see the service) can park one each. */
+	s->parked = 256;
 	unsigned seen = 0;
 	for (int i = 4; i < n; i++) {
 		int e = service_option(s, w[i], &seen, why, cap);
 		if (e < 0)
 			return e;
 	}
+	if (s->dir == ZCAST_BRIDGE_SVC_FROM_DDS && (seen & (1u << 3)))
+		return why_fail(why, cap, "parked= is for zcast_to_dds (replies to DDS clients)");
 	/* the bridge's zcast client has 2 x pending calls (svc_to_dds.c), a client at most 512 */
 	if (s->dir == ZCAST_BRIDGE_SVC_TO_DDS && s->pending > 256)
 		return why_fail(why, cap, "pending=%u: at most 256 for zcast_to_dds", s->pending);

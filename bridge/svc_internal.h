@@ -99,7 +99,7 @@ struct zb_svc_rt {
 	uint32_t cap_calls, n_calls;
 	uint32_t n_kept; /* FROM_DDS: calls answered by DDS whose reply waits for room */
 	struct zb_svc_call *unsent; /* TO_DDS: the call whose request waits for a server's room */
-	struct zb_svc_parked *parked; /* TO_DDS: cfg->pending entries */
+	struct zb_svc_parked *parked; /* TO_DDS: cfg->parked entries */
 	uint32_t n_parked;
 	uint64_t parked_age;
 	struct zb_svc_peers writers; /* matched by our reader */

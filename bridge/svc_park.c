@@ -7,7 +7,7 @@
  * response goes back at once) and the route goes on; it is written as soon as the reader is
  * matched (the match listener wakes the route), dropped when the client's request writer leaves
  * (what the wait is for is gone) or timeout_ms after the response came (a reader that never
- * matches: another QoS, a program with no reader). At most `pending` are kept; one more drops the
+ * matches: another QoS, a program with no reader). At most `parked` are kept; one more drops the
  * oldest (after writing those whose reader was matched since). Dropped replies count as failed calls. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +42,9 @@ static void unpark(struct zb_svc_rt *rt, struct zb_svc_parked *p)
 static struct zb_svc_parked *park_slot(struct zb_svc_rt *rt)
 {
 	struct zb_svc_parked *oldest = NULL;
-	if (rt->n_parked == rt->cfg->pending)
+	if (rt->n_parked == rt->cfg->parked)
 		(void)zb_svc_parked_flush(rt);
-	for (uint32_t i = 0; i < rt->cfg->pending; i++) {
+	for (uint32_t i = 0; i < rt->cfg->parked; i++) {
 		struct zb_svc_parked *p = &rt->parked[i];
 		if (!p->used)
 			return p;
@@ -52,8 +52,8 @@ static struct zb_svc_parked *park_slot(struct zb_svc_rt *rt)
 			oldest = p;
 	}
 	char why[96];
-	snprintf(why, sizeof why, "more than pending=%u were waiting: the oldest is dropped",
-		 rt->cfg->pending);
+	snprintf(why, sizeof why, "more than parked=%u were waiting: the oldest is dropped",
+		 rt->cfg->parked);
 	zb_svc_fail(rt, ZB_SVC_WARN_PARKED, "responses kept for a DDS client with no reply reader",
 		    why);
 	unpark(rt, oldest);
@@ -97,7 +97,7 @@ void zb_svc_reply(struct zb_svc_rt *rt, const struct zb_svc_call *c, const uint8
 int zb_svc_parked_flush(struct zb_svc_rt *rt)
 {
 	int64_t now = zb_svc_now(), next = now + 100 * 1000000;
-	for (uint32_t i = 0; rt->n_parked && i < rt->cfg->pending; i++) {
+	for (uint32_t i = 0; rt->n_parked && i < rt->cfg->parked; i++) {
 		struct zb_svc_parked *p = &rt->parked[i];
 		if (!p->used)
 			continue;
@@ -120,7 +120,7 @@ int zb_svc_parked_flush(struct zb_svc_rt *rt)
 
 void zb_svc_parked_free(struct zb_svc_rt *rt)
 {
-	for (uint32_t i = 0; rt->parked && i < rt->cfg->pending; i++)
+	for (uint32_t i = 0; rt->parked && i < rt->cfg->parked; i++)
 		free(rt->parked[i].enc);
 	free(rt->parked);
 	rt->parked = NULL;

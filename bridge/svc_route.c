@@ -167,7 +167,7 @@ static int rt_init(struct zb_svc_rt *rt, struct zcast_bridge *b, size_t i)
 	int to_dds = rt->cfg->dir == ZCAST_BRIDGE_SVC_TO_DDS;
 	rt->cap_calls = rt->cfg->pending * (to_dds ? 1 : 1 + ZB_SVC_KEPT);
 	rt->calls = calloc(rt->cap_calls, sizeof *rt->calls);
-	rt->parked = to_dds ? calloc(rt->cfg->pending, sizeof *rt->parked) : NULL;
+	rt->parked = to_dds ? calloc(rt->cfg->parked, sizeof *rt->parked) : NULL;
 	atomic_store(&rt->writers.stale, 1); /* read at the first look-up */
 	atomic_store(&rt->readers.stale, 1);
 	int ok = rt->off && rt->len && rt->calls && (!to_dds || rt->parked);

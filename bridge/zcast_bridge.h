@@ -53,6 +53,7 @@ typedef struct zcast_bridge_service {
 	const zcast_service_type *type; /**< registered or run-time service type */
 	size_t max_size;     /**< largest request or response: CDR bytes with their header */
 	uint32_t pending;    /**< calls in flight at most */
+	uint32_t parked;     /**< TO_DDS: replies kept for DDS clients whose reader is not matched */
 	uint32_t timeout_ms; /**< FROM_DDS: a call the DDS server has not answered by then fails */
 	int line;	     /**< line of the config file */
 	char dds_name[168];  /**< ROS 2 name on the DDS side ("ros_name=/x"); "" = name */

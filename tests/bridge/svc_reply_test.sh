@@ -7,7 +7,7 @@
 #   readerless  Y's 20 calls are all answered while X's 4 replies wait; then X opens its reader
 #               and gets all 4 (before: the route waited up to 1 s per reply of X, then dropped it:
 #               X got none)
-#   full        pending=2: X's 5 replies are more than the route keeps aside (pending): the 3
+#   full        parked=2: X's 5 replies are more than the route keeps aside (parked): the 3
 #               oldest are dropped, X gets 2 when its reader comes; Y's 10 are answered
 #   leave       X leaves without a reader: its 3 replies are dropped at once, counted failed
 #   stay        timeout_ms=500: X stays without a reader: its reply is dropped at timeout_ms
@@ -56,9 +56,9 @@ readerless() {
 }
 
 full() {
-  start pending=2 timeout_ms=30000
+  start parked=2 timeout_ms=30000
   peer 5 10 reader 2
-  grep -q "service /add: failing responses kept for a DDS client.*more than pending=2" "$W/b.log" ||
+  grep -q "service /add: failing responses kept for a DDS client.*more than parked=2" "$W/b.log" ||
     fail "B reports the replies it could not keep"
   stop_all "calls 15, answered 12, failed 3, dropped 0"
 }
