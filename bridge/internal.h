@@ -13,6 +13,7 @@
 #define ZB_MAX_ROUTES 1024
 #define ZB_MAX_THREADS 64 /* "threads N": worker threads of the pool (pool.c) */
 #define ZB_MAX_DDS_DOMAIN 232 /* as ROS 2 (its ROS_DOMAIN_ID) and Cyclone's port mapping allow */
+#define ZB_MAX_POOL ((uint64_t)4 << 30) /* an in route's slots x max_size, of /dev/shm (config.c) */
 #define ZB_THREADS_DEFAULT 4 /* workers when the config says nothing: min(routes, this) */
 #define ZB_MAX_SERVICES 32 /* service routes (svc_*.c) */
 #define ZB_SOURCES 16	/* sending topics remembered per IN route */
