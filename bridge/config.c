@@ -239,10 +239,11 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 		r->slots = r->depth + r->history + 4;
 	/* an in route's zcast pool is slots x max_size of /dev/shm, memory taken at start */
 	if (r->dir == ZCAST_BRIDGE_IN && (uint64_t)r->slots * r->max_size > ZB_MAX_POOL)
-		return fail(p,
-			    "slots x max_size = %u x %zu bytes: an in route's pool is at most 4G of "
-			    "/dev/shm (lower depth=, history=, slots= or max_size=)",
-			    r->slots, r->max_size);
+		return fail(
+		    p,
+		    "slots x max_size = %u x %zu bytes: an in route's pool is at most 4G of "
+		    "/dev/shm (lower depth=, history=, slots= or max_size=)",
+		    r->slots, r->max_size);
 	c->n_routes++;
 	return 0;
 }

@@ -106,9 +106,10 @@ static uint32_t gids(struct buf *b, struct zcast_bridge *br, int want_readers)
 	return n;
 }
 
-/* A bridge of topic routes that holds none of their claims stands by for all of them: it is the node
- * "<node>_standby", so that an active bridge and its standby on one host are two nodes of two names,
- * and the standby takes the active one's name when it takes a topic over (zb_claim_granted). */
+/* A bridge of topic routes that holds none of their claims stands by for all of them: it is the
+ * node "<node>_standby", so an active bridge and its standby on one host are two nodes of two
+ * names, and the standby takes the active one's name when it takes a topic over (zb_claim_granted).
+ */
 static int standby(struct zcast_bridge *br)
 {
 	for (size_t i = 0; i < br->n_routes; i++)
@@ -130,7 +131,8 @@ void zb_graph_publish(struct zcast_bridge *br)
 		u32(&b, 1); /* one node */
 		str(&b, "/");
 		char name[80];
-		snprintf(name, sizeof name, "%s%s", br->cfg->node_name, standby(br) ? "_standby" : "");
+		snprintf(name, sizeof name, "%s%s", br->cfg->node_name,
+			 standby(br) ? "_standby" : "");
 		str(&b, name);
 		uint32_t n = gids(&b, br, 1);
 		n += gids(&b, br, 0);

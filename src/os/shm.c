@@ -61,13 +61,14 @@ static uint64_t memory_available(void)
 }
 
 /* Refuses a segment that cannot fit before anything is made: posix_fallocate fills /dev/shm up to
- * its free space before it fails, and a tmpfs file's pages are memory, so one bigger than the memory
- * available takes it from every process of the host for as long as it is written (a /dev/shm may be
- * bigger than the RAM). Both are read now; posix_fallocate stays the final word. */
+ * its free space before it fails, and a tmpfs file's pages are memory, so one bigger than the
+ * memory available takes it from every process of the host for as long as it is written (a /dev/shm
+ * may be bigger than the RAM). Both are read now; posix_fallocate stays the final word. */
 static int check_fits(const char *name, size_t size)
 {
 	struct statvfs vs;
-	if (statvfs("/dev/shm", &vs) == 0 && (double)size > (double)vs.f_bavail * (double)vs.f_frsize)
+	if (statvfs("/dev/shm", &vs) == 0 &&
+	    (double)size > (double)vs.f_bavail * (double)vs.f_frsize)
 		return no_room(name, size);
 	uint64_t mem = memory_available();
 	if (mem && size > mem) {

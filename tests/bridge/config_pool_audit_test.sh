@@ -11,10 +11,6 @@ trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 S='std_msgs/msg/String'
 . "$(dirname "$0")/config_helpers.sh"
-good() { # the file's lines: accepted
-  printf '%s\n' "$@" > "$W/good.conf"
-  "$BRIDGE" --check "$W/good.conf" > "$W/out" 2>&1 || fail "rejected: $* -> $(cat "$W/out")"
-}
 bad "1: slots x max_size = 20 x 1073741824 bytes: an in route's pool is at most 4G" \
   "in /big $S reliable max_size=1G"
 bad "1: slots x max_size = 20 x 268435456 bytes" "in /big $S reliable max_size=256M"

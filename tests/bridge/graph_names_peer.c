@@ -1,14 +1,12 @@
-/* A plain Cyclone DDS reader of ros_discovery_info for graph_names_audit_test.sh: for <secs> seconds
- * it reads the ParticipantEntitiesInfo samples, then prints one line per participant that announced
- * a node, as ROS 2's graph (`ros2 node list`) would list it: "<namespace><name>".
+/* A plain Cyclone DDS reader of ros_discovery_info for graph_names_audit_test.sh: for <secs>
+ * seconds it reads the ParticipantEntitiesInfo samples, then prints one line per participant that
+ * announced a node, as ROS 2's graph (`ros2 node list`) would list it: "<namespace><name>".
  *   graph_names_peer <secs> */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <dds/dds.h>
-
-#include "ros_graph.h"
+#include "graph_reader.h"
 
 #define MAX_PARTICIPANTS 16
 
@@ -17,15 +15,8 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return fprintf(stderr, "usage: graph_names_peer <secs>\n"), 2;
 	dds_entity_t pp = dds_create_participant(DDS_DOMAIN_DEFAULT, NULL, NULL);
-	dds_entity_t tp = dds_create_topic(pp, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
-					   "ros_discovery_info", NULL, NULL);
-	dds_qos_t *q = dds_create_qos();
-	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
-	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
-	dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
-	dds_entity_t r = dds_create_reader(pp, tp, q, NULL);
-	dds_delete_qos(q);
-	if (pp < 0 || tp < 0 || r < 0)
+	dds_entity_t r = graph_reader(pp);
+	if (r < 0)
 		return fprintf(stderr, "graph_names_peer: DDS setup failed\n"), 1;
 	uint8_t gid[MAX_PARTICIPANTS][16];
 	char name[MAX_PARTICIPANTS][520];

@@ -18,7 +18,5 @@ bad "2: DDS service /b is also on line 1" "service /a $T zcast_to_dds ros_name=/
 bad "3: DDS service /a is also on line 1" "service /a $T zcast_to_dds" \
   "service /c $T dds_to_zcast" "service /b $T dds_to_zcast ros_name=/a"
 # distinct DDS names stay accepted, remapped or not
-printf '%s\n' "service /a $T zcast_to_dds ros_name=/b" "service /b $T dds_to_zcast ros_name=/a" \
-  > "$W/good.conf"
-"$BRIDGE" --check "$W/good.conf" > "$W/out" 2>&1 || fail "rejected: $(cat "$W/out")"
+good "service /a $T zcast_to_dds ros_name=/b" "service /b $T dds_to_zcast ros_name=/a"
 echo PASS

@@ -36,7 +36,8 @@ static int open_pool(const char *topic, uint32_t slots, uint64_t slot_size, char
 	zcast_pub *p = NULL;
 	int r = zcast_pub_open(topic, &o, &p);
 	snprintf(why, n, "%s", r < 0 ? zcast_last_error() : "opened");
-	printf("%s: %u x %llu bytes: %d (%s)\n", topic, slots, (unsigned long long)slot_size, r, why);
+	printf("%s: %u x %llu bytes: %d (%s)\n", topic, slots, (unsigned long long)slot_size, r,
+	       why);
 	if (p)
 		zcast_pub_close(p);
 	return r;
