@@ -19,6 +19,7 @@ static struct zb_claim *claim_for(struct zcast_bridge *b, size_t i)
 	c->fd = -1;
 	c->sb = b->standby; /* NULL (out of memory): the claim gets a thread of its own */
 	c->peers = b->peers;
+	c->bridge = b;
 	return c;
 }
 
@@ -104,7 +105,6 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		zcast_bridge_stop(b);
 		return ZCAST_ESYS;
 	}
-	zb_graph_publish(b); /* the node, before its endpoints */
 	if (zb_peers_start(b->peers, b->graph_sertype) < 0) { /* before any claim is granted */
 		snprintf(err, errlen, "DDS participant discovery");
 		zcast_bridge_stop(b);

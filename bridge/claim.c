@@ -120,6 +120,8 @@ void zb_claim_granted(struct zb_claim *c)
 	pthread_mutex_unlock(&c->lock);
 	if (c->peers)
 		zb_peers_claimed(c->peers, c->source, gen);
+	if (c->bridge) /* no longer a standby's node, if it was */
+		zb_graph_publish(c->bridge);
 }
 
 static void *waiter(void *arg)

@@ -12,15 +12,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "zcast/types.h"
+
+/* The default node name, zcast_bridge_<host>: one bridge per host is one node of its own name in
+ * the ROS 2 graph. The host name's characters a node name cannot have become '_'. */
+static void default_node_name(char *out, size_t cap)
+{
+	char host[65] = "";
+	int n = snprintf(out, cap, "zcast_bridge");
+	if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+		return;
+	snprintf(out + n, cap - (size_t)n, "_%s", host);
+	for (char *p = out + n + 1; *p; p++)
+		if (!isalnum((unsigned char)*p))
+			*p = '_';
+}
 
 zcast_bridge_config *zcast_bridge_config_new(void)
 {
 	zcast_bridge_config *c = calloc(1, sizeof(zcast_bridge_config));
 	if (c) {
-		snprintf(c->node_name, sizeof c->node_name, "zcast_bridge");
+		default_node_name(c->node_name, sizeof c->node_name);
 		c->threads = -1; /* the default (pool.c) */
 	}
 	return c;
@@ -222,6 +237,13 @@ static int route_line(zcast_bridge_config *c, const struct pos *p, char **w, int
 	}
 	if (!r->slots) /* room for the queue, the history and what is being written */
 		r->slots = r->depth + r->history + 4;
+	/* an in route's zcast pool is slots x max_size of /dev/shm, memory taken at start */
+	if (r->dir == ZCAST_BRIDGE_IN && (uint64_t)r->slots * r->max_size > ZB_MAX_POOL)
+		return fail(
+		    p,
+		    "slots x max_size = %u x %zu bytes: an in route's pool is at most 4G of "
+		    "/dev/shm (lower depth=, history=, slots= or max_size=)",
+		    r->slots, r->max_size);
 	c->n_routes++;
 	return 0;
 }

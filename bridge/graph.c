@@ -87,7 +87,7 @@ static void gid(struct buf *b, dds_entity_t e)
 /* The route endpoints, readers (want_readers) or writers: count, then their GIDs. Each handle is
  * loaded once and the count is of the GIDs written: routes open while this runs (pool workers), and
  * a count from one pass with the GIDs of another disagreed (a malformed sample). */
-static void gids(struct buf *b, struct zcast_bridge *br, int want_readers)
+static uint32_t gids(struct buf *b, struct zcast_bridge *br, int want_readers)
 {
 	u32(b, 0); /* the count, filled in below */
 	size_t at = b->n - 4;
@@ -103,11 +103,24 @@ static void gids(struct buf *b, struct zcast_bridge *br, int want_readers)
 			gid(b, cu), n++;
 	}
 	memcpy(b->d + at, &n, 4); /* little endian, as u32 */
+	return n;
+}
+
+/* A bridge of topic routes that holds none of their claims stands by for all of them: it is the
+ * node "<node>_standby", so an active bridge and its standby on one host are two nodes of two
+ * names, and the standby takes the active one's name when it takes a topic over (zb_claim_granted).
+ */
+static int standby(struct zcast_bridge *br)
+{
+	for (size_t i = 0; i < br->n_routes; i++)
+		if (atomic_load(&br->routes[i].claim->granted))
+			return 0;
+	return br->n_routes > 0;
 }
 
 void zb_graph_publish(struct zcast_bridge *br)
 {
-	if (br->graph_writer <= 0)
+	if (br->graph_writer <= 0 || atomic_load(&br->stop))
 		return;
 	pthread_mutex_lock(&br->graph_mu);
 	struct buf b = {NULL, 0, 0};
@@ -117,10 +130,15 @@ void zb_graph_publish(struct zcast_bridge *br)
 		gid(&b, br->participant);
 		u32(&b, 1); /* one node */
 		str(&b, "/");
-		str(&b, br->cfg->node_name);
-		gids(&b, br, 1);
-		gids(&b, br, 0);
-		struct ddsi_serdata *sd = zb_serdata_new(br->graph_sertype, b.d, b.n);
+		char name[80];
+		snprintf(name, sizeof name, "%s%s", br->cfg->node_name,
+			 standby(br) ? "_standby" : "");
+		str(&b, name);
+		uint32_t n = gids(&b, br, 1);
+		n += gids(&b, br, 0);
+		/* a node is announced with its first endpoint: a sample before it would name a
+		 * bridge that holds no claim yet a standby */
+		struct ddsi_serdata *sd = n ? zb_serdata_new(br->graph_sertype, b.d, b.n) : NULL;
 		if (sd) {
 			sd->statusinfo = 0;
 			sd->timestamp.v = dds_time();

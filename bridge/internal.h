@@ -13,6 +13,7 @@
 #define ZB_MAX_ROUTES 1024
 #define ZB_MAX_THREADS 64 /* "threads N": worker threads of the pool (pool.c) */
 #define ZB_MAX_DDS_DOMAIN 232 /* as ROS 2 (its ROS_DOMAIN_ID) and Cyclone's port mapping allow */
+#define ZB_MAX_POOL ((uint64_t)4 << 30) /* an in route's slots x max_size (config.c) */
 #define ZB_THREADS_DEFAULT 4 /* workers when the config says nothing: min(routes, this) */
 #define ZB_MAX_SERVICES 32 /* service routes (svc_*.c) */
 #define ZB_SOURCES 16	/* sending topics remembered per IN route */
@@ -32,7 +33,7 @@ struct zcast_bridge_config {
 	size_t n_routes;
 	uint32_t dds_domain;   /* "dds_domain N"; default $ROS_DOMAIN_ID, else 0 */
 	int dds_domain_set;
-	char node_name[64];    /* "node NAME": the bridge's ROS 2 node name; default zcast_bridge */
+	char node_name[64];    /* "node NAME"; default zcast_bridge_<host> (config.c) */
 	char zcast_domain[40]; /* "zcast_domain NAME"; "" = $ZCAST_DOMAIN or "default" */
 	const zcast_service_type *svc_types[ZB_MAX_TYPES]; /* registered service types */
 	size_t n_svc_types;
@@ -144,6 +145,7 @@ struct zb_claim {
 	zcast_guard *wake[2]; /* triggered when granted (the routes' standby waits) */
 	struct zb_standby *sb; /* the bridge's, waiting for the holder (standby.c); NULL: waiter */
 	struct zb_peers *peers; /* told when granted (the bridge's, set before open) */
+	struct zcast_bridge *bridge; /* its node is announced again when granted (graph.c) */
 };
 /* Opens (making it if needed) and maps the claim file, then takes the lock or stands by for it
  * (standby.c). 0 or -errno. Idempotent for the second route of a topic. */

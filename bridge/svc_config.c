@@ -50,6 +50,12 @@ static const zcast_service_type *find_service_type(const zcast_bridge_config *c,
 	return zcast_services_find(name, NULL, &t) == 0 ? t : NULL;
 }
 
+/* The ROS 2 name a service has on DDS (its name unless ros_name= remaps it). */
+static const char *dds_name(const zcast_bridge_service *s)
+{
+	return s->dds_name[0] ? s->dds_name : s->name;
+}
+
 /* A decimal in [lo, hi], with an optional K or M suffix (powers of 1024). */
 static int option_number(const char *key, const char *v, unsigned long lo, unsigned long hi,
 			 unsigned long *out, char *why, size_t cap)
@@ -150,6 +156,11 @@ int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *
 	/* the bridge's zcast client has 2 x pending calls (svc_to_dds.c), a client at most 512 */
 	if (s->dir == ZCAST_BRIDGE_SVC_TO_DDS && s->pending > 256)
 		return why_fail(why, cap, "pending=%u: at most 256 for zcast_to_dds", s->pending);
+	/* one line per DDS name too: two servers of one name answer each DDS call twice */
+	for (size_t i = 0; i < c->n_services; i++)
+		if (strcmp(dds_name(&c->services[i]), dds_name(s)) == 0)
+			return why_fail(why, cap, "DDS service %s is also on line %d", dds_name(s),
+					c->services[i].line);
 	c->n_services++;
 	return 0;
 }

@@ -15,6 +15,8 @@ if(TARGET zcast_bridge_cli)
   endfunction()
   zt_bridge_audit(config config_audit_test.sh)
   zt_bridge_audit(fds fds_audit_test.sh)
+  zt_bridge_audit(svc_config svc_config_audit_test.sh)
+  zt_bridge_audit(config_pool config_pool_audit_test.sh)
 
   add_executable(bad_zpub ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bad_zpub.c)
   target_link_libraries(bad_zpub PRIVATE zcast)

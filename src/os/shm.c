@@ -1,5 +1,6 @@
 /* Shared-memory segments: creating one with the space it needs, and the trust check of one found. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -41,8 +42,51 @@ static int no_room(const char *name, size_t size)
 		      human(total, sizeof total, (double)vs.f_blocks * (double)vs.f_frsize));
 }
 
+/* MemAvailable + SwapFree of /proc/meminfo in bytes: what a tmpfs file can take without the kernel
+ * taking it from other processes. 0 if unknown. */
+static uint64_t memory_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	if (!f)
+		return 0;
+	char line[128];
+	unsigned long long kib, sum = 0;
+	int found = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1 ||
+		    sscanf(line, "SwapFree: %llu kB", &kib) == 1)
+			sum += kib, found++;
+	fclose(f);
+	return found == 2 ? (uint64_t)sum * 1024 : 0;
+}
+
+/* Refuses a segment that cannot fit before anything is made: posix_fallocate fills /dev/shm up to
+ * its free space before it fails, and a tmpfs file's pages are memory, so one bigger than the
+ * memory available takes it from every process of the host for as long as it is written (a /dev/shm
+ * may be bigger than the RAM). Both are read now; posix_fallocate stays the final word. */
+static int check_fits(const char *name, size_t size)
+{
+	struct statvfs vs;
+	if (statvfs("/dev/shm", &vs) == 0 &&
+	    (double)size > (double)vs.f_bavail * (double)vs.f_frsize)
+		return no_room(name, size);
+	uint64_t mem = memory_available();
+	if (mem && size > mem) {
+		char want[32], have[32];
+		return zc_err(ZCAST_ENOMEM,
+			      "cannot allocate %s (%zu bytes) for %s: the host has %s of memory "
+			      "available (MemAvailable + SwapFree), and /dev/shm is memory",
+			      human(want, sizeof want, (double)size), size, name,
+			      human(have, sizeof have, (double)mem));
+	}
+	return 0;
+}
+
 int zc_shm_create(const char *name, size_t size, unsigned mode, bool held)
 {
+	int e = check_fits(name, size);
+	if (e < 0)
+		return e;
 	int fd = zc_fd_open(name, O_RDWR | O_CREAT | O_EXCL, mode);
 	if (fd < 0) {
 		if (fd == ZCAST_ENOMEM && errno == ENOSPC) /* not EMFILE: its message says so */

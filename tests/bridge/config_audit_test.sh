@@ -11,10 +11,6 @@ trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 S='std_msgs/msg/String' I='sensor_msgs/msg/Image'
 . "$(dirname "$0")/config_helpers.sh"
-good() { # the file's lines: accepted
-  printf '%s\n' "$@" > "$W/good.conf"
-  "$BRIDGE" --check "$W/good.conf" > "$W/out" 2>&1 || fail "rejected: $* -> $(cat "$W/out")"
-}
 # the DDS domain: one range for the line and the variable
 for d in 0 230 231 232; do good "dds_domain $d" "out /a $S reliable"; done
 bad '1: dds_domain=233: expected a number from 0 to 232' "dds_domain 233" "out /a $S reliable"

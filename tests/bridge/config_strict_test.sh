@@ -12,10 +12,6 @@ fail() { echo "FAIL: $*"; exit 1; }
 R='sensor_msgs/msg/Image'
 
 . "$(dirname "$0")/config_helpers.sh"
-good() { # the file's lines: accepted
-  printf '%s\n' "$@" > "$W/good.conf"
-  "$BRIDGE" --check "$W/good.conf" > "$W/out" 2>&1 || fail "rejected: $* -> $(cat "$W/out")"
-}
 bad '3: dds_domain given twice (first on line 1)' 'dds_domain 1' "out /a $R reliable" 'dds_domain 2'
 bad '2: zcast_domain given twice (first on line 1)' 'zcast_domain x' 'zcast_domain x' "out /a $R reliable"
 bad '2: threads given twice (first on line 1)' 'threads 2' 'threads 4' "out /a $R reliable"

@@ -11,7 +11,7 @@
 
 #include <dds/dds.h>
 
-#include "ros_graph.h"
+#include "graph_reader.h"
 
 static dds_entity_t pp;
 
@@ -74,15 +74,8 @@ int main(int argc, char **argv)
 	const char *dom = getenv("ZB_DDS_DOMAIN");
 	pp = dds_create_participant(dom ? (dds_domainid_t)atoi(dom) : DDS_DOMAIN_DEFAULT, NULL,
 				    NULL);
-	dds_entity_t tp = dds_create_topic(pp, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
-					   "ros_discovery_info", NULL, NULL);
-	dds_qos_t *q = dds_create_qos();
-	dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
-	dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
-	dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
-	dds_entity_t r = dds_create_reader(pp, tp, q, NULL);
-	dds_delete_qos(q);
-	if (pp < 0 || tp < 0 || r < 0)
+	dds_entity_t r = graph_reader(pp);
+	if (r < 0)
 		return fprintf(stderr, "graph_peer: DDS setup failed\n"), 1;
 	dds_entity_t rp = 0, rpub = 0, rsub = 0;
 	char last[256] = "no ParticipantEntitiesInfo of the node";
