@@ -56,6 +56,7 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 	}
 	b->cfg = c;
 	pthread_mutex_init(&b->graph_mu, NULL);
+	b->graph_standby = -1;
 	uint32_t domain = c->dds_domain;
 	if (!c->dds_domain_set && zb_ros_domain_id(&domain, err, errlen) < 0) {
 		free(b);

@@ -121,7 +121,7 @@ void zb_claim_granted(struct zb_claim *c)
 	if (c->peers)
 		zb_peers_claimed(c->peers, c->source, gen);
 	if (c->bridge) /* no longer a standby's node, if it was */
-		zb_graph_publish(c->bridge);
+		zb_graph_role_changed(c->bridge);
 }
 
 static void *waiter(void *arg)

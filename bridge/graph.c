@@ -118,6 +118,21 @@ static int standby(struct zcast_bridge *br)
 	return br->n_routes > 0;
 }
 
+/* Each grant wrote a whole sample (every GID of every route) before: a standby taking over 200
+ * topics wrote 200, serialized under graph_mu, and its granted threads lingered past the
+ * takeover (bridge_standby_nomarker counted 30 threads where 25 is the bound, under ASan). Only
+ * the first grant changes the node's name; route opens write their own samples. */
+void zb_graph_role_changed(struct zcast_bridge *br)
+{
+	if (br->graph_writer <= 0)
+		return;
+	pthread_mutex_lock(&br->graph_mu);
+	int changed = br->graph_standby != standby(br);
+	pthread_mutex_unlock(&br->graph_mu);
+	if (changed)
+		zb_graph_publish(br);
+}
+
 void zb_graph_publish(struct zcast_bridge *br)
 {
 	if (br->graph_writer <= 0 || atomic_load(&br->stop))
@@ -131,8 +146,9 @@ void zb_graph_publish(struct zcast_bridge *br)
 		u32(&b, 1); /* one node */
 		str(&b, "/");
 		char name[80];
+		br->graph_standby = standby(br);
 		snprintf(name, sizeof name, "%s%s", br->cfg->node_name,
-			 standby(br) ? "_standby" : "");
+			 br->graph_standby ? "_standby" : "");
 		str(&b, name);
 		uint32_t n = gids(&b, br, 1);
 		n += gids(&b, br, 0);

@@ -242,6 +242,7 @@ struct zcast_bridge {
 	dds_entity_t graph_writer; /* ros_discovery_info (graph.c) */
 	struct ddsi_sertype *graph_sertype;
 	pthread_mutex_t graph_mu;
+	int graph_standby; /* under graph_mu: the role the last sample named (1 standby, -1 none yet) */
 	_Atomic int stop;
 	struct zb_route_rt routes[ZB_MAX_ROUTES];
 	size_t n_routes;
@@ -310,6 +311,8 @@ const char *zb_zdomain_opt(const zcast_bridge_config *c);
  * every route endpoint open now, written again when one opens. */
 int zb_graph_open(struct zcast_bridge *b);
 void zb_graph_publish(struct zcast_bridge *b);
+/* A claim was granted: written again only if the bridge stopped being a standby by it. */
+void zb_graph_role_changed(struct zcast_bridge *b);
 
 /* OUT route, resuming (out_resume.c). At takeover: copies the predecessor's record once. */
 int zb_out_resume(struct zb_route_rt *rt);
