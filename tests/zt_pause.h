@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -45,13 +47,16 @@ static inline void zt_hold_own(struct zt_hold *h, const char *point)
 	setenv("ZCAST_PAUSE_AT", v, 1);
 }
 
-/* In the process to hold (a child of the test): the next arrival at `point` holds it. Once it let
- * go, unset ZCAST_PAUSE_AT before anything else can reach the point in a way the test does not
+/* In the process to hold (a child of the test): the next arrival of the calling thread at `point`
+ * holds it (the process's death watcher may take the same lock first: it passes). Once it let go,
+ * unset ZCAST_PAUSE_AT before anything else can reach the point in a way the test does not
  * expect. */
 static inline void zt_hold_at(struct zt_hold *h, const char *point)
 {
 	close(h->test_end); /* the test's end is the test's: a test that dies lets the hold go (EOF) */
-	zt_hold_own(h, point);
+	char v[160]; /* this thread only: the process's watcher thread takes the same locks */
+	snprintf(v, sizeof v, "%s:hold:%d:%ld", point, h->held_end, (long)syscall(SYS_gettid));
+	setenv("ZCAST_PAUSE_AT", v, 1);
 }
 
 /* In the test: waits until the process is held at its point (it stays there). */

@@ -1,6 +1,7 @@
 /* Fault injection: ZCAST_CRASH_AT=<point>[:<n>] kills the process with SIGKILL the n-th time (default
  * first) it reaches that crash point; ZCAST_PAUSE_AT=<point>:<ms> sleeps there, to hold a race
- * window open; ZCAST_PAUSE_AT=<point>:hold:<fd> holds it open until the test lets go (below).
+ * window open; ZCAST_PAUSE_AT=<point>:hold:<fd>[:<tid>] holds it open until the test lets go
+ * (below).
  * Compiled into test builds only (ZCAST_FAULT_INJECTION). */
 #ifdef ZCAST_FAULT_INJECTION
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,7 +68,15 @@ void zc_pause_point(const char *name)
 	if (strncmp(at, name, n) != 0 || at[n] != ':')
 		return;
 	if (strncmp(at + n + 1, "hold:", 5) == 0) {
-		hold((int)digits(at + n + 6));
+		const char *fd = at + n + 6, *tid = fd;
+		while (*tid >= '0' && *tid <= '9')
+			tid++;
+		/* ":<tid>": only that thread is held. A process's own threads (its death watcher) take
+		 * the same locks as the code under test; the first of them at the point would be held
+		 * instead, and the test would forge or time a window around the wrong thread. */
+		if (*tid == ':' && digits(tid + 1) != (long)syscall(SYS_gettid))
+			return;
+		hold((int)digits(fd));
 		return;
 	}
 	long ms = digits(at + n + 1);
