@@ -57,10 +57,18 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 	b->cfg = c;
 	pthread_mutex_init(&b->graph_mu, NULL);
 	b->graph_standby = -1;
+	b->cpu_latency_fd = -1;
 	uint32_t domain = c->dds_domain;
 	if (!c->dds_domain_set && zb_ros_domain_id(&domain, err, errlen) < 0) {
 		free(b);
 		return ZCAST_EINVAL;
+	}
+	/* asked for explicitly: a request that cannot be made stops the start (cpu_latency.c) */
+	if (c->cpu_latency_us >= 0 &&
+	    (b->cpu_latency_fd = zb_cpu_latency_hold(c->cpu_latency_us, c->global_line[4], err,
+						     errlen)) < 0) {
+		free(b);
+		return ZCAST_ESYS;
 	}
 	/* the USER_DATA rmw_cyclonedds gives a participant (the ROS 2 graph, graph.c) */
 	dds_qos_t *pq = dds_create_qos();
@@ -73,6 +81,7 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		snprintf(err, errlen, "DDS participant on domain %u: %s", domain,
 			 dds_strretcode(b->participant));
 		zb_domain_release(b->domain);
+		zb_cpu_latency_release(b->cpu_latency_fd);
 		free(b);
 		return ZCAST_ESYS;
 	}
@@ -80,6 +89,7 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 		snprintf(err, errlen, "out of memory");
 		dds_delete(b->participant);
 		zb_domain_release(b->domain);
+		zb_cpu_latency_release(b->cpu_latency_fd);
 		free(b);
 		return ZCAST_ENOMEM;
 	}
@@ -234,5 +244,6 @@ void zcast_bridge_stop(zcast_bridge *b)
 	zb_pool_free(b);
 	zb_peers_free(b->peers); /* after the claims: a granted waiter announces through it */
 	pthread_mutex_destroy(&b->graph_mu);
+	zb_cpu_latency_release(b->cpu_latency_fd); /* the last: nothing of ours runs any more */
 	free(b);
 }

@@ -37,6 +37,7 @@ zcast_bridge_config *zcast_bridge_config_new(void)
 	if (c) {
 		default_node_name(c->node_name, sizeof c->node_name);
 		c->threads = -1; /* the default (pool.c) */
+		c->cpu_latency_us = -1; /* no request */
 	}
 	return c;
 }
@@ -58,6 +59,11 @@ size_t zcast_bridge_config_routes(const zcast_bridge_config *c, const zcast_brid
 {
 	*routes = c->routes;
 	return c->n_routes;
+}
+
+int zcast_bridge_config_cpu_latency(const zcast_bridge_config *c)
+{
+	return c->cpu_latency_us;
 }
 
 struct pos {
@@ -259,8 +265,8 @@ static int node_name_valid(const char *s)
 	return 1;
 }
 
-/* A line that sets the whole bridge (dds_domain, zcast_domain, threads, node) may come once: a
- * second one would silently win over the first. */
+/* A line that sets the whole bridge (dds_domain, zcast_domain, threads, node, cpu_latency_us) may
+ * come once: a second one would silently win over the first. */
 static int once(zcast_bridge_config *c, const struct pos *p, int k, const char *keyword)
 {
 	if (c->global_line[k])
@@ -326,13 +332,27 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		snprintf(c->node_name, sizeof c->node_name, "%s", w[1]);
 		return 0;
 	}
+	if (strcmp(w[0], "cpu_latency_us") == 0) { /* cpu_latency.c */
+		if (once(c, p, 4, "cpu_latency_us") < 0)
+			return ZCAST_EINVAL;
+		uint64_t us;
+		int e;
+		if (n != 2)
+			return fail(p, "expected: cpu_latency_us <0..%d>", ZB_MAX_CPU_LATENCY_US);
+		if ((e = number(p, "cpu_latency_us", w[1], 0, ZB_MAX_CPU_LATENCY_US, &us)) < 0)
+			return e;
+		c->cpu_latency_us = (int)us;
+		return 0;
+	}
 	if (strcmp(w[0], "in") == 0 || strcmp(w[0], "out") == 0)
 		return route_line(c, p, w, n);
 	char why[400];
 	if (strcmp(w[0], "service") == 0) /* svc_config.c */
 		return zb_svc_config_line(c, w, n, p->line, why, sizeof why) < 0 ? fail(p, "%s", why)
 										  : 0;
-	return fail(p, "unknown keyword \"%s\" (in, out, service, dds_domain, zcast_domain, node, threads)",
+	return fail(p,
+		    "unknown keyword \"%s\" (in, out, service, dds_domain, zcast_domain, node, "
+		    "threads, cpu_latency_us)",
 		    w[0]);
 }
 

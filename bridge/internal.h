@@ -13,6 +13,10 @@
 #define ZB_MAX_ROUTES 1024
 #define ZB_MAX_THREADS 64 /* "threads N": worker threads of the pool (pool.c) */
 #define ZB_MAX_DDS_DOMAIN 232 /* as ROS 2 (its ROS_DOMAIN_ID) and Cyclone's port mapping allow */
+/* "cpu_latency_us N": beyond 10 ms no idle state of a common CPU wakes slower, so the request
+ * would change nothing (cpu_latency.c) */
+#define ZB_MAX_CPU_LATENCY_US 10000
+#define ZB_CPU_LATENCY_FILE "/dev/cpu_dma_latency"
 #define ZB_MAX_POOL ((uint64_t)4 << 30) /* an in route's slots x max_size (config.c) */
 #define ZB_THREADS_DEFAULT 4 /* workers when the config says nothing: min(routes, this) */
 #define ZB_MAX_SERVICES 32 /* service routes (svc_*.c) */
@@ -40,7 +44,9 @@ struct zcast_bridge_config {
 	zcast_bridge_service services[ZB_MAX_SERVICES]; /* "service" lines (svc_config.c) */
 	size_t n_services;
 	int threads; /* "threads N": 0 a thread per route, N a pool of N workers; -1 unset */
-	int global_line[4]; /* the line of dds_domain, zcast_domain, threads, node (config.c) */
+	int cpu_latency_us; /* "cpu_latency_us N": the PM QoS request held while running; -1 none */
+	/* the line of dds_domain, zcast_domain, threads, node, cpu_latency_us (config.c) */
+	int global_line[5];
 };
 
 /* The DDS domain of a config without a dds_domain line: $ROS_DOMAIN_ID as ROS 2 reads it (unset or
@@ -250,6 +256,7 @@ struct zcast_bridge {
 	struct zb_standby *standby; /* standby.c */
 	struct zb_svc_rt *svcs; /* one per service route (svc_route.c) */
 	struct zb_peers *peers; /* dead bridges dropped at once (peers.c) */
+	int cpu_latency_fd; /* the open /dev/cpu_dma_latency holding the request, or -1 */
 	struct zb_group *groups; /* the pool (pool.c), n_groups workers; NULL: a thread per route */
 	size_t n_groups;
 };
@@ -265,6 +272,11 @@ void zb_domain_release(dds_entity_t d);
 int zb_svcs_start(struct zcast_bridge *b, char *err, size_t errlen);
 void zb_svcs_stop(struct zcast_bridge *b);
 int zb_svc_config_line(zcast_bridge_config *c, char **w, int n, int line, char *why, size_t cap);
+
+/* The CPU wake-up latency request of "cpu_latency_us" (cpu_latency.c): the open file that holds
+ * it, or an error naming the file, the reason and the config line. Released when closed. */
+int zb_cpu_latency_hold(int us, int line, char *err, size_t errlen);
+void zb_cpu_latency_release(int fd);
 
 void *zb_route_out(void *arg); /* route_out.c */
 void *zb_route_in(void *arg);  /* route_in.c */

@@ -32,6 +32,7 @@ static int usage(void)
 	    "  zcast_domain <name>\n"
 	    "  threads <N>   (worker threads for the routes; 0: a thread per route)\n"
 	    "  node <name>\n"
+	    "  cpu_latency_us <0..10000>   (held on /dev/cpu_dma_latency while running; needs root)\n"
 	    "  out|in <topic> <pkg/msg/Type> "
 	    "reliable|best_effort|default|sensor_data|transient_local\n"
 	    "    [depth=N] [history=N] [max_size=N] [slots=N] [catchup=N] [ros_name=/x]\n"
@@ -112,6 +113,9 @@ int main(int argc, char **argv)
 			       r[i].type->name, r[i].reliable ? "reliable" : "best_effort",
 			       r[i].depth, r[i].history, r[i].max_size);
 		zb_cli_services_check(c);
+		if (zcast_bridge_config_cpu_latency(c) >= 0)
+			printf("cpu_latency_us %d: held on /dev/cpu_dma_latency while the bridge runs\n",
+			       zcast_bridge_config_cpu_latency(c));
 		zcast_bridge_config_free(c);
 		return 0;
 	}
@@ -126,6 +130,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcast-bridge: %s\n", err);
 		zcast_bridge_config_free(c);
 		return 1;
+	}
+	if (zcast_bridge_config_cpu_latency(c) >= 0) {
+		printf("zcast-bridge: cpu_latency_us %d: held on /dev/cpu_dma_latency until exit\n",
+		       zcast_bridge_config_cpu_latency(c));
+		fflush(stdout);
 	}
 	/* sized from the config: a literal size would overflow once the route limit grows */
 	int *shown = calloc(n ? n : 1, sizeof *shown);

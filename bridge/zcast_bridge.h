@@ -79,6 +79,9 @@ int zcast_bridge_config_add_service_type(zcast_bridge_config *c, const zcast_ser
 /** Service routes of a parsed configuration. */
 size_t zcast_bridge_config_services(const zcast_bridge_config *c,
 				    const zcast_bridge_service **services);
+/** The CPU wake-up latency in microseconds the bridge asks for while it runs ("cpu_latency_us N",
+ * held on /dev/cpu_dma_latency; docs/BRIDGE.md "Cost and latency"), or -1: none (the default). */
+int zcast_bridge_config_cpu_latency(const zcast_bridge_config *c);
 /** Routes of a parsed configuration. */
 size_t zcast_bridge_config_routes(const zcast_bridge_config *c, const zcast_bridge_route **routes);
 
