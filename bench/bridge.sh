@@ -5,7 +5,7 @@
 # Latency: ping-pong, one-way = RTT/2 (p50/p90/p99); throughput: reliable, as fast as allowed.
 #   bench/bridge.sh <build dir> [--quick] [--lat64] [--second-reader] [--no-catchup]
 #                   [--threads=N] [--idle=N] [--idle-poll] [--bridge-latency=N] [--cyclone-xml=XML]
-#                   [--wakes]
+#                   [--wakes] [--pin-a=CPU] [--pin-b=CPU]
 # --lat64: only the 64 B latency; --second-reader: a second receiving bridge on B (its own zcast
 # domain) reads /ping too, so A's writer serves two bridges; --no-catchup: in routes without their
 # catch-up reader (catchup=0); --threads=N: "threads N" in both bridges' configs (docs/BRIDGE.md,
@@ -21,14 +21,16 @@
 # the plain pair alike). With --second-reader the plain pair is also measured with a second plain
 # Cyclone reader on B ("cyclone2"), next to the pair alone ("cyclone"). --wakes: after each latency
 # line, the voluntary context switches (sleeps, so wake-ups) per round trip of each thread of B's
-# echo and of the bridges that had at least 0.05.
+# echo and of the bridges that had at least 0.05. --pin-a=CPU / --pin-b=CPU: every process of host A
+# / B (bridges and applications, both systems alike) runs on that CPU only (taskset).
 # Needs root and `ip netns`; prints "bridge: skipped (...)" otherwise.
 set -uo pipefail
-BUILD=$1 QUICK="" LAT64="" SECOND="" INOPT="" THREADS="" IDLE=0 POLL="" WAKES="" BLAT=""
+BUILD=$1 QUICK="" LAT64="" SECOND="" INOPT="" THREADS="" IDLE=0 POLL="" WAKES="" BLAT="" PIN_A="" PIN_B=""
 for a in "${@:2}"; do
   case $a in --quick) QUICK=$a ;; --lat64) LAT64=1 ;; --second-reader) SECOND=1 ;; --no-catchup) INOPT=" catchup=0" ;;
     --threads=*) THREADS=${a#--threads=} ;; --idle=*) IDLE=${a#--idle=} ;; --idle-poll) POLL=1 ;; --bridge-latency=*) BLAT=${a#--bridge-latency=} ;;
-    --cyclone-xml=*) export ZB_CYCLONE_XML=${a#--cyclone-xml=} ;; --wakes) WAKES=1 ;; esac
+    --cyclone-xml=*) export ZB_CYCLONE_XML=${a#--cyclone-xml=} ;; --wakes) WAKES=1 ;;
+    --pin-a=*) PIN_A=${a#--pin-a=} ;; --pin-b=*) PIN_B=${a#--pin-b=} ;; esac
 done
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN=$BUILD/bench/zcast-bench-bridge BRIDGE=$BUILD/bridge/zcast-bridge
@@ -55,6 +57,8 @@ zb_netns_up "$id" || { echo "bridge: namespaces could not be set up"; exit 1; }
 # The bridges on DDS domain 0, the Cyclone-only pair on domain 1: neither sees the other's traffic.
 zA=("${inA[@]}" ZCAST_DOMAIN="$DA") zB=("${inB[@]}" ZCAST_DOMAIN="$DB")
 cA=("${inA[@]}" ZB_DDS_DOMAIN=1) cB=("${inB[@]}" ZB_DDS_DOMAIN=1)
+if [ -n "$PIN_A" ]; then zA+=(taskset -c "$PIN_A") cA+=(taskset -c "$PIN_A"); fi
+if [ -n "$PIN_B" ]; then zB+=(taskset -c "$PIN_B") cB+=(taskset -c "$PIN_B"); fi
 for h in A B; do
   other=$([ $h = A ] && echo in || echo out) mine=$([ $h = A ] && echo out || echo in)
   {
