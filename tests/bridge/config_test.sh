@@ -38,7 +38,7 @@ grep -q "line 4: out /c sensor_msgs/msg/Image reliable depth=16 history=1" <<<"$
 . "$(dirname "$0")/config_helpers.sh"
 R='sensor_msgs/msg/Image'
 bad '2: unknown QoS "sideways" (reliable, best_effort, default, sensor_data, transient_local)' '# x' "out /a $R sideways"
-bad '1: unknown keyword "up" (in, out, service, dds_domain, zcast_domain, node, threads)' "up /a $R reliable"
+bad '1: unknown keyword "up" (in, out, service, dds_domain, zcast_domain, node, threads, cpu_latency_us)' "up /a $R reliable"
 bad '1: bad topic name "a"' "out a $R reliable"
 bad '1: unknown type "foo/msg/Bar"' "out /a foo/msg/Bar reliable"
 bad '1: expected: in|out <topic>' "out /a $R"
