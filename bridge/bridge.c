@@ -65,8 +65,8 @@ int zcast_bridge_start(const zcast_bridge_config *c, zcast_bridge **out, char *e
 	}
 	/* asked for explicitly: a request that cannot be made stops the start (cpu_latency.c) */
 	if (c->cpu_latency_us >= 0 &&
-	    (b->cpu_latency_fd = zb_cpu_latency_hold(c->cpu_latency_us, c->global_line[4], err,
-						     errlen)) < 0) {
+	    (b->cpu_latency_fd =
+		 zb_cpu_latency_hold(c->cpu_latency_us, c->global_line[4], err, errlen)) < 0) {
 		free(b);
 		return ZCAST_ESYS;
 	}

@@ -275,6 +275,18 @@ static int once(zcast_bridge_config *c, const struct pos *p, int k, const char *
 	return 0;
 }
 
+/* A line for the whole bridge of one number from 0 to hi ("threads 4"), once per file: k is its
+ * global_line slot, hint follows the expected form in the error. */
+static int bridge_number(zcast_bridge_config *c, const struct pos *p, char **w, int n, int k,
+			 uint64_t hi, const char *hint, uint64_t *out)
+{
+	if (once(c, p, k, w[0]) < 0)
+		return ZCAST_EINVAL;
+	if (n != 2)
+		return fail(p, "expected: %s <0..%llu>%s", w[0], (unsigned long long)hi, hint);
+	return number(p, w[0], w[1], 0, hi, out);
+}
+
 static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 {
 	char *hash = strchr(s, '#');
@@ -289,16 +301,12 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 	}
 	if (n == 0)
 		return 0;
+	uint64_t v;
+	int e;
 	if (strcmp(w[0], "dds_domain") == 0) {
-		if (once(c, p, 0, "dds_domain") < 0)
-			return ZCAST_EINVAL;
-		uint64_t d;
-		int e;
-		if (n != 2)
-			return fail(p, "expected: dds_domain <0..%d>", ZB_MAX_DDS_DOMAIN);
-		if ((e = number(p, "dds_domain", w[1], 0, ZB_MAX_DDS_DOMAIN, &d)) < 0)
+		if ((e = bridge_number(c, p, w, n, 0, ZB_MAX_DDS_DOMAIN, "", &v)) < 0)
 			return e;
-		c->dds_domain = (uint32_t)d;
+		c->dds_domain = (uint32_t)v;
 		c->dds_domain_set = 1;
 		return 0;
 	}
@@ -311,16 +319,10 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		return 0;
 	}
 	if (strcmp(w[0], "threads") == 0) {
-		if (once(c, p, 2, "threads") < 0)
-			return ZCAST_EINVAL;
-		uint64_t t;
-		int e;
-		if (n != 2)
-			return fail(p, "expected: threads <0..%d> (0: a thread per route)",
-				    ZB_MAX_THREADS);
-		if ((e = number(p, "threads", w[1], 0, ZB_MAX_THREADS, &t)) < 0)
+		if ((e = bridge_number(c, p, w, n, 2, ZB_MAX_THREADS, " (0: a thread per route)",
+				       &v)) < 0)
 			return e;
-		c->threads = (int)t;
+		c->threads = (int)v;
 		return 0;
 	}
 	if (strcmp(w[0], "node") == 0) {
@@ -333,15 +335,9 @@ static int parse_line(zcast_bridge_config *c, const struct pos *p, char *s)
 		return 0;
 	}
 	if (strcmp(w[0], "cpu_latency_us") == 0) { /* cpu_latency.c */
-		if (once(c, p, 4, "cpu_latency_us") < 0)
-			return ZCAST_EINVAL;
-		uint64_t us;
-		int e;
-		if (n != 2)
-			return fail(p, "expected: cpu_latency_us <0..%d>", ZB_MAX_CPU_LATENCY_US);
-		if ((e = number(p, "cpu_latency_us", w[1], 0, ZB_MAX_CPU_LATENCY_US, &us)) < 0)
+		if ((e = bridge_number(c, p, w, n, 4, ZB_MAX_CPU_LATENCY_US, "", &v)) < 0)
 			return e;
-		c->cpu_latency_us = (int)us;
+		c->cpu_latency_us = (int)v;
 		return 0;
 	}
 	if (strcmp(w[0], "in") == 0 || strcmp(w[0], "out") == 0)

@@ -16,10 +16,11 @@ int zb_cpu_latency_hold(int us, int line, char *err, size_t errlen)
 	/* close-on-exec: a child of an embedding program must not keep the request after us */
 	int fd = open(ZB_CPU_LATENCY_FILE, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen,
-			 "line %d: cpu_latency_us %d: %s: %s (writing it needs root; without the line "
-			 "the bridge asks for nothing)",
-			 line, us, ZB_CPU_LATENCY_FILE, strerror(errno));
+		snprintf(
+		    err, errlen,
+		    "line %d: cpu_latency_us %d: %s: %s (writing it needs root; without the line "
+		    "the bridge asks for nothing)",
+		    line, us, ZB_CPU_LATENCY_FILE, strerror(errno));
 		return ZCAST_ESYS;
 	}
 	/* the value as a binary s32 (the kernel takes a 4-byte write as the number itself) */

@@ -32,7 +32,7 @@ static int usage(void)
 	    "  zcast_domain <name>\n"
 	    "  threads <N>   (worker threads for the routes; 0: a thread per route)\n"
 	    "  node <name>\n"
-	    "  cpu_latency_us <0..10000>   (held on /dev/cpu_dma_latency while running; needs root)\n"
+	    "  cpu_latency_us <N>   (0..10000 us, held on /dev/cpu_dma_latency; needs root)\n"
 	    "  out|in <topic> <pkg/msg/Type> "
 	    "reliable|best_effort|default|sensor_data|transient_local\n"
 	    "    [depth=N] [history=N] [max_size=N] [slots=N] [catchup=N] [ros_name=/x]\n"
@@ -114,7 +114,8 @@ int main(int argc, char **argv)
 			       r[i].depth, r[i].history, r[i].max_size);
 		zb_cli_services_check(c);
 		if (zcast_bridge_config_cpu_latency(c) >= 0)
-			printf("cpu_latency_us %d: held on /dev/cpu_dma_latency while the bridge runs\n",
+			printf("cpu_latency_us %d: held on /dev/cpu_dma_latency while the "
+			       "bridge runs\n",
 			       zcast_bridge_config_cpu_latency(c));
 		zcast_bridge_config_free(c);
 		return 0;

@@ -4,11 +4,9 @@
 # value: exit 1 with "file:line: what". No root, no network (the request itself: cpu_latency_test.sh).
 # Usage: cpu_latency_config_test.sh <zcast-bridge>
 set -uo pipefail
-BRIDGE=$1
-W=$(mktemp -d)
+BRIDGE=$1 R=sensor_msgs/msg/Image W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-R='sensor_msgs/msg/Image'
 
 . "$(dirname "$0")/config_helpers.sh"
 for v in 0 1 50 10000; do
