@@ -57,7 +57,9 @@ struct zc_svc_taken {       /* a request taken and not yet answered */
 	uint64_t client_id; /* copies of its header, checked at take */
 	uint32_t nonce;
 	uint64_t seq;
-	bool room_wanted;   /* its response or failure found no room: watched (server_room.c) */
+	/* Its response or failure found no room: watched (server_room.c) for what the retry needs,
+	 * ZC_ROOM_SLOT (a loan), ZC_ROOM_QUEUE (the send of a loan held) or both (a failure). */
+	unsigned room_need;
 };
 struct zc_svc_route { /* a publisher on one client's response topic */
 	uint64_t client_id;

@@ -61,9 +61,15 @@ static bool queues_have_room(struct zc_topic *t)
 	return true;
 }
 
+bool zc_pub_room_for(zcast_pub *p, unsigned need)
+{
+	return (!(need & ZC_ROOM_SLOT) || pool_has_free_slot(p->pool)) &&
+	       (!(need & ZC_ROOM_QUEUE) || queues_have_room(&p->t));
+}
+
 bool zc_pub_has_room(zcast_pub *p)
 {
-	return pool_has_free_slot(p->pool) && queues_have_room(&p->t);
+	return zc_pub_room_for(p, ZC_ROOM_SLOT | ZC_ROOM_QUEUE);
 }
 
 bool zc_room_arm(zcast_pub *p, struct zc_wword w[2])
