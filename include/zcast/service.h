@@ -194,8 +194,9 @@ ZCAST_API int zcast_waitset_add_server_room(zcast_waitset *ws, zcast_server *srv
 					    int *id);
 /** "Room again" for a client: reported (kind ZCAST_WS_PUB_ROOM) while a zcast_request_loan or
  * zcast_request_send refused for room would find it: a free request slot in the client's pool, and
- * a live server with queue room, or none at all (the send then says ZCAST_ENOSERVER). A server
- * that takes, closes or dies wakes it. Level-triggered, as zcast_waitset_add_pub_room: enable it
+ * a live server with queue room, or none at all (the send then says ZCAST_ENOSERVER); for a send
+ * whose loan is still held, queue room alone. A server that takes, closes, dies or joins wakes
+ * it. Level-triggered, as zcast_waitset_add_pub_room: enable it
  * while a request waits to be sent. (ZCAST_ENOSLOT for slot_count calls pending ends with an
  * outcome: zcast_waitset_add_client.) */
 ZCAST_API int zcast_waitset_add_client_room(zcast_waitset *ws, zcast_client *cli, void *user,

@@ -161,7 +161,13 @@ struct zcast_client {
 	zcast_response_callback ex_cb;
 	void *ex_ctx;
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
+	uint64_t *refused;	   /* per request slot: 1 + the generation of a loan whose send failed */
+	struct zc_room_src room;   /* for wait sets (client_room.c) */
 };
+/* client_room.c: the client's room source (zcast_waitset_add_client_room), made once req_pub is
+ * open; under mu, req (a loan of req_pub) is noted as refused: its retry needs no free slot. */
+ZC_HIDDEN int zc_svc_client_room_init(zcast_client *cli);
+ZC_HIDDEN void zc_svc_client_room_refused(zcast_client *cli, const zcast_msg *req);
 /* Sends req (client.c): deadline 0 = do not wait, < 0 = wait for a server or room forever, else
  * until that zc_now_ns() time. `waited`: zcast_client_call's (struct zc_svc_call). */
 ZC_HIDDEN int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, bool waited,
