@@ -7,6 +7,8 @@
  * needs, or is gone: the caller's retry then gets further (sent, or ZCAST_ENOENT / the request let
  * go of). Only what the retry needs: a send refused for queue room holds its loan, so the pool may
  * stay full (the client holding the other responses) while the queue has room again. */
+#include <limits.h>
+
 #include "svc_internal.h"
 
 /* Under srv->mu: does a request of route rt's client wait for room? */
@@ -61,7 +63,22 @@ static bool room_ready(void *ctx)
 	return ready;
 }
 
+/* Several threads may answer: one may sleep in a wait set on the routes it looked up while another
+ * one's call is refused for room. Its route is looked up only at the next sleep: the bump ends
+ * this one. */
+void zc_svc_room_need(zcast_server *srv, struct zc_svc_taken *tk, unsigned need)
+{
+	bool starts = need && !tk->room_need;
+	tk->room_need = need;
+	if (!starts)
+		return;
+	/* SYNC: room-grown: need set, then the bump; partner wait/room_set.c ws_set_snapshot */
+	atomic_fetch_add_explicit(&srv->room_grown, 1, memory_order_seq_cst);
+	zc_futex_wake_private(&srv->room_grown, INT_MAX);
+}
+
 void zc_svc_room_init(zcast_server *srv)
 {
-	srv->room = (struct zc_room_src){.pubs = room_pubs, .ready = room_ready, .ctx = srv};
+	srv->room = (struct zc_room_src){.pubs = room_pubs, .ready = room_ready, .ctx = srv,
+					 .grown = &srv->room_grown};
 }

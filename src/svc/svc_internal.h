@@ -87,6 +87,7 @@ struct zcast_server {
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
 	uint32_t swept_graph;      /* the request topic's graph word at the last sweep (hook only) */
 	struct zc_room_src room;   /* its routes that want room, for wait sets (server_room.c) */
+	_Atomic uint32_t room_grown; /* room.grown: bumped when a request starts to want room */
 };
 /* Under srv->mu: a header-only message of `kind` (a failure or a refusal, with `why`) for one call
  * of a client (server_routes.c): 0, ZCAST_ENOENT when the client is gone, ZCAST_ENOSLOT when its
@@ -112,6 +113,9 @@ ZC_HIDDEN int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t 
 				zcast_msg **m);
 /* server_room.c: the server's source of routes that want room (zcast_waitset_add_server_room). */
 ZC_HIDDEN void zc_svc_room_init(zcast_server *srv);
+/* Under srv->mu: taken request tk's retry needs `need` (ZC_ROOM_*, 0: nothing); a wait set asleep
+ * on the other routes is woken when tk starts to want room. */
+ZC_HIDDEN void zc_svc_room_need(zcast_server *srv, struct zc_svc_taken *tk, unsigned need);
 /* server_sweep.c: the server in the process's list of handles (its routes swept by the hook). */
 ZC_HIDDEN void zc_svc_server_watch(zcast_server *srv);
 ZC_HIDDEN void zc_svc_server_unwatch(zcast_server *srv);

@@ -57,11 +57,13 @@ ZC_HIDDEN void zc_room_disarm(zcast_pub *pub);
  * fills up to max of them, each with a reference of its own (dropped with zc_pub_unref), and
  * returns how many there are (more than max: it is asked again with more room); `ready` says
  * whether the caller's retry would now get further (room, or the peer gone), and is asked again
- * after every word is announced. */
+ * after every word is announced. `grown` (or NULL): a private futex word the layer above bumps
+ * and wakes when `pubs` may name one more (another thread's call refused for room meanwhile). */
 struct zc_room_src {
 	uint32_t (*pubs)(void *ctx, zcast_pub **out, uint32_t max);
 	bool (*ready)(void *ctx);
 	void *ctx;
+	_Atomic uint32_t *grown;
 };
 ZC_HIDDEN int zc_waitset_add_room_src(zcast_waitset *ws, const struct zc_room_src *src, void *user,
 				      int *id);
