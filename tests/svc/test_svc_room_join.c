@@ -7,50 +7,21 @@
  * Each join happens once the waiting thread sleeps on a futex (else the wait would see the room
  * before it sleeps, and pass on the old code too). A wait that is not woken hangs: the watchdog
  * fails the test. */
-#include <pthread.h>
-#include <sys/syscall.h>
-
 #include "zt_svc_room.h"
 
 static const char *service = "/svc/room_join";
 
-struct waiter {
+struct send_waiter {
+	struct zt_room_sleeper s; /* first: the thread's argument */
 	zcast_client *cli;
-	zcast_msg *req;      /* send_wait: the request refused for room */
-	zcast_waitset *ws;   /* room_wait: the wait set with the client's room entry */
-	_Atomic pid_t tid;
-	int result;
+	zcast_msg *req; /* refused for room */
 };
 
 static void *send_wait(void *arg)
 {
-	struct waiter *w = arg;
-	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
-	w->result = zcast_request_send_wait(w->cli, w->req, -1, NULL);
+	struct send_waiter *w = arg;
+	w->s.result = zcast_request_send_wait(w->cli, w->req, -1, NULL);
 	return NULL;
-}
-
-static void *room_wait(void *arg)
-{
-	struct waiter *w = arg;
-	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
-	zcast_ws_event ev[2];
-	w->result = zcast_waitset_wait(w->ws, -1, ev, 2);
-	if (w->result == 1)
-		CHECK_EQ(ev[0].kind, ZCAST_WS_PUB_ROOM);
-	return NULL;
-}
-
-/* Runs fn in a thread, opens a second server once that thread sleeps, joins the thread. */
-static zcast_server *join_while_asleep(void *(*fn)(void *), struct waiter *w)
-{
-	pthread_t th;
-	CHECK_EQ(pthread_create(&th, NULL, fn, w), 0);
-	while (!atomic_load(&w->tid) || !zt_futex_asleep(getpid(), atomic_load(&w->tid)))
-		zt_sleep_ms(1); /* polls for the event (the thread asleep), bounds nothing */
-	zcast_server *s2 = zt_room_server(service, 0, 1);
-	CHECK_EQ(pthread_join(th, NULL), 0);
-	return s2;
 }
 
 /* A client whose second request finds the only server's queue (of one) full. */
@@ -66,10 +37,11 @@ static zcast_msg *fill_queue(zcast_client **cli)
 static void send_wait_server_joins(void)
 {
 	zcast_server *s1 = zt_room_server(service, 0, 1);
-	struct waiter w = {0};
+	struct send_waiter w = {.s.fn = send_wait};
 	w.req = fill_queue(&w.cli);
-	zcast_server *s2 = join_while_asleep(send_wait, &w);
-	CHECK_EQ(w.result, 0); /* queued at the new server */
+	zt_room_sleeper_start(&w.s);
+	zcast_server *s2 = zt_room_server(service, 0, 1);
+	CHECK_EQ(zt_room_sleeper_join(&w.s), 0); /* queued at the new server */
 	zcast_msg *req;
 	CHECK_EQ(zcast_request_take(s2, &req), 0);
 	zcast_msg_drop(req);
@@ -81,18 +53,20 @@ static void send_wait_server_joins(void)
 static void room_entry_server_joins(void)
 {
 	zcast_server *s1 = zt_room_server(service, 0, 1);
-	struct waiter w = {0};
-	zcast_msg *pending = fill_queue(&w.cli);
+	zcast_client *cli;
+	zcast_msg *pending = fill_queue(&cli);
+	struct zt_room_sleeper w = {0};
 	int id;
 	zcast_ws_event ev[2];
 	CHECK_EQ(zcast_waitset_create(&w.ws), 0);
-	CHECK_EQ(zcast_waitset_add_client_room(w.ws, w.cli, NULL, &id), 0);
+	CHECK_EQ(zcast_waitset_add_client_room(w.ws, cli, NULL, &id), 0);
 	CHECK_EQ(zcast_waitset_wait(w.ws, 0, ev, 2), ZCAST_ETIMEDOUT);
-	zcast_server *s2 = join_while_asleep(room_wait, &w);
-	CHECK_EQ(w.result, 1);
-	CHECK_EQ(zcast_request_send(w.cli, pending, NULL), 0);
+	zt_room_sleeper_start(&w);
+	zcast_server *s2 = zt_room_server(service, 0, 1);
+	CHECK_EQ(zt_room_sleeper_join(&w), 1);
+	CHECK_EQ(zcast_request_send(cli, pending, NULL), 0);
 	zcast_waitset_destroy(w.ws);
-	CHECK_EQ(zcast_client_close(w.cli), 0);
+	CHECK_EQ(zcast_client_close(cli), 0);
 	CHECK_EQ(zcast_server_close(s2), 0);
 	CHECK_EQ(zcast_server_close(s1), 0);
 }

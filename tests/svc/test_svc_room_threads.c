@@ -5,9 +5,6 @@
  * before it slept, and nothing it slept on moved: it slept on (here for ever: guard slice off;
  * the watchdog fails the test). The refusal happens once the sleeper sleeps on a futex (else its
  * look-up would find the second route, and the old code passes too). */
-#include <pthread.h>
-#include <sys/syscall.h>
-
 #include "zt_svc_room.h"
 
 static const char *service = "/svc/room_threads";
@@ -27,23 +24,6 @@ static void fill_route(zcast_server *srv, zcast_client *cli, zcast_msg **held, z
 	CHECK_EQ(zcast_request_take(srv, req), 0);
 }
 
-struct sleeper {
-	zcast_waitset *ws;
-	_Atomic pid_t tid;
-	int result;
-};
-
-static void *sleep_for_room(void *arg)
-{
-	struct sleeper *s = arg;
-	atomic_store(&s->tid, (pid_t)syscall(SYS_gettid));
-	zcast_ws_event ev[2];
-	s->result = zcast_waitset_wait(s->ws, -1, ev, 2);
-	if (s->result == 1)
-		CHECK_EQ(ev[0].kind, ZCAST_WS_PUB_ROOM);
-	return NULL;
-}
-
 int main(void)
 {
 	setenv("ZCAST_NO_GUARD_SLICE", "1", 1); /* a lost wake is a hang, not a 1 s delay */
@@ -57,15 +37,11 @@ int main(void)
 	fill_route(srv, c2, &held2, &req2);
 	CHECK_EQ(zcast_response_loan(srv, req1, 8, &resp), ZCAST_ENOSLOT);
 
-	struct sleeper s = {.ws = zt_server_room_ws(srv)};
-	pthread_t th;
-	CHECK_EQ(pthread_create(&th, NULL, sleep_for_room, &s), 0);
-	while (!atomic_load(&s.tid) || !zt_futex_asleep(getpid(), atomic_load(&s.tid)))
-		zt_sleep_ms(1); /* polls for the event (the thread asleep), bounds nothing */
+	struct zt_room_sleeper s = {.ws = zt_server_room_ws(srv)};
+	zt_room_sleeper_start(&s);
 	CHECK_EQ(zcast_response_loan(srv, req2, 8, &resp), ZCAST_ENOSLOT); /* another thread's */
 	zcast_msg_drop(held2); /* c2's slot comes back */
-	CHECK_EQ(pthread_join(th, NULL), 0);
-	CHECK_EQ(s.result, 1);
+	CHECK_EQ(zt_room_sleeper_join(&s), 1);
 	CHECK_EQ(zcast_response_loan(srv, req2, 8, &resp), 0);
 	CHECK_EQ(zcast_response_send(srv, resp), 0);
 
