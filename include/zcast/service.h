@@ -90,7 +90,8 @@ ZCAST_API int zcast_server_wait(zcast_server *srv, int64_t timeout_ns);
  * loan the caller owns: send it or drop it. ZCAST_ENOENT when the client is gone (the request is
  * then answered: nobody waits for it). ZCAST_ENOSLOT when the server's response slots for that
  * client are all held (queued, or taken and not dropped by the client): try again when
- * zcast_waitset_add_server_room reports room. */
+ * zcast_waitset_add_server_room reports room. Another error (e.g. no descriptor or memory left to
+ * open the route to that client) also leaves the request taken and unanswered: try again. */
 ZCAST_API int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_msg **resp);
 /** Sends the response to the client that asked, and only to it. On success the caller's reference
  * is consumed; the request counts as answered (the caller may still hold and read it). On failure

@@ -99,16 +99,19 @@ ZC_HIDDEN int zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonc
 ZC_HIDDEN void zc_svc_server_fail_all(zcast_server *srv);
 /* Under srv->mu: the request a taken message is, or NULL (server.c). */
 ZC_HIDDEN struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req);
-/* Under srv->mu: the publisher on that client's response topic, opened when missing; NULL when the client is
- * gone (its topic does not exist or nobody subscribes any more). */
-ZC_HIDDEN zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce);
+/* Under srv->mu: the publisher on that client's response topic, opened when missing: 0, ZCAST_ENOENT
+ * when the client is gone (its topic does not exist or nobody subscribes any more), or the error
+ * that kept the route from opening (out of descriptors or memory: the client may be there). */
+ZC_HIDDEN int zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce,
+			       zcast_pub **pub);
 /* Under srv->mu: does the route's client still subscribe (a probe only when its graph word moved)? */
 ZC_HIDDEN bool zc_svc_route_live(struct zc_svc_route *rt);
 /* Closes route i and removes its topic if nobody is left on it. */
 ZC_HIDDEN void zc_svc_route_drop(zcast_server *srv, uint32_t i);
 ZC_HIDDEN void zc_svc_routes_close(zcast_server *srv);
 /* server_sweep.c, under srv->mu: a loan of `size` bytes on the client's route (the sweep closes
- * no route with a loan out): 0, ZCAST_ENOENT when the client is gone, or the loan's error. */
+ * no route with a loan out): 0, ZCAST_ENOENT when the client is gone, or the route's or the
+ * loan's error. */
 ZC_HIDDEN int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t nonce, size_t size,
 				zcast_msg **m);
 /* server_room.c: the server's source of routes that want room (zcast_waitset_add_server_room). */
