@@ -1,10 +1,10 @@
 /* A client waiting for room (zcast_waitset_add_client_room, docs/SERVICES.md "Waiting for room"):
  * the wait set's set entry (wait/room_set.c) sleeps on the request publisher's words (its pool's
- * `freed`, the request topic's `space` and graph words: a server that takes, closes, dies or joins).
- * Ready when a refused call's retry would get further: a loan needs a free slot and queue room
- * after it, but the send of a loan held needs queue room only, however full the pool (its other
- * slots may all be the caller's own loans, which nobody frees meanwhile). Such loans are the ones
- * whose send failed and that are still held: each slot remembers the generation of that loan. */
+ * `freed`, the request topic's `space` and graph words: a server that takes, closes, dies or
+ * joins). Ready when a refused call's retry would get further: a loan needs a free slot and queue
+ * room after it, but the send of a loan held needs queue room only, however full the pool (its
+ * other slots may all be the caller's own loans, which nobody frees meanwhile). Such loans are the
+ * ones whose send failed and that are still held: each slot remembers that loan's generation. */
 #include <stdlib.h>
 
 #include "svc_internal.h"

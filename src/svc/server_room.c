@@ -79,6 +79,6 @@ void zc_svc_room_need(zcast_server *srv, struct zc_svc_taken *tk, unsigned need)
 
 void zc_svc_room_init(zcast_server *srv)
 {
-	srv->room = (struct zc_room_src){.pubs = room_pubs, .ready = room_ready, .ctx = srv,
-					 .grown = &srv->room_grown};
+	srv->room = (struct zc_room_src){
+	    .pubs = room_pubs, .ready = room_ready, .ctx = srv, .grown = &srv->room_grown};
 }

@@ -99,9 +99,10 @@ ZC_HIDDEN int zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonc
 ZC_HIDDEN void zc_svc_server_fail_all(zcast_server *srv);
 /* Under srv->mu: the request a taken message is, or NULL (server.c). */
 ZC_HIDDEN struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req);
-/* Under srv->mu: the publisher on that client's response topic, opened when missing: 0, ZCAST_ENOENT
- * when the client is gone (its topic does not exist or nobody subscribes any more), or the error
- * that kept the route from opening (out of descriptors or memory: the client may be there). */
+/* Under srv->mu: the publisher on that client's response topic, opened when missing: 0,
+ * ZCAST_ENOENT when the client is gone (its topic does not exist or nobody subscribes any more), or
+ * the error that kept the route from opening (out of descriptors or memory: the client may be
+ * there). */
 ZC_HIDDEN int zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce,
 			       zcast_pub **pub);
 /* Under srv->mu: does the route's client still subscribe (a probe only when its graph word moved)? */
@@ -168,8 +169,8 @@ struct zcast_client {
 	zcast_response_callback ex_cb;
 	void *ex_ctx;
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
-	uint64_t *refused;	   /* per request slot: 1 + the generation of a loan whose send failed */
-	struct zc_room_src room;   /* for wait sets (client_room.c) */
+	uint64_t *refused; /* per request slot: 1 + the generation of a loan whose send failed */
+	struct zc_room_src room; /* for wait sets (client_room.c) */
 };
 /* client_room.c: the client's room source (zcast_waitset_add_client_room), made once req_pub is
  * open; under mu, req (a loan of req_pub) is noted as refused: its retry needs no free slot. */

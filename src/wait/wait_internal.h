@@ -42,8 +42,8 @@ ZC_HIDDEN int zc_graph_count(struct zc_topic *t, enum zc_kind kind);
 /* ---- publisher room (room.c) ---- */
 /* Would a publish find room now (a free pool slot, space in every FULL queue and RR group)? */
 ZC_HIDDEN bool zc_pub_has_room(zcast_pub *pub);
-/* The part of it a refused call needs again: a loan a free slot, the publish of a loan held (whatever
- * the pool) queue room, a loan and its publish both. */
+/* The part of it a refused call needs again: a loan a free slot, the publish of a loan held
+ * (whatever the pool) queue room, a loan and its publish both. */
 enum { ZC_ROOM_SLOT = 1, ZC_ROOM_QUEUE = 2 };
 ZC_HIDDEN bool zc_pub_room_for(zcast_pub *pub, unsigned need);
 /* Announces a room waiter and fills the two words to sleep on (topic `space`, pool `freed`).

@@ -39,8 +39,8 @@ int main(void)
 	uint64_t s1;
 	CHECK_EQ(zcast_request_send(cli, r1, &s1), 0);
 
-	/* No refused send is held now (r2 was never sent): a loan needs a slot, and queue room alone
-	 * is no report. The queue is full again (r1), then has room; the pool stays full. */
+	/* No refused send is held now (r2 was never sent): a loan needs a slot, and queue room
+	 * alone is no report. The queue is full again (r1), then has room; the pool stays full. */
 	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 2), ZCAST_ETIMEDOUT);
 	zcast_msg_drop(req);
 	CHECK_EQ(zcast_request_take(srv, &req), 0); /* r1 held by the server: queue room */

@@ -1,6 +1,6 @@
-/* Services: a server answered by several threads, one of which sleeps in a wait set with the server's
- * room entry. Another thread's response loan for a second client is refused for room while it
- * sleeps, then that client frees a slot: the entry must report (level-triggered: the second
+/* Services: a server answered by several threads, one of which sleeps in a wait set with the
+ * server's room entry. Another thread's response loan for a second client is refused for room while
+ * it sleeps, then that client frees a slot: the entry must report (level-triggered: the second
  * request's retry gets further now). The sleeper had looked up only the first client's route
  * before it slept, and nothing it slept on moved: it slept on (here for ever: guard slice off;
  * the watchdog fails the test). The refusal happens once the sleeper sleeps on a futex (else its
