@@ -40,15 +40,17 @@ static void forget(struct zb_svc_rt *rt, struct zb_svc_call *c)
 }
 
 /* Fails call c's request. The failure is a message to its zcast client, which learns of it from
- * nothing else: when it finds no room there the call stays, failing, and is tried again when room
- * comes (retry_room); counted once. */
+ * nothing else: when it finds no room there (or the route to the client cannot be opened now: no
+ * descriptor or memory left) the call stays, failing, and is tried again when room comes or at the
+ * next turn (retry_room); counted once. EINVAL: the library let go of it (its client left). */
 static void fail_call(struct zb_svc_rt *rt, struct zb_svc_call *c, unsigned kind, const char *what,
 		      const char *why)
 {
 	if (!c->failing)
 		zb_svc_fail(rt, kind, what, why);
 	c->failing = 1;
-	if (zcast_request_fail(rt->srv, c->req) != ZCAST_ENOSLOT)
+	int e = zcast_request_fail(rt->srv, c->req);
+	if (e == 0 || e == ZCAST_EINVAL)
 		forget(rt, c);
 }
 

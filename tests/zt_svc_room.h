@@ -3,6 +3,9 @@
 #ifndef ZT_SVC_ROOM_H
 #define ZT_SVC_ROOM_H
 
+#include <pthread.h>
+#include <sys/syscall.h>
+
 #include "zt_svc.h"
 
 /* A server of `service` with `slots` response slots per client and a queue of `depth` (0: the
@@ -28,6 +31,43 @@ static inline zcast_waitset *zt_server_room_ws(zcast_server *srv)
 	CHECK_EQ(zcast_waitset_add_server_room(ws, srv, srv, &id), 0);
 	CHECK_EQ(zcast_waitset_wait(ws, 0, ev, 2), ZCAST_ETIMEDOUT);
 	return ws;
+}
+
+/* A thread that waits in a wait set without timeout (a room entry: test_svc_room_join.c,
+ * test_svc_room_threads.c): started, then the test goes on once it sleeps on a futex (else the wait
+ * would see the room before it sleeps); joined with the wait's result. */
+struct zt_room_sleeper {
+	zcast_waitset *ws;
+	void *(*fn)(void *); /* the thread's own wait instead (NULL: the wait set's) */
+	_Atomic pid_t tid;
+	int result;
+	pthread_t th;
+};
+
+static inline void *zt_room_sleeper_main(void *arg)
+{
+	struct zt_room_sleeper *s = arg;
+	atomic_store(&s->tid, (pid_t)syscall(SYS_gettid));
+	if (s->fn)
+		return s->fn(s);
+	zcast_ws_event ev[2];
+	s->result = zcast_waitset_wait(s->ws, -1, ev, 2);
+	if (s->result == 1)
+		CHECK_EQ(ev[0].kind, ZCAST_WS_PUB_ROOM);
+	return NULL;
+}
+
+static inline void zt_room_sleeper_start(struct zt_room_sleeper *s)
+{
+	CHECK_EQ(pthread_create(&s->th, NULL, zt_room_sleeper_main, s), 0);
+	while (!atomic_load(&s->tid) || !zt_futex_asleep(getpid(), atomic_load(&s->tid)))
+		zt_sleep_ms(1); /* polls for the event (the thread asleep), bounds nothing */
+}
+
+static inline int zt_room_sleeper_join(struct zt_room_sleeper *s)
+{
+	CHECK_EQ(pthread_join(s->th, NULL), 0);
+	return s->result;
 }
 
 #endif

@@ -90,7 +90,8 @@ ZCAST_API int zcast_server_wait(zcast_server *srv, int64_t timeout_ns);
  * loan the caller owns: send it or drop it. ZCAST_ENOENT when the client is gone (the request is
  * then answered: nobody waits for it). ZCAST_ENOSLOT when the server's response slots for that
  * client are all held (queued, or taken and not dropped by the client): try again when
- * zcast_waitset_add_server_room reports room. */
+ * zcast_waitset_add_server_room reports room. Another error (e.g. no descriptor or memory left to
+ * open the route to that client) also leaves the request taken and unanswered: try again. */
 ZCAST_API int zcast_response_loan(zcast_server *srv, zcast_msg *req, size_t size, zcast_msg **resp);
 /** Sends the response to the client that asked, and only to it. On success the caller's reference
  * is consumed; the request counts as answered (the caller may still hold and read it). On failure
@@ -194,8 +195,9 @@ ZCAST_API int zcast_waitset_add_server_room(zcast_waitset *ws, zcast_server *srv
 					    int *id);
 /** "Room again" for a client: reported (kind ZCAST_WS_PUB_ROOM) while a zcast_request_loan or
  * zcast_request_send refused for room would find it: a free request slot in the client's pool, and
- * a live server with queue room, or none at all (the send then says ZCAST_ENOSERVER). A server
- * that takes, closes or dies wakes it. Level-triggered, as zcast_waitset_add_pub_room: enable it
+ * a live server with queue room, or none at all (the send then says ZCAST_ENOSERVER); for a send
+ * whose loan is still held, queue room alone. A server that takes, closes, dies or joins wakes
+ * it. Level-triggered, as zcast_waitset_add_pub_room: enable it
  * while a request waits to be sent. (ZCAST_ENOSLOT for slot_count calls pending ends with an
  * outcome: zcast_waitset_add_client.) */
 ZCAST_API int zcast_waitset_add_client_room(zcast_waitset *ws, zcast_client *cli, void *user,

@@ -158,6 +158,11 @@ int zcast_sub_open(const char *topic, const zcast_sub_opts *opts, zcast_sub **ou
 	/* SYNC: rec-active: ring and depth before ACTIVE; partner core/publish.c select_targets */
 	atomic_store_explicit(&rec->state, ZC_REC_ACTIVE, memory_order_release);
 	zc_topic_graph_changed(t);
+	/* A new member of a BALANCE_RR group is queue room for it: publishers that found every
+	 * member full sleep on `space`, not on the graph word (a service client's send, its room
+	 * entry). */
+	if (s->policy == ZCAST_POLICY_BALANCE_RR)
+		zc_wake_space(h);
 	zc_topic_unlock(t);
 	zc_deaths_watch(t); /* a publisher that dies owing us a wake is reclaimed promptly */
 	ZC_PAUSE("sub:opened"); /* test builds: live messages arrive before the open returns */

@@ -125,6 +125,9 @@ int zc_topic_check_type(struct zc_topic *t, const char *type_name, const uint8_t
  * peers without them waking up for it. */
 void zc_topic_graph_changed(struct zc_topic *t)
 {
+	/* SYNC: graph-word: the change, then the bump, then the wake; partners wait/room_set.c
+	 * ws_set_arm, svc/server_routes.c zc_svc_route_live, svc/client.c publish_req (each reads
+	 * the word before it looks at the members). */
 	atomic_fetch_add_explicit(&t->hdr->graph, 1, memory_order_seq_cst);
 	/* Always: the death watchers' followers sleep on this word without announcing themselves
 	 * (they cannot touch a mapping that may be gone when they wake). One syscall per join. */

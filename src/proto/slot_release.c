@@ -31,7 +31,8 @@ ZC_HOT bool zc_slot_free(struct zc_pool_map *m, uint32_t i, uint32_t from_state,
 		return false;
 	ZC_CRASH("free:after-cas");
 	struct zc_pool_hdr *h = zc_pool_hdr(m);
-	/* SYNC: pool-freed: FREE before reading waiters; partner core/loan.c loan_impl */
+	/* SYNC: pool-freed: FREE before reading waiters; partners core/loan.c loan_impl,
+	 * wait/room.c zc_room_arm */
 	if (atomic_load_explicit(&h->waiters, memory_order_seq_cst)) {
 		atomic_fetch_add_explicit(&h->freed, 1, memory_order_seq_cst);
 		zc_futex_wake(&h->freed, INT_MAX); /* a loan_wait and a room entry may both wait */

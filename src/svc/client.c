@@ -23,6 +23,7 @@ static void client_free(zcast_client *cli)
 	if (cli->req_pub)
 		zcast_pub_close(cli->req_pub);
 	pthread_mutex_destroy(&cli->mu);
+	free(cli->refused);
 	free(cli->calls);
 	free((char *)cli->o.domain);
 	free(cli);
@@ -99,7 +100,7 @@ int zcast_client_open(const char *service, const zcast_service_opts *opts, zcast
 	}
 	if (getrandom(&cli->nonce, sizeof cli->nonce, 0) != sizeof cli->nonce)
 		cli->nonce = (uint32_t)zc_now_ns() ^ (uint32_t)getpid();
-	if ((r = open_request_pub(cli, &o)) != 0 ||
+	if ((r = open_request_pub(cli, &o)) != 0 || (r = zc_svc_client_room_init(cli)) != 0 ||
 	    (cli->id = zcast_pub_id(cli->req_pub), (r = open_response_topic(cli, &o)) != 0)) {
 		client_free(cli);
 		return r;
@@ -219,6 +220,8 @@ int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, bool waited
 	pthread_mutex_lock(&cli->mu);
 	if (c->seq == s && c->state == ZC_CALL_SENDING) /* its response may be taken already */
 		c->state = r ? ZC_CALL_FREE : ZC_CALL_PENDING;
+	if (r) /* the loan stays the caller's: a retry needs no free slot */
+		zc_svc_client_room_refused(cli, req);
 	/* A hook that ran while the call was SENDING passed it by (a reclaim of its server right
 	 * after the publish): check now. A hook that runs later sees it PENDING. Not on every send:
 	 * a fast server has released the request of an answered call already, which would look

@@ -162,7 +162,7 @@ static int response_loan(zcast_server *srv, struct zc_svc_taken *tk, size_t size
 		return zc_err(ZCAST_ENOENT, "service %s: client %llu is gone", srv->service,
 			      (unsigned long long)id);
 	}
-	tk->room_wanted = r == ZCAST_ENOSLOT;
+	zc_svc_room_need(srv, tk, r == ZCAST_ENOSLOT ? ZC_ROOM_SLOT : 0);
 	if (r)
 		return r;
 	ZC_CRASH("svc:respond:after-loan");
@@ -203,7 +203,7 @@ int zcast_response_send(zcast_server *srv, zcast_msg *resp)
 	int r = tk ? zcast_publish(resp->pub, resp)
 		   : zc_err(ZCAST_EINVAL, "not a response loan of this server's open requests");
 	if (tk)
-		tk->room_wanted = r == ZCAST_EAGAIN; /* the client's queue is full */
+		zc_svc_room_need(srv, tk, r == ZCAST_EAGAIN ? ZC_ROOM_QUEUE : 0); /* queue full */
 	if (!r) {
 		ZC_CRASH("svc:respond:after-publish");
 		/* SYNC: response-before-release — the response is queued before the request's slot
@@ -228,7 +228,7 @@ int zcast_request_fail(zcast_server *srv, zcast_msg *req)
 	int r = tk ? zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0)
 		   : ZCAST_EINVAL;
 	if (tk)
-		tk->room_wanted = r == ZCAST_ENOSLOT;
+		zc_svc_room_need(srv, tk, r == ZCAST_ENOSLOT ? ZC_ROOM_SLOT | ZC_ROOM_QUEUE : 0);
 	if (r == 0 || r == ZCAST_ENOENT) { /* told, or nobody waits */
 		tk->resp = NULL; /* an unsent loan: its slot goes back when the caller drops it */
 		taken_forget(srv, tk);

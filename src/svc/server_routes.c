@@ -35,8 +35,11 @@ bool zc_svc_route_live(struct zc_svc_route *rt)
 }
 
 /* Opens a publisher on the client's response topic, only if the topic exists (a forged or stale
- * client id never makes one) and its client still subscribes. */
-static zcast_pub *route_open(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint32_t *graph)
+ * client id never makes one) and its client still subscribes: 0, ZCAST_ENOENT when the client is
+ * gone, or the error that kept us from looking (out of descriptors or memory: the client may well
+ * be there, and its call is not let go of for it). */
+static int route_open(zcast_server *srv, uint64_t client_id, uint32_t nonce, uint32_t *graph,
+		      zcast_pub **out)
 {
 	char topic[ZC_SVC_TOPIC_MAX];
 	zc_svc_response_topic(topic, srv->service, client_id, nonce);
@@ -45,49 +48,55 @@ static zcast_pub *route_open(zcast_server *srv, uint64_t client_id, uint32_t non
 	int r = zcast_topic_stat_get(domain, topic, &st);
 	if (r == 0 && st.subscribers == 0) /* a killed client's: reclaimed and removed */
 		(void)zcast_topic_gc(domain, topic);
-	if (r != 0 || st.subscribers == 0)
-		return NULL;
+	if (r == ZCAST_ENOENT || (r == 0 && st.subscribers == 0))
+		return ZCAST_ENOENT;
+	if (r != 0)
+		return r;
 	zcast_pub_opts po;
 	zcast_pub_opts_init(&po);
 	po.domain = domain;
 	po.slot_size = srv->o.response_size + ZCAST_SERVICE_HEADER;
 	po.slot_count = srv->o.slot_count;
 	zcast_pub *pub;
-	if (zcast_pub_open(topic, &po, &pub) != 0)
-		return NULL;
+	if ((r = zcast_pub_open(topic, &po, &pub)) != 0)
+		return r;
 	*graph = atomic_load(&pub->t.hdr->graph); /* SYNC: graph-word (route_live) */
-	if (zcast_pub_matched(pub) <= 0) { /* the client left meanwhile */
+	int matched = zcast_pub_matched(pub);
+	if (matched <= 0) { /* the client left meanwhile */
 		zcast_pub_close(pub);
-		return NULL;
+		return matched < 0 ? matched : ZCAST_ENOENT;
 	}
-	return pub;
+	*out = pub;
+	return 0;
 }
 
-zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce)
+int zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce, zcast_pub **pub)
 {
 	for (uint32_t i = 0; i < srv->n_routes; i++) {
 		struct zc_svc_route *rt = &srv->routes[i];
 		if (rt->client_id != client_id || rt->nonce != nonce)
 			continue;
-		if (zc_svc_route_live(rt))
-			return rt->pub;
+		if (zc_svc_route_live(rt)) {
+			*pub = rt->pub;
+			return 0;
+		}
 		zc_svc_route_drop(srv, i); /* its client is gone: so is the topic once we leave */
-		return NULL;
+		return ZCAST_ENOENT;
 	}
 	if (srv->n_routes == srv->cap_routes) {
 		uint32_t cap = srv->cap_routes ? 2 * srv->cap_routes : 8;
 		struct zc_svc_route *r = realloc(srv->routes, cap * sizeof *r);
 		if (!r)
-			return NULL;
+			return zc_err(ZCAST_ENOMEM, "service %s: out of memory", srv->service);
 		srv->routes = r;
 		srv->cap_routes = cap;
 	}
 	uint32_t graph = 0;
-	zcast_pub *pub = route_open(srv, client_id, nonce, &graph);
-	if (pub)
+	int r = route_open(srv, client_id, nonce, &graph, pub);
+	if (r == 0)
 		srv->routes[srv->n_routes++] = (struct zc_svc_route){
-		    .client_id = client_id, .nonce = nonce, .pub = pub, .graph = graph};
-	return pub;
+		    .client_id = client_id, .nonce = nonce, .pub = *pub, .graph = graph};
+	return r;
 }
 
 void zc_svc_routes_close(zcast_server *srv)

@@ -79,6 +79,7 @@ void zc_svc_server_unwatch(zcast_server *srv)
 int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t nonce, size_t size,
 		      zcast_msg **m)
 {
-	zcast_pub *pub = zc_svc_route_get(srv, client_id, nonce);
-	return pub ? zcast_loan(pub, size, m) : ZCAST_ENOENT;
+	zcast_pub *pub;
+	int r = zc_svc_route_get(srv, client_id, nonce, &pub);
+	return r ? r : zcast_loan(pub, size, m);
 }

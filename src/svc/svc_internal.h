@@ -57,7 +57,9 @@ struct zc_svc_taken {       /* a request taken and not yet answered */
 	uint64_t client_id; /* copies of its header, checked at take */
 	uint32_t nonce;
 	uint64_t seq;
-	bool room_wanted;   /* its response or failure found no room: watched (server_room.c) */
+	/* Its response or failure found no room: watched (server_room.c) for what the retry needs,
+	 * ZC_ROOM_SLOT (a loan), ZC_ROOM_QUEUE (the send of a loan held) or both (a failure). */
+	unsigned room_need;
 };
 struct zc_svc_route { /* a publisher on one client's response topic */
 	uint64_t client_id;
@@ -85,6 +87,7 @@ struct zcast_server {
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
 	uint32_t swept_graph;      /* the request topic's graph word at the last sweep (hook only) */
 	struct zc_room_src room;   /* its routes that want room, for wait sets (server_room.c) */
+	_Atomic uint32_t room_grown; /* room.grown: bumped when a request starts to want room */
 };
 /* Under srv->mu: a header-only message of `kind` (a failure or a refusal, with `why`) for one call
  * of a client (server_routes.c): 0, ZCAST_ENOENT when the client is gone, ZCAST_ENOSLOT when its
@@ -96,20 +99,27 @@ ZC_HIDDEN int zc_svc_notify(zcast_server *srv, uint64_t client_id, uint32_t nonc
 ZC_HIDDEN void zc_svc_server_fail_all(zcast_server *srv);
 /* Under srv->mu: the request a taken message is, or NULL (server.c). */
 ZC_HIDDEN struct zc_svc_taken *zc_svc_taken_find(zcast_server *srv, const zcast_msg *req);
-/* Under srv->mu: the publisher on that client's response topic, opened when missing; NULL when the client is
- * gone (its topic does not exist or nobody subscribes any more). */
-ZC_HIDDEN zcast_pub *zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce);
+/* Under srv->mu: the publisher on that client's response topic, opened when missing: 0,
+ * ZCAST_ENOENT when the client is gone (its topic does not exist or nobody subscribes any more), or
+ * the error that kept the route from opening (out of descriptors or memory: the client may be
+ * there). */
+ZC_HIDDEN int zc_svc_route_get(zcast_server *srv, uint64_t client_id, uint32_t nonce,
+			       zcast_pub **pub);
 /* Under srv->mu: does the route's client still subscribe (a probe only when its graph word moved)? */
 ZC_HIDDEN bool zc_svc_route_live(struct zc_svc_route *rt);
 /* Closes route i and removes its topic if nobody is left on it. */
 ZC_HIDDEN void zc_svc_route_drop(zcast_server *srv, uint32_t i);
 ZC_HIDDEN void zc_svc_routes_close(zcast_server *srv);
 /* server_sweep.c, under srv->mu: a loan of `size` bytes on the client's route (the sweep closes
- * no route with a loan out): 0, ZCAST_ENOENT when the client is gone, or the loan's error. */
+ * no route with a loan out): 0, ZCAST_ENOENT when the client is gone, or the route's or the
+ * loan's error. */
 ZC_HIDDEN int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t nonce, size_t size,
 				zcast_msg **m);
 /* server_room.c: the server's source of routes that want room (zcast_waitset_add_server_room). */
 ZC_HIDDEN void zc_svc_room_init(zcast_server *srv);
+/* Under srv->mu: taken request tk's retry needs `need` (ZC_ROOM_*, 0: nothing); a wait set asleep
+ * on the other routes is woken when tk starts to want room. */
+ZC_HIDDEN void zc_svc_room_need(zcast_server *srv, struct zc_svc_taken *tk, unsigned need);
 /* server_sweep.c: the server in the process's list of handles (its routes swept by the hook). */
 ZC_HIDDEN void zc_svc_server_watch(zcast_server *srv);
 ZC_HIDDEN void zc_svc_server_unwatch(zcast_server *srv);
@@ -159,7 +169,13 @@ struct zcast_client {
 	zcast_response_callback ex_cb;
 	void *ex_ctx;
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
+	uint64_t *refused; /* per request slot: 1 + the generation of a loan whose send failed */
+	struct zc_room_src room; /* for wait sets (client_room.c) */
 };
+/* client_room.c: the client's room source (zcast_waitset_add_client_room), made once req_pub is
+ * open; under mu, req (a loan of req_pub) is noted as refused: its retry needs no free slot. */
+ZC_HIDDEN int zc_svc_client_room_init(zcast_client *cli);
+ZC_HIDDEN void zc_svc_client_room_refused(zcast_client *cli, const zcast_msg *req);
 /* Sends req (client.c): deadline 0 = do not wait, < 0 = wait for a server or room forever, else
  * until that zc_now_ns() time. `waited`: zcast_client_call's (struct zc_svc_call). */
 ZC_HIDDEN int zc_svc_send(zcast_client *cli, zcast_msg *req, int64_t deadline, bool waited,

@@ -20,11 +20,12 @@ int zcast_waitset_add_server_room(zcast_waitset *ws, zcast_server *srv, void *us
 		   : zc_err(ZCAST_EINVAL, "srv is NULL");
 }
 
-/* A request loan or send refused for room waits for what a publisher's does: a free slot in the
- * client's pool, queue room at a server (core/publish.c: its RR group has a member with space). */
+/* A request loan or send refused for room waits for what its retry needs (client_room.c): a free
+ * slot in the client's pool, queue room at a server (core/publish.c: its RR group has a member
+ * with space). */
 int zcast_waitset_add_client_room(zcast_waitset *ws, zcast_client *cli, void *user, int *id)
 {
-	return cli ? zcast_waitset_add_pub_room(ws, cli->req_pub, user, id)
+	return cli ? zc_waitset_add_room_src(ws, &cli->room, user, id)
 		   : zc_err(ZCAST_EINVAL, "cli is NULL");
 }
 

@@ -61,17 +61,26 @@ static bool queues_have_room(struct zc_topic *t)
 	return true;
 }
 
+bool zc_pub_room_for(zcast_pub *p, unsigned need)
+{
+	return (!(need & ZC_ROOM_SLOT) || pool_has_free_slot(p->pool)) &&
+	       (!(need & ZC_ROOM_QUEUE) || queues_have_room(&p->t));
+}
+
 bool zc_pub_has_room(zcast_pub *p)
 {
-	return pool_has_free_slot(p->pool) && queues_have_room(&p->t);
+	return zc_pub_room_for(p, ZC_ROOM_SLOT | ZC_ROOM_QUEUE);
 }
 
 bool zc_room_arm(zcast_pub *p, struct zc_wword w[2])
 {
 	struct zc_topic_hdr *h = p->t.hdr;
 	struct zc_pool_hdr *ph = zc_pool_hdr(p->pool);
-	/* counted in our record too: a crash is taken back out */
+	/* counted in our record too: a crash is taken back out. SYNC: space; partner proto/wake.c
+	 * zc_wake_space (zc_space_arm announces, then the check below) */
 	w[0] = (struct zc_wword){&h->space, zc_space_arm(&p->t, p->index), 0};
+	/* SYNC: pool-freed: announce, read the word, then check; partner proto/slot_release.c
+	 * zc_slot_free (FREE before it reads waiters) */
 	atomic_fetch_add_explicit(&ph->waiters, 1, memory_order_seq_cst);
 	w[1] = (struct zc_wword){&ph->freed, atomic_load_explicit(&ph->freed, memory_order_seq_cst),
 				 0};

@@ -12,6 +12,9 @@
 
 bool ws_set_snapshot(struct ws_entry *e)
 {
+	/* SYNC: room-grown: read before the look-up; partner svc/server_room.c zc_svc_room_need */
+	if (e->src->grown)
+		e->grown_seen = atomic_load_explicit(e->src->grown, memory_order_seq_cst);
 	for (;;) {
 		uint32_t n = e->src->pubs(e->src->ctx, e->set, e->cap_set);
 		if (n <= e->cap_set) {

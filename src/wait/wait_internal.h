@@ -42,6 +42,10 @@ ZC_HIDDEN int zc_graph_count(struct zc_topic *t, enum zc_kind kind);
 /* ---- publisher room (room.c) ---- */
 /* Would a publish find room now (a free pool slot, space in every FULL queue and RR group)? */
 ZC_HIDDEN bool zc_pub_has_room(zcast_pub *pub);
+/* The part of it a refused call needs again: a loan a free slot, the publish of a loan held
+ * (whatever the pool) queue room, a loan and its publish both. */
+enum { ZC_ROOM_SLOT = 1, ZC_ROOM_QUEUE = 2 };
+ZC_HIDDEN bool zc_pub_room_for(zcast_pub *pub, unsigned need);
 /* Announces a room waiter and fills the two words to sleep on (topic `space`, pool `freed`).
  * Returns false (not armed) when there is room already; else call zc_room_disarm once after. */
 ZC_HIDDEN bool zc_room_arm(zcast_pub *pub, struct zc_wword w[2]);
@@ -53,11 +57,13 @@ ZC_HIDDEN void zc_room_disarm(zcast_pub *pub);
  * fills up to max of them, each with a reference of its own (dropped with zc_pub_unref), and
  * returns how many there are (more than max: it is asked again with more room); `ready` says
  * whether the caller's retry would now get further (room, or the peer gone), and is asked again
- * after every word is announced. */
+ * after every word is announced. `grown` (or NULL): a private futex word the layer above bumps
+ * and wakes when `pubs` may name one more (another thread's call refused for room meanwhile). */
 struct zc_room_src {
 	uint32_t (*pubs)(void *ctx, zcast_pub **out, uint32_t max);
 	bool (*ready)(void *ctx);
 	void *ctx;
+	_Atomic uint32_t *grown;
 };
 ZC_HIDDEN int zc_waitset_add_room_src(zcast_waitset *ws, const struct zc_room_src *src, void *user,
 				      int *id);

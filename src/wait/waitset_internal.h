@@ -29,6 +29,7 @@ struct ws_entry {
 	zcast_pub **set;         /* ... its publishers of the current sleep, with references */
 	struct zc_wword *set_words; /* ... three words each (room.c's two, the graph word) */
 	uint32_t n_set, cap_set, n_set_armed;
+	uint32_t grown_seen;     /* ... its source's `grown` word, read before the look-up */
 	struct zc_topic *topic;  /* SUB, GRAPH */
 	uint64_t ino;            /* control segment inode: identifies shared words across mappings */
 	uint32_t graph_seen;     /* GRAPH: value last reported */

@@ -243,6 +243,9 @@ ZC_HOT static bool arm(zcast_waitset *ws, uint32_t *n_words, int64_t *until)
 				for (uint32_t k = 0; k < 3 * e->n_set; k++) /* keyed by address */
 					add_word(ws, &n, 0, (uint64_t)(uintptr_t)e->set_words[k].word,
 						 e->set_words[k].word, e->set_words[k].val, 0);
+				if (e->src->grown) /* one more, named after the look-up */
+					add_word(ws, &n, 0, (uint64_t)(uintptr_t)e->src->grown,
+						 e->src->grown, e->grown_seen, 1);
 				break;
 			}
 			if (!zc_room_arm(e->pub, rw))
@@ -278,7 +281,7 @@ static int prepare_sets(zcast_waitset *ws)
 			disarm(ws);
 			return zc_err(ZCAST_ENOMEM, "out of memory");
 		}
-		need += 3 * e->n_set;
+		need += 3 * e->n_set + 1; /* and the source's `grown` word */
 	}
 	if (ws_words_reserve(ws, need) < 0) {
 		disarm(ws);
