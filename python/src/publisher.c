@@ -357,7 +357,7 @@ static PyObject *pub_publish(PzPublisher *self, PyObject *args, PyObject *kw)
 	struct publish_ctx p = {self->pub, msg->m};
 	msg->state = PZ_BUSY; /* other threads: hands off while the GIL is released */
 	int e;
-	if (!timeout || PyObject_Not(timeout) == 1) {
+	if (!timeout || (timeout != Py_None && PyObject_Not(timeout) == 1)) { /* None: forever */
 		Py_BEGIN_ALLOW_THREADS
 		e = zcast_publish(p.pub, p.m);
 		Py_END_ALLOW_THREADS
