@@ -1,5 +1,5 @@
 """A Publisher shared by threads. publish(msg, timeout=None) waits for queue room (before: it did
-not wait at all, QueueFull at once, as with timeout=0)."""
+not wait at all, QueueFull at once, as with timeout=0); matched waits for a publish in progress."""
 import threading
 import time
 
@@ -61,3 +61,37 @@ def test_publish_without_timeout_waits_for_room():
     pub.close()
     sub.close()
 
+
+def test_matched_waits_for_the_publish_holding_the_publisher():
+    """matched goes into the C publisher as every other call does: under the publisher's lock (one
+    thread at a time, the C contract), the GIL released while it waits for the lock and while it
+    counts (a liveness probe per subscriber record). Before, it ran at once beside another thread's
+    publish, without the lock, the GIL held."""
+    sub, pub = full_queue("/py/pub_matched")
+    order = []
+    t1, _ = publishing(pub, order)
+    while sub.stat()["rejected"] < 1:  # refused once: inside the publish, under its lock
+        time.sleep(0.001)
+    tid = []
+
+    def matcher():
+        tid.append(threading.get_native_id())
+        order.append(("matched", pub.matched))
+
+    t2 = threading.Thread(target=matcher, daemon=True)
+    t2.start()
+    while not tid:
+        time.sleep(0.001)
+    settled(tid[0], lambda: order)  # waiting for the publisher's lock: this thread runs on
+    assert order == [], "matched ran beside another thread's publish: %r" % order
+    assert sub.take() is not None  # room: the publish ends, then matched runs
+    t1.join(30)
+    t2.join(30)
+    assert order == ["publish", ("matched", 1)]
+    pub.close()
+    try:
+        pub.matched
+        raise AssertionError("matched of a closed publisher")
+    except zcast.Stale:
+        pass
+    sub.close()
