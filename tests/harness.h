@@ -290,7 +290,8 @@ static inline int zt_wait_bounded(pid_t pid, int ms, const char *what)
 			CHECK(cond);                                                               \
 	} while (0)
 
-static inline int zt_futex_asleep(pid_t pid, pid_t tid)
+/* Does thread `tid` of `pid` sleep in a kernel function whose name contains `what`? */
+static inline int zt_wchan_has(pid_t pid, pid_t tid, const char *what)
 {
 	char path[80], buf[64] = {0};
 	snprintf(path, sizeof path, "/proc/%d/task/%d/wchan", (int)pid, (int)tid);
@@ -300,7 +301,12 @@ static inline int zt_futex_asleep(pid_t pid, pid_t tid)
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = 0;
-	return strstr(buf, "futex") != NULL;
+	return strstr(buf, what) != NULL;
+}
+
+static inline int zt_futex_asleep(pid_t pid, pid_t tid)
+{
+	return zt_wchan_has(pid, tid, "futex");
 }
 
 #define RUN(test)                                                                                  \

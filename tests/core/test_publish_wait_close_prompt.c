@@ -1,6 +1,7 @@
 /* A close ends a zcast_publish_wait that waits for a topic lock another process holds at once, in
  * the middle of the lock's 2 s try, with ZCAST_ESTALE, while the lock is still held. Before, the
- * waiter noticed the close only when its try timed out (publish_wait_lock_closed).
+ * waiter noticed the close only when its try timed out, and before that it waited until the
+ * holder let go (no close was asked about between tries).
  *
  * Told apart by the order of events, not by time: the test process holds itself at the point a
  * wait reaches when it finds itself called off only after a try timed out
@@ -26,15 +27,7 @@ struct waiter {
  * fallback's short sleeps between checks of its two words. */
 static bool asleep(pid_t tid)
 {
-	char path[80], buf[64] = {0};
-	snprintf(path, sizeof path, "/proc/%d/task/%d/wchan", (int)getpid(), (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	return strstr(buf, "futex") || strstr(buf, "nanosleep");
+	return zt_futex_asleep(getpid(), tid) || zt_wchan_has(getpid(), tid, "nanosleep");
 }
 
 static void *wait_main(void *arg)
