@@ -7,7 +7,10 @@
 #ifndef ZT_UNSEEN_H
 #define ZT_UNSEEN_H
 
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 
 #include "zt_hostile.h"
@@ -61,27 +64,50 @@ static inline void zt_blocker_start(struct zt_blocker *a, const char *topic, int
 /* The peer blocks the wait, is killed, and the wait ends. */
 static inline void zt_blocker_killed_in_wait(zcast_pub *p, struct zt_blocker *a);
 
+/* Is thread `tid` of this process asleep in a FUTEX_WAIT on a shared word at `off` bytes into a
+ * mapping (page aligned: a segment's header)? /proc/self/task/<tid>/syscall gives the number, then
+ * the arguments: the word's address and the op. Exactly the wait under test: the locks and
+ * handshakes the thread passes through on its way there are private futexes or other words. */
+static inline bool zt_asleep_on_word(pid_t tid, size_t off)
+{
+	char path[80], buf[256] = {0};
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	long nr = -1;
+	unsigned long addr = 0, op = 0, page = (unsigned long)sysconf(_SC_PAGESIZE);
+	bool yes = fgets(buf, sizeof buf, f) && sscanf(buf, "%ld %lx %lx", &nr, &addr, &op) == 3 &&
+		   nr == SYS_futex && !(op & FUTEX_PRIVATE_FLAG) &&
+		   ((op & FUTEX_CMD_MASK) == FUTEX_WAIT || (op & FUTEX_CMD_MASK) == FUTEX_WAIT_BITSET) &&
+		   (addr - off) % page == 0;
+	fclose(f);
+	return yes;
+}
+
 struct zt_killer {
 	pid_t victim;
-	pid_t tid; /* the thread whose sleep starts the kill */
+	pid_t tid;  /* the thread whose sleep starts the kill */
+	size_t off; /* ... on the word at this offset of its segment */
 	pthread_t th;
 };
 
+/* A wait that never sleeps there is failed by the caller's watchdog. */
 static void *zt_killer_main(void *a_)
 {
 	struct zt_killer *k = a_;
-	for (int i = 0; i < 5000 && !zt_futex_asleep(getpid(), k->tid); i++)
+	while (!zt_asleep_on_word(k->tid, k->off))
 		zt_sleep_ms(1);
-	zt_sleep_ms(50); /* settled in the wait, not passing through */
 	kill(k->victim, SIGKILL);
 	return NULL;
 }
 
-/* Kills `victim` once the calling thread sleeps on a futex. */
-static inline void zt_kill_when_asleep(struct zt_killer *k, pid_t victim)
+/* Kills `victim` once the calling thread sleeps on the futex word at `off` in its segment. */
+static inline void zt_kill_when_asleep(struct zt_killer *k, pid_t victim, size_t off)
 {
 	k->victim = victim;
 	k->tid = (pid_t)syscall(SYS_gettid);
+	k->off = off;
 	CHECK_EQ(pthread_create(&k->th, NULL, zt_killer_main, k), 0);
 }
 
@@ -129,7 +155,7 @@ static inline void zt_publish_wait_until_killed(zcast_pub *p, struct zt_blocker 
 	zt_signal(a->go_w);
 	zt_await(a->ready_r);
 	struct zt_killer k;
-	zt_kill_when_asleep(&k, a->pid);
+	zt_kill_when_asleep(&k, a->pid, offsetof(struct zc_topic_hdr, space));
 	fprintf(stderr, "zcast_publish_wait(-1) on the full queue of a peer that is killed "
 			"(10 s watchdog)\n");
 	alarm(10);
@@ -150,7 +176,7 @@ static inline void zt_loan_wait_until_killed(zcast_pub *p, struct zt_blocker *a)
 	zcast_msg *m;
 	CHECK_EQ(zcast_loan(p, 64, &m), ZCAST_ENOSLOT);
 	struct zt_killer k;
-	zt_kill_when_asleep(&k, a->pid);
+	zt_kill_when_asleep(&k, a->pid, offsetof(struct zc_pool_hdr, freed));
 	fprintf(stderr,
 		"zcast_loan_wait(-1) on slots held by a peer that is killed (10 s watchdog)\n");
 	alarm(10);

@@ -357,7 +357,7 @@ static PyObject *pub_publish(PzPublisher *self, PyObject *args, PyObject *kw)
 	struct publish_ctx p = {self->pub, msg->m};
 	msg->state = PZ_BUSY; /* other threads: hands off while the GIL is released */
 	int e;
-	if (!timeout || PyObject_Not(timeout) == 1) {
+	if (!timeout || (timeout != Py_None && PyObject_Not(timeout) == 1)) { /* None: forever */
 		Py_BEGIN_ALLOW_THREADS
 		e = zcast_publish(p.pub, p.m);
 		Py_END_ALLOW_THREADS
@@ -391,12 +391,19 @@ static PyObject *pub_exit(PzPublisher *self, PyObject *args)
 	Py_RETURN_FALSE;
 }
 
+/* Probes the liveness of every subscriber record (a syscall each): under the publisher's lock (a
+ * zcast_pub is used by one thread at a time), the GIL released, as every call into the publisher.
+ * It waits for a publish another thread is making (test python_pub_threads). */
 static PyObject *pub_matched(PzPublisher *self, void *c)
 {
 	(void)c;
-	if (!self->pub)
-		return pz_raisef(ZCAST_ESTALE, "publisher is closed");
-	int n = zcast_pub_matched(self->pub);
+	if (lock(self) < 0)
+		return NULL;
+	int n;
+	Py_BEGIN_ALLOW_THREADS
+	n = zcast_pub_matched(self->pub);
+	Py_END_ALLOW_THREADS
+	unlock(self);
 	return n < 0 ? pz_raise(n) : PyLong_FromLong(n);
 }
 

@@ -73,7 +73,9 @@ _Static_assert(offsetof(struct zcast_msg, stamp) == 0, "zcast_msg_sequence reads
 struct zcast_pub {
 	struct zc_topic t;
 	_Atomic int refs; /* the handle + outstanding loans */
-	_Atomic int closed; /* zcast_pub_close was called: loans may only be dropped */
+	/* zcast_pub_close was called: loans may only be dropped. A futex word: a publish waiting
+	 * for the topic lock sleeps on it too (publish.c). */
+	_Atomic uint32_t closed;
 	uint32_t index;   /* publisher record */
 	uint32_t pool_index;
 	uint64_t id;

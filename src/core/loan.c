@@ -85,7 +85,7 @@ static void reclaim_rate_limited(zcast_pub *p)
  * loan_wait_lock_held). */
 static bool unpin(zcast_pub *p, int64_t deadline)
 {
-	if (zc_topic_lock_until(&p->t, deadline, NULL, NULL) != 0)
+	if (zc_topic_lock_until(&p->t, deadline, NULL, NULL, NULL) != 0)
 		return false;
 	int n = zc_unpin_pool(&p->t, p->pool_index);
 	zc_topic_unlock(&p->t);

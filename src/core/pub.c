@@ -1,4 +1,5 @@
 /* Publisher: join (creating its own pool) and leave. Loan is loan.c, publish is publish.c. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -220,7 +221,11 @@ int zcast_pub_close(zcast_pub *p)
 {
 	if (!p)
 		return ZCAST_EINVAL;
+	/* SYNC: lock-stop: the store, then the wake; partner proto/lock_word.c stopped(), whose
+	 * futex_waitv compares the word as it sleeps. Ends a zcast_publish_wait waiting for the
+	 * topic lock at once, not at the end of its 2 s try (test publish_wait_close_prompt). */
 	atomic_store(&p->closed, 1);
+	zc_futex_wake_private(&p->closed, INT_MAX);
 	if (zc_inherited(&p->t)) { /* a forked child lets go of its parent's handle: nothing shared */
 		pub_free(p);
 		return 0;

@@ -340,8 +340,9 @@ static int publish_locked(zcast_pub *p, zcast_msg *msg, int64_t now, bool *wake_
 }
 
 /* A try for the topic lock: the loan's hints are asked for again (stale after a long fill) and
- * the publish time is read before the lock, not inside it; after a lock timeout, again unless the
- * publisher was closed meanwhile, so the stamp is never older than the try that got the lock. */
+ * the publish time is read before the lock, not inside it; after a lock timeout, again, so the
+ * stamp is never older than the try that got the lock. A close ends the wait through the stop
+ * word (publish_once), in the middle of a try. */
 struct lock_try {
 	zcast_pub *p;
 	int64_t now;
@@ -350,8 +351,6 @@ struct lock_try {
 static bool lock_try_again(void *arg)
 {
 	struct lock_try *a = arg;
-	if (atomic_load(&a->p->closed))
-		return false;
 	zc_pub_prefetch(a->p);
 	a->now = zc_now_ns();
 	return true;
@@ -366,7 +365,12 @@ ZC_HOT static int publish_once(zcast_pub *p, zcast_msg *msg, int64_t deadline)
 	uint32_t n_rr = 0;
 	zc_pub_prefetch(p);
 	struct lock_try a = {p, zc_now_ns()};
-	int r = zc_topic_lock_until(&p->t, deadline, lock_try_again, &a);
+	struct zc_wword closed = {&p->closed, 0, 1};
+	int r = zc_topic_lock_until(&p->t, deadline, &closed, lock_try_again, &a);
+	if (r == ZCAST_ESTALE)
+		return zc_err(ZCAST_ESTALE,
+			      "publisher of %s was closed while waiting for the topic lock",
+			      p->t.name);
 	if (r < 0)
 		return r;
 	r = publish_locked(p, msg, a.now, &wake_topic, &n_rr);

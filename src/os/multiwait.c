@@ -195,6 +195,18 @@ static bool ensure_helpers(struct zc_mwait *mw, uint32_t chunks)
 	return true;
 }
 
+ZC_HOT int zc_wait_words(const struct zc_wword *w, uint32_t n, int64_t deadline)
+{
+	/* One word (a doorbell, or a lone subscription's topic word) is a plain FUTEX_WAIT: cheaper
+	 * to set up and to wake than futex_waitv (a waitv sleeper pins its pages per call). */
+	if (n == 1 || !zc_waitv_available())
+		return poll_words(w, n, deadline);
+	struct futex_waitv v[ZC_WAITV_MAX];
+	for (uint32_t i = 0; i < n; i++)
+		fill(&v[i], &w[i]);
+	return classify(sys_waitv(v, n, deadline));
+}
+
 ZC_HOT int zc_mwait_wait(struct zc_mwait *mw, const struct zc_wword *w, uint32_t n,
 			 int64_t deadline)
 {
@@ -203,16 +215,9 @@ ZC_HOT int zc_mwait_wait(struct zc_mwait *mw, const struct zc_wword *w, uint32_t
 		return zc_futex_wait_private(&mw->fired, v, deadline) == ZCAST_ETIMEDOUT ? ZCAST_ETIMEDOUT
 											: 0;
 	}
-	/* One word (a doorbell, or a lone subscription's topic word) is a plain FUTEX_WAIT: cheaper to
-	 * set up and to wake than futex_waitv (a waitv sleeper pins its pages per call). */
-	if (n == 1 || !zc_waitv_available())
-		return poll_words(w, n, deadline);
+	if (n <= ZC_WAITV_MAX || !zc_waitv_available())
+		return zc_wait_words(w, n, deadline);
 	struct futex_waitv v[ZC_WAITV_MAX];
-	if (n <= ZC_WAITV_MAX) {
-		for (uint32_t i = 0; i < n; i++)
-			fill(&v[i], &w[i]);
-		return classify(sys_waitv(v, n, deadline));
-	}
 	uint32_t chunks = (n + ZC_CHUNK - 1) / ZC_CHUNK;
 	if (!ensure_helpers(mw, chunks))
 		return poll_words(w, n, deadline); /* no threads: still correct, with the backoff */

@@ -182,6 +182,9 @@ ZC_HIDDEN void zc_mwait_fini(struct zc_mwait *mw);
  * ZCAST_ETIMEDOUT, or a negative error. Spurious returns are allowed; lost wake-ups are not. */
 ZC_HIDDEN int zc_mwait_wait(struct zc_mwait *mw, const struct zc_wword *w, uint32_t n,
 			    int64_t abs_deadline_ns);
+/* The same for at most ZC_WAITV_MAX words, with no helper threads (so no zc_mwait): a lock wait
+ * that also ends when its caller calls it off. */
+ZC_HIDDEN int zc_wait_words(const struct zc_wword *w, uint32_t n, int64_t abs_deadline_ns);
 /* True when futex_waitv is usable (probed once; $ZCAST_NO_FUTEX_WAITV=1 forces the fallback). */
 ZC_HIDDEN bool zc_waitv_available(void);
 

@@ -35,7 +35,7 @@ static bool take(struct zc_topic *t, uint64_t *seen, uint32_t low)
 	return true;
 }
 
-static int acquire(struct zc_topic *t, int64_t timeout_ns);
+static int acquire(struct zc_topic *t, int64_t timeout_ns, const struct zc_wword *stop);
 
 /* t->lock_mu: 0 free, 1 held, 2 held and maybe waited for. Lighter than a pthread mutex on the
  * path every publish takes (one CAS to lock, one exchange to unlock, no syscall unless our own
@@ -60,10 +60,10 @@ static void local_unlock(_Atomic uint32_t *mu)
 		zc_futex_wake_private(mu, 1);
 }
 
-ZC_HOT int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
+ZC_HOT int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns, const struct zc_wword *stop)
 {
 	local_lock(&t->lock_mu);
-	int r = acquire(t, timeout_ns);
+	int r = acquire(t, timeout_ns, stop);
 	if (r < 0)
 		local_unlock(&t->lock_mu);
 	else
@@ -71,7 +71,25 @@ ZC_HOT int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns)
 	return r;
 }
 
-static int acquire(struct zc_topic *t, int64_t timeout_ns)
+/* Has the caller called the wait off (its stop word moved)? */
+static bool stopped(const struct zc_wword *stop)
+{
+	/* SYNC: lock-stop: read before each sleep, which also compares it; partner
+	 * core/pub.c zcast_pub_close's store then wake. */
+	return stop && atomic_load_explicit(stop->word, memory_order_seq_cst) != stop->val;
+}
+
+/* Sleeps on the lock word, and on the caller's stop word if any: the one who changes it wakes
+ * us at once, in the middle of a try, not at its timeout. */
+static void sleep_on(struct zc_topic *t, uint32_t low, const struct zc_wword *stop, int64_t until)
+{
+	struct zc_wword w[2] = {{zc_lock_futex(t->hdr), low, 0}, {0}};
+	if (stop)
+		w[1] = *stop;
+	zc_wait_words(w, stop ? 2 : 1, until);
+}
+
+static int acquire(struct zc_topic *t, int64_t timeout_ns, const struct zc_wword *stop)
 {
 	_Atomic uint64_t *w = &t->hdr->lock.word;
 	const uint32_t self = t->member + 1;
@@ -129,6 +147,9 @@ static int acquire(struct zc_topic *t, int64_t timeout_ns)
 		if (now >= deadline)
 			return zc_err(ZCAST_ETIMEDOUT, "topic %s: lock held by member %u", t->name,
 				      owner);
+		if (stopped(stop))
+			return zc_err(ZCAST_ESTALE,
+				      "topic %s: the wait for its lock was called off", t->name);
 		if (!(low & ZC_LOCK_WAITERS)) {
 			uint64_t with = v | ZC_LOCK_WAITERS;
 			if (!atomic_compare_exchange_strong_explicit(
@@ -137,7 +158,7 @@ static int acquire(struct zc_topic *t, int64_t timeout_ns)
 			low |= ZC_LOCK_WAITERS;
 		}
 		int64_t until = next_probe < deadline ? next_probe : deadline;
-		zc_futex_wait(zc_lock_futex(t->hdr), low, until);
+		sleep_on(t, low, stop, until);
 	}
 }
 

@@ -190,17 +190,21 @@ ZC_HIDDEN int zc_topic_lock(struct zc_topic *t);
  * for a live holder, woken by its release or death like every locker, up to 30 s (a scribbled word
  * naming a live member that never moves), then ZCAST_ETIMEDOUT. */
 ZC_HIDDEN int zc_topic_lock_for_close(struct zc_topic *t);
-/* zc_topic_lock, tried again while it timed out, the caller's `deadline` (absolute; 0: one try)
- * has time left and `again(arg)`, asked before each retry (NULL: not asked), says to go on: work a
- * wait depends on is not skipped because a live holder was slow. The first try is inline (on the
- * publish path, no more than a zc_topic_lock call); zc_topic_lock_retry makes the others. */
-ZC_HIDDEN int zc_topic_lock_retry(struct zc_topic *t, int64_t deadline, bool (*again)(void *),
-				  void *arg);
-static inline int zc_topic_lock_until(struct zc_topic *t, int64_t deadline, bool (*again)(void *),
-				      void *arg)
+/* zc_topic_lock, but a process-local `stop` word (NULL: none) that no longer holds its value ends
+ * the wait with ZCAST_ESTALE: whoever changes it wakes it (zc_futex_wake_private) and the wait
+ * ends then, not at the end of its try (a close of the waiting handle). */
+ZC_HIDDEN int zc_topic_lock_unless(struct zc_topic *t, const struct zc_wword *stop);
+/* zc_topic_lock_unless, tried again while it timed out, the caller's `deadline` (absolute; 0: one
+ * try) has time left and `again(arg)`, asked before each retry (NULL: not asked), says to go on:
+ * work a wait depends on is not skipped because a live holder was slow. The first try is inline
+ * (on the publish path, no more than a zc_topic_lock call); zc_topic_lock_retry makes the rest. */
+ZC_HIDDEN int zc_topic_lock_retry(struct zc_topic *t, int64_t deadline, const struct zc_wword *stop,
+				  bool (*again)(void *), void *arg);
+static inline int zc_topic_lock_until(struct zc_topic *t, int64_t deadline,
+				      const struct zc_wword *stop, bool (*again)(void *), void *arg)
 {
-	int r = zc_topic_lock(t);
-	return r == ZCAST_ETIMEDOUT ? zc_topic_lock_retry(t, deadline, again, arg) : r;
+	int r = zc_topic_lock_unless(t, stop);
+	return r == ZCAST_ETIMEDOUT ? zc_topic_lock_retry(t, deadline, stop, again, arg) : r;
 }
 ZC_HIDDEN void zc_topic_unlock(struct zc_topic *t);
 /* We hold byte 0 exclusively on a valid segment: every recorded member is dead. Repairs and keeps
@@ -270,8 +274,9 @@ ZC_HIDDEN void zc_wake_owed(struct zc_topic *t);
 
 /* ---- topic lock word (lock_word.c) ---- */
 #define ZC_LOCK_OWNER_DEAD 1
-/* Returns 0, ZC_LOCK_OWNER_DEAD (now held, previous holder died: repair) or ZCAST_ETIMEDOUT. */
-ZC_HIDDEN int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns);
+/* Returns 0, ZC_LOCK_OWNER_DEAD (now held, previous holder died: repair), ZCAST_ETIMEDOUT or, once
+ * `stop` (NULL: none) no longer holds its value, ZCAST_ESTALE. */
+ZC_HIDDEN int zc_lock_acquire(struct zc_topic *t, int64_t timeout_ns, const struct zc_wword *stop);
 ZC_HIDDEN void zc_lock_release(struct zc_topic *t);
 ZC_HIDDEN _Atomic uint32_t *zc_lock_futex(struct zc_topic_hdr *h);
 

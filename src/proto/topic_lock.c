@@ -123,10 +123,10 @@ ZC_HOT static void pay_if_stale(struct zc_topic *t)
 	*seen = owed;
 }
 
-/* timeout_ns < 0: none. */
-ZC_HOT static int lock_within(struct zc_topic *t, int64_t timeout_ns)
+/* timeout_ns < 0: none. stop: NULL, or ends the wait (zc_topic_lock_until). */
+ZC_HOT static int lock_within(struct zc_topic *t, int64_t timeout_ns, const struct zc_wword *stop)
 {
-	int r = zc_lock_acquire(t, timeout_ns);
+	int r = zc_lock_acquire(t, timeout_ns, stop);
 	if (r == ZC_LOCK_OWNER_DEAD) {
 		recover_intent(t);
 		zc_reclaim(t);
@@ -139,7 +139,12 @@ ZC_HOT static int lock_within(struct zc_topic *t, int64_t timeout_ns)
 
 ZC_HOT int zc_topic_lock(struct zc_topic *t)
 {
-	return lock_within(t, LOCK_TIMEOUT_NS);
+	return lock_within(t, LOCK_TIMEOUT_NS, NULL);
+}
+
+ZC_HOT int zc_topic_lock_unless(struct zc_topic *t, const struct zc_wword *stop)
+{
+	return lock_within(t, LOCK_TIMEOUT_NS, stop);
 }
 
 /* How long a close waits for a live holder. zc_topic_lock's 2 s made a close skip its work when a
@@ -152,17 +157,28 @@ ZC_HOT int zc_topic_lock(struct zc_topic *t)
 
 int zc_topic_lock_for_close(struct zc_topic *t)
 {
-	return zc_topic_lock_until(t, zc_now_ns() + CLOSE_PATIENCE_NS, NULL, NULL);
+	return zc_topic_lock_until(t, zc_now_ns() + CLOSE_PATIENCE_NS, NULL, NULL, NULL);
 }
 
 /* The one retry rule of the lock's callers: its 2 s timeout (a live holder that kept it, or kept
  * winning it, that long: one descheduled on a loaded machine) does not end a wait that has time. */
-int zc_topic_lock_retry(struct zc_topic *t, int64_t deadline, bool (*again)(void *), void *arg)
+int zc_topic_lock_retry(struct zc_topic *t, int64_t deadline, const struct zc_wword *stop,
+			bool (*again)(void *), void *arg)
 {
 	int r = ZCAST_ETIMEDOUT;
-	while (r == ZCAST_ETIMEDOUT && deadline != 0 && zc_now_ns() < deadline &&
-	       (!again || again(arg)))
-		r = lock_within(t, LOCK_TIMEOUT_NS);
+	while (r == ZCAST_ETIMEDOUT && deadline != 0 && zc_now_ns() < deadline) {
+		if (stop && atomic_load(stop->word) != stop->val) {
+			/* Called off just as the try timed out (a stop wakes the try it falls in).
+			 * Tests hold a wait here: one that got here after its close outlived it
+			 * (publish_wait_close_prompt). */
+			ZC_PAUSE("lock:stopped-after-try");
+			return zc_err(ZCAST_ESTALE,
+				      "topic %s: the wait for its lock was called off", t->name);
+		}
+		if (again && !again(arg))
+			break;
+		r = lock_within(t, LOCK_TIMEOUT_NS, stop);
+	}
 	return r;
 }
 

@@ -33,8 +33,12 @@ zbh_bridge() {
   local name=$1 conf=$3 n
   local -n ns=in$2
   shift 3
+  [ -r "$conf" ] || fail "bridge $name: no config file $conf"
   n=$(grep -cE '^(in|out|service) ' "$conf")
-  "${ns[@]}" "$@" "$BRIDGE" "$conf" > "$W/$name.log" 2>&1 &
+  # The log exists before the wait below reads it: the background job creates it only when it
+  # gets to run, and a count of a missing file is empty ("[: : integer expression expected").
+  : > "$W/$name.log"
+  "${ns[@]}" "$@" "$BRIDGE" "$conf" >> "$W/$name.log" 2>&1 &
   pids+=($!); eval "pid_$name=$!"
   for _ in $(seq 200); do
     [ "$(grep -c ': active$' "$W/$name.log" 2>/dev/null)" -ge "$n" ] && return 0

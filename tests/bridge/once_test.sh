@@ -16,7 +16,8 @@
 #              catchup; in_kill_test.sh kills it at each step)
 #   lenient    a raw DDS writer on B sends big-endian samples and samples padded to 4 without saying
 #              so (as rmw_cyclonedds): A's subscriber gets every one, at its CDR size
-#   invalid    malformed samples on two routes: each route reports them (once) and counts them
+#   invalid    malformed samples on two routes: each route reports them (once) and counts them; a
+#              valid sample sent after them reaches A's subscriber (so they went through first)
 # Usage: once_test.sh <zcast-bridge> <zb_peer> <cyc_peer> <scenario>. Root and `ip netns` (else 77).
 set -uo pipefail
 BRIDGE=$1 PEER=$2 CYC=$3 SCEN=$4
@@ -178,19 +179,26 @@ lenient() {
 }
 
 invalid() {
-  local t raw; raw=$(dirname "$PEER")/raw_peer
+  local t raw subs=(); raw=$(dirname "$PEER")/raw_peer
   conf "$W/a.conf" "$DA" "in /inv1 $R reliable" "in /inv2 $R reliable"
   zbh_bridge a A "$W/a.conf"
+  for t in inv1 inv2; do # the valid 4th sample, after the 3 invalid ones: a route is in order
+    "${inA[@]}" "$PEER" sub /$t 4 --first 4 --timeout-s 30 > "$W/sub$t.log" 2>&1 & subs+=($!)
+    pids+=($!)
+    wait_for "$W/sub$t.log" subscribed "A's subscriber of /$t"
+  done
   for t in inv1 inv2; do
     "${inB[@]}" "$raw" rt/$t 61 3 invalid > "$W/raw$t.log" 2>&1 || fail "the raw writer of $t"
   done
-  sleep 0.5
+  for t in 0 1; do
+    wait "${subs[$t]}" || fail "A's subscriber $t: $(cat "$W"/sub*.log)"
+  done
   kill -TERM "$pid_a"; wait "$pid_a" || fail "bridge exit status"
   for t in inv1 inv2; do
     [ "$(grep -c "in /$t: dropping invalid samples" "$W/a.log")" -eq 1 ] || fail "/$t's report"
   done
   for t in inv1 inv2; do
-    grep -q "in /$t: forwarded 0, resent 0, skipped 0, dropped 3" "$W/a.log" || fail "/$t's counters"
+    grep -q "in /$t: forwarded 1, resent 0, skipped 0, dropped 3" "$W/a.log" || fail "/$t's counters"
   done
   grep "dropping" "$W/a.log"
 }

@@ -3,7 +3,9 @@
  * odd sequence numbers in big-endian XCDR1, even ones little endian padded to a multiple of 4
  * with the padding not announced in the options (as rmw_cyclonedds writes).
  *   raw_peer <rt/topic> <data bytes> <count> [invalid]   (waits for a reader; reliable, volatile)
- * invalid: every sample's data count is one more than its bytes (malformed, to be dropped). */
+ * invalid: every sample's data count is more than its bytes (malformed, to be dropped), and then
+ * one valid sample, seq <count> + 1: whoever gets it knows the reader went past the invalid ones.
+ * Exits once every reader acknowledged every sample (deleting the writer earlier may lose them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,16 +83,18 @@ int main(int argc, char **argv)
 		matched = m.current_count;
 	}
 	uint8_t *b = malloc(n + 64);
-	for (uint32_t seq = 1; seq <= count; seq++) {
-		size_t len = image(b, seq, n, invalid);
+	for (uint32_t seq = 1; seq <= count + (invalid ? 1 : 0); seq++) {
+		size_t len = image(b, seq, n, invalid && seq <= count);
 		struct ddsi_serdata *sd = zb_serdata_new(st, b, len);
 		if (!sd || dds_writecdr(w, sd) < 0)
 			return fprintf(stderr, "raw_peer: write failed\n"), 1;
 	}
 	printf("published %u\n", count);
 	fflush(stdout);
-	dds_sleepfor(DDS_MSECS(500));
+	dds_return_t acked = dds_wait_for_acks(w, DDS_SECS(30));
 	dds_delete(pp);
 	free(b);
+	if (acked != DDS_RETCODE_OK)
+		return fprintf(stderr, "raw_peer: not acknowledged: %s\n", dds_strretcode(acked)), 1;
 	return 0;
 }

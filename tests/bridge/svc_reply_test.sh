@@ -105,7 +105,9 @@ queue_full() {
   for k in 1 2; do # 16 requests fill the stopped server's queue
     "${inB[@]}" "$ZP" call /add 8 8 > "$W/local$k.log" 2>&1 & local_pid[$k]=$!; pids+=($!)
   done
-  sleep 0.5
+  for k in 1 2; do
+    wait_for "$W/local$k.log" "^sent 8$" "local client $k's 8 requests in the server's queue"
+  done
   "${inA[@]}" "$MANY" clients /add 24 > "$W/many.log" 2>&1 & many=$!; pids+=($many)
   sleep 3 # the DDS requests find the queue full (the route's old wait: 1 s per request)
   kill -CONT "$srv"

@@ -30,8 +30,15 @@ svc_bridge() {
     > "$W/$name.conf"
   zbh_bridge "$name" "$host" "$W/$name.conf"
 }
-remote() { # log what n: waits until the service route sees n remote DDS endpoints
-  wait_for "$1" "$2: $3 remote" "$2 to match $3"
+remote() { # log what n [k]: waits until the service route sees n remote DDS endpoints (the k-th
+  # time it says so, default the first: a later server is not matched by an earlier one's line)
+  local k=${4:-1} c
+  for _ in $(seq 400); do
+    c=$(grep -c "$2: $3 remote" "$1" 2>/dev/null)
+    [ "${c:-0}" -ge "$k" ] && return 0
+    sleep 0.05
+  done
+  fail "timed out waiting for $2 to match $3 (time $k)"
 }
 stop_bridge() { # name: SIGINT, waits for its counters
   local -n p=pid_$1
@@ -72,9 +79,9 @@ ros_server() {
   grep -q "served 100 bad 0" "$W/ros.log" || fail "server: $(cat "$W/ros.log")"
   wait_for "$W/a.log" "service /add dds_to_zcast: 0 remote" "A to lose the server"
   "${inB[@]}" "$ROS" server /add mute > "$W/mute.log" 2>&1 & ros=$!; pids+=($ros)
-  remote "$W/a.log" "service /add dds_to_zcast" 1
+  remote "$W/a.log" "service /add dds_to_zcast" 1 2
   "${inA[@]}" "$ZP" call /add 4 4 gone > "$W/gone.log" 2>&1 & c=$!; pids+=($c)
-  sleep 0.5
+  wait_for "$W/gone.log" "^sent 4$" "the 4 calls made while the server is there"
   kill -TERM "$ros"
   wait "$c" || fail "calls to a server that left: $(cat "$W/gone.log")"
   echo "server left: $(cat "$W/gone.log")"

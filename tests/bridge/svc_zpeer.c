@@ -6,8 +6,9 @@
  *                                               batch: answered together once 200 ms pass without
  *                                               a request; noloan: response loans that failed)
  *   svc_zpeer call <name> <count> <in flight> [gone] [timeout s]
- *       call i sends a = i, b = 1000 i; each response must be exactly sum = 1001 i. Prints "ok N"
- *       (every call answered) or, with "gone", "gone N" (every call ended with ZCAST_ESRVGONE). */
+ *       call i sends a = i, b = 1000 i; each response must be exactly sum = 1001 i. Prints "sent N"
+ *       once all N requests are in the server's queue, then "ok N" (every call answered) or, with
+ *       "gone", "gone N" (every call ended with ZCAST_ESRVGONE). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,9 +164,12 @@ static int call(const char *name, int count, int inflight, int want_gone, int ti
 	if (example_interfaces_srv_AddTwoInts_client_open(name, NULL, &o, &c.cli) != 0)
 		return fprintf(stderr, "svc_zpeer: %s\n", zcast_last_error()), 1;
 	time_t end = time(NULL) + timeout_s;
+	int said = 0;
 	while (c.ok + c.gone + c.bad < count && time(NULL) < end) {
 		while (c.sent < count && zcast_client_pending(c.cli) < inflight && time(NULL) < end)
 			send_one(&c);
+		if (c.sent == count && !said++)
+			printf("sent %d\n", count), fflush(stdout);
 		zcast_client_wait(c.cli, 100 * 1000 * 1000);
 		zcast_msg *resp = NULL;
 		uint64_t seq;
