@@ -42,7 +42,17 @@ static void wait_rooms(struct app *a, int n)
 	pthread_mutex_unlock(&a->mu);
 }
 
-/* A request the full queue refuses, kept for the room callback, which is asked for. */
+static _Atomic pid_t spin_tid; /* the thread that spins */
+
+static void *spin(void *arg)
+{
+	spin_tid = gettid();
+	CHECK_EQ(zcast_executor_spin(arg), 0);
+	return NULL;
+}
+
+/* A request the full queue refuses, kept for the room callback, which is asked for once the
+ * spinning thread sleeps: the want itself must wake it. */
 static void refuse_one(zcast_executor *ex, struct app *a)
 {
 	zcast_msg *req = zt_request(a->cli, OP_ADD, 3, 4);
@@ -50,13 +60,9 @@ static void refuse_one(zcast_executor *ex, struct app *a)
 	pthread_mutex_lock(&a->mu);
 	a->req = req;
 	pthread_mutex_unlock(&a->mu);
+	while (spin_tid == 0 || !zt_futex_asleep(getpid(), spin_tid))
+		sched_yield();
 	CHECK_EQ(zcast_executor_want_client_room(ex, a->cli), 0);
-}
-
-static void *spin(void *arg)
-{
-	CHECK_EQ(zcast_executor_spin(arg), 0);
-	return NULL;
 }
 
 int main(void)
@@ -98,7 +104,10 @@ int main(void)
 	CHECK_EQ(a.rooms, 1);
 	CHECK_EQ(zcast_executor_reset(ex), 0);
 	CHECK_EQ(zcast_executor_add_client_room(ex, a.cli, on_room, &a), 0);
+	spin_tid = 0;
 	CHECK_EQ(pthread_create(&th, NULL, spin, ex), 0);
+	while (spin_tid == 0 || !zt_futex_asleep(getpid(), spin_tid))
+		sched_yield();
 	CHECK_EQ(zcast_executor_want_client_room(ex, a.cli), 0); /* room now: the next turn */
 	wait_rooms(&a, 2);
 	CHECK_EQ(a.last, 0);
