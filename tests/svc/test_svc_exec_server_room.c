@@ -8,6 +8,7 @@
  * And remove_server_room while wanted: no callback after it returns, want says ZCAST_ENOENT.
  * The waits have no timeout: a room callback that never comes is a watchdog failure. */
 #include "zt_svc_app.h"
+#include "zt_svc_room.h"
 
 static const char *service = "/svc/exec_server_room";
 
@@ -94,28 +95,14 @@ static void client_closes(void)
 	zt_app_stop(&a);
 }
 
-/* A client process: its first call answered and the response held, a second call sent; then it
- * reports and waits to be killed. */
-static int doomed_client(void *arg)
-{
-	int *fds = arg;
-	zcast_client *cli;
-	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
-	zcast_msg *resp;
-	CHECK_EQ(zcast_client_call(cli, zt_request(cli, OP_ADD, 1, 2), -1, &resp), 0);
-	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 3, 4), NULL), 0);
-	zt_put_byte(fds[1]);
-	pause();
-	return 0;
-}
-
 static void client_killed(void)
 {
 	struct zt_app a;
 	zt_app_start(&a, service, 1, 1);
 	int p[2];
 	CHECK_EQ(pipe(p), 0);
-	pid_t pid = zt_fork(doomed_client, p);
+	struct zt_doomed d = {service, p[1], 0};
+	pid_t pid = zt_fork(zt_doomed_client, &d);
 	zt_get_byte(p[0]);
 	zt_app_wait(&a, &a.refused, 1);
 	kill(pid, SIGKILL);

@@ -5,7 +5,7 @@
  * finds the only slot held: it used to be dropped with the request released, and nothing else
  * ever told the client (no membership change, no marker), so the call never ended (a watchdog
  * failure). Now the library keeps it and its courier thread sends it when the client drops the
- * held response: the call ends with ZCAST_EREFUSED. Three scenes:
+ * held response: the call ends with ZCAST_EREFUSED. Four scenes:
  *  - the server takes with zcast_request_take; the client drops its response;
  *  - the server takes in an executor (the refusal is made in a request callback);
  *  - the refusal is still owed when the server closes: the call ends all the same (the close is a
@@ -69,16 +69,26 @@ static void expect_refused(pthread_t th, struct caller *c)
 	CHECK(strstr(c->text, "service header") != NULL);
 }
 
-static void take_then_drop(void)
+/* A server (one response slot per client) that owes c's call a refusal: the client holds the
+ * response of its first call (*held), the call runs in *th. */
+static zcast_server *refusal_owed(struct caller *c, pthread_t *th, zcast_msg **held)
 {
 	zcast_server *srv = zt_room_server(service, 1, 0);
-	struct caller c = {0};
-	CHECK_EQ(zcast_client_open(service, NULL, &c.cli), 0);
-	zcast_msg *held = hold_slot(srv, c.cli), *req;
-	pthread_t th;
-	spoilt_call(srv, &c, &th);
+	CHECK_EQ(zcast_client_open(service, NULL, &c->cli), 0);
+	*held = hold_slot(srv, c->cli);
+	spoilt_call(srv, c, th);
+	zcast_msg *req;
 	CHECK_EQ(zcast_request_take(srv, &req), ZCAST_EAGAIN); /* refused (no room for it) */
-	CHECK_EQ(zcast_client_pending(c.cli), 1);
+	CHECK_EQ(zcast_client_pending(c->cli), 1);
+	return srv;
+}
+
+static void take_then_drop(void)
+{
+	struct caller c = {0};
+	pthread_t th;
+	zcast_msg *held;
+	zcast_server *srv = refusal_owed(&c, &th, &held);
 	zcast_msg_drop(held); /* room: the courier sends the refusal */
 	expect_refused(th, &c);
 	CHECK_EQ(zcast_client_pending(c.cli), 0);
@@ -125,13 +135,10 @@ static void executor_server(void)
 
 static void server_closes(void)
 {
-	zcast_server *srv = zt_room_server(service, 1, 0);
 	struct caller c = {0};
-	CHECK_EQ(zcast_client_open(service, NULL, &c.cli), 0);
-	zcast_msg *held = hold_slot(srv, c.cli), *req;
 	pthread_t th;
-	spoilt_call(srv, &c, &th);
-	CHECK_EQ(zcast_request_take(srv, &req), ZCAST_EAGAIN); /* refused */
+	zcast_msg *held;
+	zcast_server *srv = refusal_owed(&c, &th, &held);
 	CHECK_EQ(zcast_server_close(srv), 0); /* still no room: the refusal cannot go */
 	CHECK_EQ(pthread_join(th, NULL), 0);
 	printf("# %s\n", c.text);
@@ -140,41 +147,16 @@ static void server_closes(void)
 	CHECK_EQ(zcast_client_close(c.cli), 0);
 }
 
-/* A client process: its first call answered and the response held, then the spoilt call sent
- * (zcast_request_send: its header spoilt by the parent through the same pool file); killed. */
-static int doomed_client(void *arg)
-{
-	int *fds = arg;
-	zcast_client *cli;
-	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
-	zcast_msg *resp, *req = zt_request(cli, OP_ADD, 3, 4);
-	CHECK_EQ(zcast_client_call(cli, zt_request(cli, OP_ADD, 1, 2), -1, &resp), 0);
-	uint8_t *h = (uint8_t *)zcast_service_data(req) - ZCAST_SERVICE_HEADER;
-	CHECK_EQ(zcast_request_send(cli, req, NULL), 0);
-	uint32_t kind = 9;
-	memcpy(h + 4, &kind, sizeof kind);
-	zt_put_byte(fds[1]);
-	pause();
-	return 0;
-}
-
 static void client_killed(void)
 {
 	zcast_server *srv = zt_room_server(service, 1, 0);
-	int p[2];
-	CHECK_EQ(pipe(p), 0);
-	pid_t pid = zt_fork(doomed_client, p);
+	pid_t pid = zt_start_doomed(srv, service, 1); /* its second call spoilt */
 	zcast_msg *req;
-	CHECK_EQ(zcast_server_wait(srv, -1), 0);
-	CHECK_EQ(zcast_request_take(srv, &req), 0);
-	zt_serve_one(srv, req, -1);
-	zt_get_byte(p[0]);
 	CHECK_EQ(zcast_server_wait(srv, -1), 0);
 	CHECK_EQ(zcast_request_take(srv, &req), ZCAST_EAGAIN); /* refused */
 	kill(pid, SIGKILL);
 	zt_wait(pid);
 	CHECK_EQ(zcast_server_close(srv), 0);
-	close(p[0]), close(p[1]);
 }
 
 int main(void)
