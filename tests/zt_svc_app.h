@@ -31,6 +31,15 @@ static inline void zt_app_note(struct zt_app *a, int *counter)
 	pthread_mutex_unlock(&a->mu);
 }
 
+/* A counter's value, read under mu (callbacks of other threads change it). */
+static inline int zt_app_count(struct zt_app *a, const int *counter)
+{
+	pthread_mutex_lock(&a->mu);
+	int n = *counter;
+	pthread_mutex_unlock(&a->mu);
+	return n;
+}
+
 /* Waits until *counter >= n (no timeout of its own: the test's watchdog). */
 static inline void zt_app_wait(struct zt_app *a, const int *counter, int n)
 {

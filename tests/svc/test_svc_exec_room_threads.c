@@ -51,10 +51,11 @@ int main(void)
 	}
 	for (int i = 0; i < CLIENTS; i++)
 		CHECK_EQ(pthread_join(th[i], NULL), 0);
-	printf("# %d calls, %d refused for room, %d room callbacks\n", CLIENTS * CALLS, a.refused,
-	       a.rooms);
-	CHECK(a.refused >= CLIENTS * (CALLS - 1));
-	CHECK(a.rooms >= 1);
+	int refused = zt_app_count(&a, &a.refused), rooms = zt_app_count(&a, &a.rooms);
+	printf("# %d calls, %d refused for room, %d room callbacks\n", CLIENTS * CALLS, refused,
+	       rooms);
+	CHECK(refused >= CLIENTS * (CALLS - 1));
+	CHECK(rooms >= 1);
 	zt_app_stop(&a);
 	CHECK_EQ(zt_shm_count(), 0);
 	printf("PASS svc_exec_room_threads\n");

@@ -21,7 +21,7 @@ static zcast_msg *hold_slot(struct zt_app *a, zcast_client *cli, uint64_t *seq2)
 	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 1, 2), &seq), 0);
 	CHECK_EQ(zt_next_outcome(cli, &held, &seq), 0);
 	CHECK_EQ(((const struct add_resp *)zcast_service_data(held))->sum, 3);
-	int refused = a->refused;
+	int refused = zt_app_count(a, &a->refused);
 	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 3, 4), seq2), 0);
 	zt_app_wait(a, &a->refused, refused + 1);
 	return held;
@@ -39,7 +39,7 @@ static void client_drops(void)
 	CHECK_EQ(zt_next_outcome(cli, &resp, &got), 0);
 	CHECK_EQ(got, seq2);
 	CHECK_EQ(((const struct add_resp *)zcast_service_data(resp))->sum, 7);
-	CHECK(a.rooms >= 1);
+	CHECK(zt_app_count(&a, &a.rooms) >= 1);
 	zcast_msg_drop(resp);
 	CHECK_EQ(zcast_client_close(cli), 0);
 	zt_app_stop(&a);
@@ -57,24 +57,24 @@ static void client_takes(void)
 	zcast_client *cli;
 	CHECK_EQ(zcast_client_open(service, &co, &cli), 0);
 	uint64_t seq = 0;
-	for (int i = 0; a.refused == 0; i++) {
+	for (int i = 0; zt_app_count(&a, &a.refused) == 0; i++) {
 		CHECK(i < 60);
-		int sent = a.sent;
+		int sent = zt_app_count(&a, &a.sent);
 		CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 0, i), &seq), 0);
 		pthread_mutex_lock(&a.mu);
 		while (a.sent == sent && a.refused == 0)
 			pthread_cond_wait(&a.cv, &a.mu);
 		pthread_mutex_unlock(&a.mu);
-		if (a.refused == 0)
+		if (zt_app_count(&a, &a.refused) == 0)
 			CHECK_EQ(zcast_client_forget(cli, seq), 0);
 	}
-	CHECK_EQ(a.rooms, 0);
+	CHECK_EQ(zt_app_count(&a, &a.rooms), 0);
 	/* The take drops the forgotten responses: queue room, the callback sends the last one. */
 	zcast_msg *resp;
 	uint64_t got;
 	CHECK_EQ(zt_next_outcome(cli, &resp, &got), 0);
 	CHECK_EQ(got, seq);
-	CHECK(a.rooms >= 1);
+	CHECK(zt_app_count(&a, &a.rooms) >= 1);
 	zcast_msg_drop(resp);
 	CHECK_EQ(zcast_client_close(cli), 0);
 	zt_app_stop(&a);
@@ -90,7 +90,7 @@ static void client_closes(void)
 	zcast_msg *held = hold_slot(&a, cli, &seq2);
 	CHECK_EQ(zcast_client_close(cli), 0); /* with the response still held */
 	zt_app_wait(&a, &a.gone, 1);	      /* the retry found the client gone */
-	CHECK(a.rooms >= 1);
+	CHECK(zt_app_count(&a, &a.rooms) >= 1);
 	zcast_msg_drop(held);
 	zt_app_stop(&a);
 }
@@ -112,7 +112,7 @@ static void client_killed(void)
 	while (a.sent + a.gone < 2)
 		pthread_cond_wait(&a.cv, &a.mu);
 	pthread_mutex_unlock(&a.mu);
-	CHECK(a.rooms >= 1);
+	CHECK(zt_app_count(&a, &a.rooms) >= 1);
 	zt_app_stop(&a);
 	close(p[0]), close(p[1]);
 }
@@ -140,13 +140,13 @@ static void remove_while_wanted(void)
 	zcast_msg *held = hold_slot(&a, cli, &seq2);
 	CHECK_EQ(zcast_executor_remove_server_room(a.ex, a.srv), 0); /* wanted: the refusal */
 	CHECK_EQ(zcast_executor_want_server_room(a.ex, a.srv), ZCAST_ENOENT);
-	int rooms = a.rooms;
+	int rooms = zt_app_count(&a, &a.rooms);
 	zcast_msg_drop(held); /* room */
 	for (int i = 1; i <= 3; i++) {
 		CHECK_EQ(zcast_guard_trigger(g), 0);
 		zt_app_wait(&a, &guard_calls, i);
 	}
-	CHECK_EQ(a.rooms, rooms);
+	CHECK_EQ(zt_app_count(&a, &a.rooms), rooms);
 
 	/* Added again, wanted, removed while nobody spins: nothing runs later either. */
 	CHECK_EQ(zcast_executor_stop(a.ex), 0);
@@ -156,12 +156,12 @@ static void remove_while_wanted(void)
 	CHECK_EQ(zcast_executor_want_server_room(a.ex, a.srv), 0);
 	CHECK_EQ(zcast_executor_remove_server_room(a.ex, a.srv), 0);
 	CHECK_EQ(zcast_executor_spin_once(a.ex, 0), ZCAST_ETIMEDOUT);
-	CHECK_EQ(a.rooms, rooms);
+	CHECK_EQ(zt_app_count(&a, &a.rooms), rooms);
 	/* The kept request is answered by the room entry added once more. */
 	CHECK_EQ(zcast_executor_add_server_room(a.ex, a.srv, zt_app_room, &a), 0);
 	CHECK_EQ(zcast_executor_want_server_room(a.ex, a.srv), 0);
 	CHECK_EQ(zcast_executor_spin_once(a.ex, -1), 1);
-	CHECK_EQ(a.rooms, rooms + 1);
+	CHECK_EQ(zt_app_count(&a, &a.rooms), rooms + 1);
 	zcast_msg *resp;
 	uint64_t got;
 	CHECK_EQ(zt_next_outcome(cli, &resp, &got), 0);
