@@ -1,5 +1,5 @@
 /* Helpers of the service tests that wait for room (tests/svc/test_svc_fail_no_room.c,
- * test_svc_room_wakes.c). */
+ * test_svc_room_wakes.c, test_svc_exec_server_room.c, test_svc_refused_no_room.c). */
 #ifndef ZT_SVC_ROOM_H
 #define ZT_SVC_ROOM_H
 
@@ -68,6 +68,49 @@ static inline int zt_room_sleeper_join(struct zt_room_sleeper *s)
 {
 	CHECK_EQ(pthread_join(s->th, NULL), 0);
 	return s->result;
+}
+
+/* A client process (zt_fork): its first call answered and the response held, then a second call
+ * sent (its kind spoilt after the send when `spoil`: a server refuses it); reports on ready_w and
+ * waits to be killed. */
+struct zt_doomed {
+	const char *service;
+	int ready_w;
+	int spoil;
+};
+
+static inline int zt_doomed_client(void *arg)
+{
+	const struct zt_doomed *d = arg;
+	zcast_client *cli;
+	CHECK_EQ(zcast_client_open(d->service, NULL, &cli), 0);
+	zcast_msg *resp, *req = zt_request(cli, OP_ADD, 3, 4);
+	CHECK_EQ(zcast_client_call(cli, zt_request(cli, OP_ADD, 1, 2), -1, &resp), 0);
+	uint8_t *h = (uint8_t *)zcast_service_data(req) - ZCAST_SERVICE_HEADER;
+	CHECK_EQ(zcast_request_send(cli, req, NULL), 0);
+	uint32_t kind = 9; /* struct zc_svc_hdr: magic, kind, ... */
+	if (d->spoil)
+		memcpy(h + 4, &kind, sizeof kind);
+	zt_put_byte(d->ready_w);
+	pause();
+	return 0;
+}
+
+/* Starts a zt_doomed_client whose first call srv answers here; returns once its second call is
+ * sent. */
+static inline pid_t zt_start_doomed(zcast_server *srv, const char *service, int spoil)
+{
+	int p[2];
+	CHECK_EQ(pipe(p), 0);
+	struct zt_doomed d = {service, p[1], spoil};
+	pid_t pid = zt_fork(zt_doomed_client, &d);
+	zcast_msg *req;
+	CHECK_EQ(zcast_server_wait(srv, -1), 0);
+	CHECK_EQ(zcast_request_take(srv, &req), 0);
+	zt_serve_one(srv, req, -1);
+	zt_get_byte(p[0]);
+	close(p[0]), close(p[1]);
+	return pid;
 }
 
 #endif

@@ -146,6 +146,9 @@ ZCAST_API int zcast_executor_add_room(zcast_executor *ex, zcast_pub *pub, zcast_
 ZCAST_API int zcast_executor_want_room(zcast_executor *ex, zcast_pub *pub);
 /** Unregisters the room entry of `pub`. ZCAST_ENOENT if there is none. */
 ZCAST_API int zcast_executor_remove_room(zcast_executor *ex, zcast_pub *pub);
+/* Servers and clients of a service have room entries of their own, with the same rules:
+ * zcast_executor_add_server_room / want_server_room / remove_server_room and the client's
+ * (service.h). */
 
 /** Runs callbacks until zcast_executor_stop. Returns 0 after a stop, when every running callback has
  * returned (queued messages that were not handed to a callback stay queued; a guard trigger, graph

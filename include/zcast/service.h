@@ -225,6 +225,40 @@ ZCAST_API int zcast_executor_add_client(zcast_executor *ex, zcast_client *cli,
 /** Unregisters the client (the executor's removal rule). ZCAST_ENOENT if it is not registered. */
 ZCAST_API int zcast_executor_remove_client(zcast_executor *ex, zcast_client *cli);
 
+/* "Room again" in the executor: as zcast_executor_add_room / want_room / remove_room for a
+ * publisher (executor.h), for a server and for a client. After a call refused for room, call the
+ * want function and return from the callback instead of blocking or polling; the room callback
+ * runs once per want, when the wait set's room entry of the handle reports
+ * (zcast_waitset_add_server_room, zcast_waitset_add_client_room): retry there. The executor's
+ * threading and removal rules hold (a remove returns once no room callback of the entry runs). */
+
+/** Called once per zcast_executor_want_server_room when a response loan, response send or request
+ * fail of `srv` that was refused for room (ZCAST_ENOSLOT, ZCAST_EAGAIN) would now get further: its
+ * client made room, closed or died. Retry each such request (the retry says which). */
+typedef void (*zcast_server_room_callback)(zcast_server *srv, void *ctx);
+/** Called once per zcast_executor_want_client_room when a zcast_request_loan or
+ * zcast_request_send of `cli` refused for room (ZCAST_ENOSLOT from the pool, ZCAST_EAGAIN) would
+ * now find it: a free request slot, and a server with queue room or none at all. */
+typedef void (*zcast_client_room_callback)(zcast_client *cli, void *ctx);
+/** A room entry for `srv` (borrowed: keep it open until removed). ZCAST_EBUSY if added already. */
+ZCAST_API int zcast_executor_add_server_room(zcast_executor *ex, zcast_server *srv,
+					     zcast_server_room_callback cb, void *ctx);
+/** Asks for one room callback of `srv`'s entry (any thread, callbacks too), after a refusal: if
+ * the retry would get further already, the callback runs at the executor's next turn. Only
+ * requests whose last loan, send or fail was refused for room are watched: want after the
+ * refusal, not before. ZCAST_ENOENT without an entry. */
+ZCAST_API int zcast_executor_want_server_room(zcast_executor *ex, zcast_server *srv);
+/** Unregisters the room entry of `srv`. ZCAST_ENOENT if there is none. */
+ZCAST_API int zcast_executor_remove_server_room(zcast_executor *ex, zcast_server *srv);
+/** A room entry for `cli` (borrowed: keep it open until removed). ZCAST_EBUSY if added already. */
+ZCAST_API int zcast_executor_add_client_room(zcast_executor *ex, zcast_client *cli,
+					     zcast_client_room_callback cb, void *ctx);
+/** Asks for one room callback of `cli`'s entry (any thread, callbacks too); at the next turn if
+ * there is room already. ZCAST_ENOENT without an entry. */
+ZCAST_API int zcast_executor_want_client_room(zcast_executor *ex, zcast_client *cli);
+/** Unregisters the room entry of `cli`. ZCAST_ENOENT if there is none. */
+ZCAST_API int zcast_executor_remove_client_room(zcast_executor *ex, zcast_client *cli);
+
 #ifdef __cplusplus
 }
 #endif

@@ -501,6 +501,8 @@ public:
 };
 
 template <class T> class typed_subscriber; /* typed.hpp */
+class server; /* below */
+class client;
 
 /** Callbacks (any callable: lambdas, std::function) per subscription, timer, publisher room and
  * graph change, run by one thread or a pool (executor.h). An exception thrown by a callback stops
@@ -591,6 +593,20 @@ public:
 		detail::check(zcast_executor_remove_room(e_, p.get()));
 		retire(p.get());
 	}
+	/** Calls `fn()` once per want_room(s) when a response loan, response send or failure of `s`
+	 * refused for room would get further (zcast_executor_add_server_room): retry them there. */
+	template <class F> void add_room(server &s, F fn);
+	/** After a response (or failure) of `s` was refused for room: asks for one callback. */
+	void want_room(server &s);
+	/** Stops the room callbacks of `s`. */
+	void remove_room(server &s);
+	/** Calls `fn()` once per want_room(c) when a request loan or send of `c` refused for room
+	 * would find it (zcast_executor_add_client_room). */
+	template <class F> void add_room(client &c, F fn);
+	/** After a request loan or send of `c` was refused for room: asks for one callback. */
+	void want_room(client &c);
+	/** Stops the room callbacks of `c`. */
+	void remove_room(client &c);
 	/** Calls `fn(const zcast_graph_event &)` when the count of matched subscribers changes. */
 	template <class F> void add_graph(publisher &p, F fn)
 	{
@@ -753,6 +769,14 @@ private:
 		call(e, [&] { e->on_expiry(missed); });
 	}
 	static void on_room(zcast_pub *, void *ctx) noexcept
+	{
+		on_timer(ctx);
+	}
+	static void on_server_room(zcast_server *, void *ctx) noexcept
+	{
+		on_timer(ctx);
+	}
+	static void on_client_room(zcast_client *, void *ctx) noexcept
 	{
 		on_timer(ctx);
 	}
@@ -991,6 +1015,37 @@ private:
 	const zcast_service_type *type_ = nullptr;
 	std::list<std::pair<uint64_t, callback>> pending_;
 };
+
+template <class F> void executor::add_room(server &s, F fn)
+{
+	entry &e = new_entry(s.get());
+	e.on_tick = std::move(fn);
+	checked_add(e, zcast_executor_add_server_room(e_, s.get(), &on_server_room, &e));
+}
+inline void executor::want_room(server &s)
+{
+	detail::check(zcast_executor_want_server_room(e_, s.get()));
+}
+inline void executor::remove_room(server &s)
+{
+	detail::check(zcast_executor_remove_server_room(e_, s.get()));
+	retire(s.get());
+}
+template <class F> void executor::add_room(client &c, F fn)
+{
+	entry &e = new_entry(c.get());
+	e.on_tick = std::move(fn);
+	checked_add(e, zcast_executor_add_client_room(e_, c.get(), &on_client_room, &e));
+}
+inline void executor::want_room(client &c)
+{
+	detail::check(zcast_executor_want_client_room(e_, c.get()));
+}
+inline void executor::remove_room(client &c)
+{
+	detail::check(zcast_executor_remove_client_room(e_, c.get()));
+	retire(c.get());
+}
 
 } // namespace zcast
 

@@ -10,10 +10,13 @@
 
 /* ---- add and remove ---- */
 
-static struct ex_entry *find(zcast_executor *ex, int kind, const void *key, uint32_t *at)
+/* The live entry of that kind and handle (room entries: and of those ops; others have none). */
+static struct ex_entry *find(zcast_executor *ex, int kind, const void *key,
+			     const struct zc_ex_room_ops *ops, uint32_t *at)
 {
 	for (uint32_t i = 0; i < ex->live.n; i++)
-		if (ex->live.v[i]->kind == kind && ex->live.v[i]->key == key) {
+		if (ex->live.v[i]->kind == kind && ex->live.v[i]->key == key &&
+		    ex->live.v[i]->room_ops == ops) {
 			if (at)
 				*at = i;
 			return ex->live.v[i];
@@ -26,7 +29,7 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 	en->ws_id = -1;
 	pthread_mutex_lock(&ex->mu);
 	/* Room in `dead` for every entry: a remove never fails for want of memory. */
-	int r = find(ex, en->kind, en->key, NULL)
+	int r = find(ex, en->kind, en->key, en->room_ops, NULL)
 		    ? zc_err(ZCAST_EBUSY, "already added to this executor")
 		    : ex_list_reserve(&ex->dead, ex->dead.n + ex->live.n + 1);
 	if (r == 0) /* an entry is owed at most once: owing never fails either */
@@ -50,7 +53,7 @@ static int add_entry(zcast_executor *ex, struct ex_entry *en)
 		uint32_t at;
 		if (r < 0 && atomic_load(&en->removed))
 			ours = false; /* a racing remove took it: it is in `dead` */
-		else if (r < 0 && find(ex, en->kind, en->key, &at) == en)
+		else if (r < 0 && find(ex, en->kind, en->key, en->room_ops, &at) == en)
 			ex_list_del(&ex->live, at);
 	}
 	pthread_mutex_unlock(&ex->mu);
@@ -128,13 +131,14 @@ static void quiesce(zcast_executor *ex, struct ex_entry *en)
 		}
 }
 
-static int remove_entry(zcast_executor *ex, int kind, const void *key)
+static int remove_entry(zcast_executor *ex, int kind, const void *key,
+			const struct zc_ex_room_ops *ops)
 {
 	if (!ex || !key)
 		return zc_err(ZCAST_EINVAL, "executor and handle are required");
 	pthread_mutex_lock(&ex->mu);
 	uint32_t at;
-	struct ex_entry *en = find(ex, kind, key, &at);
+	struct ex_entry *en = find(ex, kind, key, ops, &at);
 	if (!en) {
 		pthread_mutex_unlock(&ex->mu);
 		return zc_err(ZCAST_ENOENT, "not added to this executor");
@@ -189,7 +193,7 @@ int zcast_executor_add_sub(zcast_executor *ex, zcast_sub *sub, zcast_sub_callbac
 
 int zcast_executor_remove_sub(zcast_executor *ex, zcast_sub *sub)
 {
-	return remove_entry(ex, ZCAST_WS_SUB, sub);
+	return remove_entry(ex, ZCAST_WS_SUB, sub, NULL);
 }
 
 int zcast_executor_add_guard(zcast_executor *ex, zcast_guard *g, zcast_guard_callback cb, void *ctx)
@@ -208,7 +212,7 @@ int zcast_executor_add_guard(zcast_executor *ex, zcast_guard *g, zcast_guard_cal
 
 int zcast_executor_remove_guard(zcast_executor *ex, zcast_guard *g)
 {
-	return remove_entry(ex, ZCAST_WS_GUARD, g);
+	return remove_entry(ex, ZCAST_WS_GUARD, g, NULL);
 }
 
 static int add_graph(zcast_executor *ex, zcast_pub *pub, zcast_sub *sub, zcast_graph_callback cb,
@@ -246,29 +250,31 @@ int zcast_executor_add_sub_graph(zcast_executor *ex, zcast_sub *sub, zcast_graph
 
 int zcast_executor_remove_graph(zcast_executor *ex, const void *pub_or_sub)
 {
-	return remove_entry(ex, ZCAST_WS_GRAPH, pub_or_sub);
+	return remove_entry(ex, ZCAST_WS_GRAPH, pub_or_sub, NULL);
 }
 
-int zcast_executor_add_room(zcast_executor *ex, zcast_pub *pub, zcast_room_callback cb, void *ctx)
+int zc_ex_add_room(zcast_executor *ex, void *key, const struct zc_ex_room_ops *ops,
+		   void (*cb)(void), void *ctx)
 {
-	if (!ex || !pub || !cb)
-		return zc_err(ZCAST_EINVAL, "executor, publisher and callback are required");
+	if (!ex || !key || !cb)
+		return zc_err(ZCAST_EINVAL, "executor, handle and callback are required");
 	struct ex_entry *en = calloc(1, sizeof *en);
 	if (!en)
 		return zc_err(ZCAST_ENOMEM, "out of memory");
 	en->kind = ZCAST_WS_PUB_ROOM;
-	en->key = en->pub = pub;
+	en->key = en->room_of = key;
+	en->room_ops = ops;
 	en->cb.room = cb;
 	en->ctx = ctx;
 	return add_entry(ex, en);
 }
 
-int zcast_executor_want_room(zcast_executor *ex, zcast_pub *pub)
+int zc_ex_want_room(zcast_executor *ex, const void *key, const struct zc_ex_room_ops *ops)
 {
-	if (!ex || !pub)
-		return zc_err(ZCAST_EINVAL, "executor and publisher are required");
+	if (!ex || !key)
+		return zc_err(ZCAST_EINVAL, "executor and handle are required");
 	pthread_mutex_lock(&ex->mu);
-	struct ex_entry *en = find(ex, ZCAST_WS_PUB_ROOM, pub, NULL);
+	struct ex_entry *en = find(ex, ZCAST_WS_PUB_ROOM, key, ops, NULL);
 	if (en && !en->want_room) {
 		en->want_room = true; /* enabled by the owner of the wait set at its next turn */
 		ex->n_want++;
@@ -278,15 +284,45 @@ int zcast_executor_want_room(zcast_executor *ex, zcast_pub *pub)
 		ex_service(ex);
 	pthread_mutex_unlock(&ex->mu);
 	if (!en)
-		return zc_err(ZCAST_ENOENT, "no room entry for this publisher");
+		return zc_err(ZCAST_ENOENT, "no room entry for this handle");
 	if (!direct)
 		zcast_guard_trigger(ex->wake);
 	return 0;
 }
 
+int zc_ex_remove_room(zcast_executor *ex, const void *key, const struct zc_ex_room_ops *ops)
+{
+	return remove_entry(ex, ZCAST_WS_PUB_ROOM, key, ops);
+}
+
+/* A publisher's room entry: the wait set's room entry of the publisher. */
+static int pub_room_attach(zcast_waitset *ws, struct ex_entry *en, int *id)
+{
+	return zcast_waitset_add_pub_room(ws, en->room_of, en, id);
+}
+
+static void pub_room_run(struct ex_entry *en)
+{
+	((zcast_room_callback)en->cb.room)(en->room_of, en->ctx);
+}
+
+static const struct zc_ex_room_ops pub_room = {pub_room_attach, pub_room_run};
+
+int zcast_executor_add_room(zcast_executor *ex, zcast_pub *pub, zcast_room_callback cb, void *ctx)
+{
+	if (!ex || !pub || !cb)
+		return zc_err(ZCAST_EINVAL, "executor, publisher and callback are required");
+	return zc_ex_add_room(ex, pub, &pub_room, (void (*)(void))cb, ctx);
+}
+
+int zcast_executor_want_room(zcast_executor *ex, zcast_pub *pub)
+{
+	return zc_ex_want_room(ex, pub, &pub_room);
+}
+
 int zcast_executor_remove_room(zcast_executor *ex, zcast_pub *pub)
 {
-	return remove_entry(ex, ZCAST_WS_PUB_ROOM, pub);
+	return zc_ex_remove_room(ex, pub, &pub_room);
 }
 
 int zc_ex_add_timer(zcast_executor *ex, zcast_timer *t, zcast_timer **out)
@@ -307,7 +343,7 @@ int zc_ex_add_timer(zcast_executor *ex, zcast_timer *t, zcast_timer **out)
 
 int zc_ex_remove_timer(zcast_timer *t)
 {
-	return remove_entry(t->ex, ZCAST_WS_TIMER, t);
+	return remove_entry(t->ex, ZCAST_WS_TIMER, t, NULL);
 }
 
 void zc_ex_quiesce_timer(zcast_timer *t)

@@ -101,7 +101,7 @@ ZC_HOT static void run_entry(zcast_executor *ex, struct ex_entry *en)
 		en->cb.guard(en->guard, en->ctx);
 		break;
 	case ZCAST_WS_PUB_ROOM:
-		en->cb.room(en->pub, en->ctx);
+		en->room_ops->run(en);
 		break;
 	case ZCAST_WS_GRAPH: {
 		int now = en->pub ? zcast_pub_matched(en->pub) : zcast_sub_matched(en->sub);

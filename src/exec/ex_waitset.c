@@ -42,7 +42,7 @@ int ex_attach(zcast_executor *ex, struct ex_entry *en)
 		return r;
 	}
 	case ZCAST_WS_PUB_ROOM: {
-		int r = zcast_waitset_add_pub_room(ex->ws, en->pub, en, &en->ws_id);
+		int r = en->room_ops->attach(ex->ws, en, &en->ws_id);
 		if (r == 0) /* level-triggered: watched only after zcast_executor_want_room */
 			zcast_waitset_enable(ex->ws, en->ws_id, 0);
 		return r;

@@ -23,6 +23,22 @@ ZC_HIDDEN uint64_t zc_grid_expire(struct zc_timer_grid *g, int64_t now);
 ZC_HIDDEN void zc_grid_set_period(struct zc_timer_grid *g, int64_t period);
 
 struct ex_entry;
+/* What a "room again" entry waits for and calls: a publisher's (zcast_executor_add_room), or one
+ * of the layer above (a server's or a client's, svc/svc_exec_room.c). `attach` adds the wait set's
+ * level-triggered room entry (user: en); `run` makes the entry's one callback. */
+struct zc_ex_room_ops {
+	int (*attach)(zcast_waitset *ws, struct ex_entry *en, int *id);
+	void (*run)(struct ex_entry *en);
+};
+/* Room entries of any kind (ex_entries.c): add (`cb` is the caller's callback, cast back by
+ * ops->run), want and remove, each naming the entry by its handle `key` and its ops. */
+ZC_HIDDEN int zc_ex_add_room(zcast_executor *ex, void *key, const struct zc_ex_room_ops *ops,
+			     void (*cb)(void), void *ctx);
+ZC_HIDDEN int zc_ex_want_room(zcast_executor *ex, const void *key,
+			      const struct zc_ex_room_ops *ops);
+ZC_HIDDEN int zc_ex_remove_room(zcast_executor *ex, const void *key,
+				const struct zc_ex_room_ops *ops);
+
 struct zcast_timer {
 	zcast_executor *ex;
 	struct ex_entry *en;
@@ -47,7 +63,8 @@ ZC_HIDDEN int zc_ex_remove_timer(zcast_timer *t);
 
 struct ex_entry {
 	int kind;	 /* enum zcast_ws_kind */
-	const void *key; /* what add and remove name: the sub, guard, pub (room, graph) or timer */
+	const void *key; /* what add and remove name: the sub, guard, pub (graph), timer, or the
+			  * handle of a room entry (pub, server, client) */
 	zcast_sub *sub;
 	zcast_pub *pub;
 	zcast_guard *guard;
@@ -55,9 +72,11 @@ struct ex_entry {
 	union {
 		zcast_sub_callback sub;
 		zcast_guard_callback guard;
-		zcast_room_callback room;
 		zcast_graph_callback graph;
+		void (*room)(void); /* the room callback of its kind, cast back by room_ops->run */
 	} cb;
+	const struct zc_ex_room_ops *room_ops; /* room entries: their kind ... */
+	void *room_of;			       /* ... and handle (key): pub, server or client */
 	void *ctx;
 	unsigned flags;
 	int ws_id;	      /* -1: not in the wait set (timers, or detached) */

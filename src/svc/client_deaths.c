@@ -34,8 +34,9 @@ static bool released(zcast_client *cli, const struct zc_svc_call *c)
 	const struct zc_pool_map *pool = cli->req_pub->pool;
 	if (c->slot >= pool->slot_count)
 		return true; /* cannot be: the slot is our own loan's */
-	/* SYNC: response-before-release — pairs with zcast_response_send (server.c): seeing the
-	 * slot released, every response it got is queued before the marker published next. */
+	/* SYNC: response-before-release — pairs with zcast_response_send and
+	 * zc_svc_refusals_send (server.c): seeing the slot released, every response or refusal it
+	 * got is queued before the marker published next. */
 	uint64_t w = atomic_load_explicit(&zc_slot(pool, c->slot)->state, memory_order_acquire);
 	return w != ZC_STATE(ZC_SLOT_PUBLISHED, c->gen);
 }

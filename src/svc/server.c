@@ -64,23 +64,6 @@ static void taken_forget(zcast_server *srv, struct zc_svc_taken *tk)
 	*tk = srv->taken[--srv->n_taken];
 }
 
-/* A request that failed a check: its client (the member that published it: the core copied that
- * id at take; the header's nonce names its response topic) is told why before the request is
- * released, as a response would be (response-before-release), when that topic exists. A forger
- * publishes with its own id, so it can only be refused itself. Then it is dropped and counted. */
-static int refuse(zcast_server *srv, zcast_msg *m, const struct zc_svc_hdr *h, uint32_t why,
-		  const char *text)
-{
-	pthread_mutex_lock(&srv->mu);
-	srv->rejected++;
-	if (m->size >= sizeof *h)
-		(void)zc_svc_notify(srv, m->publisher_id, h->nonce, h->seq, ZC_SVC_REFUSED, why);
-	pthread_mutex_unlock(&srv->mu);
-	zcast_msg_drop(m);
-	return zc_err(why == ZC_SVC_WHY_MEMORY ? ZCAST_ENOMEM : ZCAST_ECORRUPT,
-		      "service %s: a request was refused: %s", srv->service, text);
-}
-
 /* Under srv->mu: room for one more taken request. */
 static bool taken_room(zcast_server *srv)
 {
@@ -93,6 +76,65 @@ static bool taken_room(zcast_server *srv)
 	srv->taken = t;
 	srv->cap_taken = cap;
 	return true;
+}
+
+/* A request that failed a check: its client (the member that published it: the core copied that
+ * id at take; the header's nonce names its response topic) is told why before the request is
+ * released, as a response would be (response-before-release), when that topic exists. A forger
+ * publishes with its own id, so it can only be refused itself. Then it is dropped and counted.
+ * A refusal that finds no room in the client's response pool or queue is owed, not dropped: its
+ * client's call would wait for good (the request released, nothing else tells it). The request
+ * stays in the table, never the caller's, until the courier sends the refusal when room comes
+ * (svc_courier.c). Only when the table has no memory for it is it dropped. */
+static int refuse(zcast_server *srv, zcast_msg *m, const struct zc_svc_hdr *h, uint32_t why,
+		  const char *text)
+{
+	pthread_mutex_lock(&srv->mu);
+	srv->rejected++;
+	int r = m->size >= sizeof *h
+		    ? zc_svc_notify(srv, m->publisher_id, h->nonce, h->seq, ZC_SVC_REFUSED, why)
+		    : 0;
+	bool owed = r == ZCAST_ENOSLOT && taken_room(srv);
+	if (owed) {
+		struct zc_svc_taken *tk = &srv->taken[srv->n_taken++];
+		*tk = (struct zc_svc_taken){.req = m,
+					    .client_id = m->publisher_id,
+					    .nonce = h->nonce,
+					    .seq = h->seq,
+					    .refused = why};
+		/* a refusal, like a failure, needs a slot and queue room */
+		zc_svc_room_need(srv, tk, ZC_ROOM_SLOT | ZC_ROOM_QUEUE);
+	}
+	pthread_mutex_unlock(&srv->mu);
+	if (owed)
+		(void)zc_svc_courier_want(srv);
+	else
+		zcast_msg_drop(m);
+	return zc_err(why == ZC_SVC_WHY_MEMORY ? ZCAST_ENOMEM : ZCAST_ECORRUPT,
+		      "service %s: a request was refused: %s", srv->service, text);
+}
+
+uint32_t zc_svc_refusals_send(zcast_server *srv)
+{
+	uint32_t owed = 0;
+	pthread_mutex_lock(&srv->mu);
+	for (uint32_t i = 0; i < srv->n_taken;) {
+		struct zc_svc_taken *tk = &srv->taken[i];
+		int r = tk->refused ? zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq,
+						    ZC_SVC_REFUSED, tk->refused)
+				    : ZCAST_EINVAL; /* the caller's */
+		if (r == ZCAST_ENOSLOT)
+			owed++;
+		if (r == ZCAST_ENOSLOT || r == ZCAST_EINVAL) {
+			i++;
+			continue;
+		}
+		/* SYNC: response-before-release — the refusal is queued (or its client is gone)
+		 * before the request's slot is released (client_deaths.c, zc_svc_client_check). */
+		taken_forget(srv, tk); /* moves the last entry here: look at i again */
+	}
+	pthread_mutex_unlock(&srv->mu);
+	return owed;
 }
 
 int zc_svc_server_adopt(zcast_server *srv, zcast_msg *m)
@@ -249,7 +291,8 @@ int zcast_server_close(zcast_server *srv)
 	if (!srv)
 		return zc_err(ZCAST_EINVAL, "srv is NULL");
 	zc_svc_server_unwatch(srv); /* the hook no longer sees it */
-	zc_svc_server_fail_all(srv);
+	zc_svc_server_fail_all(srv); /* refusals owed too: sent, or dropped as failures are */
+	zc_svc_courier_forget(srv);
 	int r = zcast_sub_close(srv->sub);
 	pthread_mutex_lock(&srv->mu);
 	zc_svc_routes_close(srv);

@@ -6,17 +6,27 @@
  * closes or dies moves the route topic's graph word. Ready while one of them has the room its retry
  * needs, or is gone: the caller's retry then gets further (sent, or ZCAST_ENOENT / the request let
  * go of). Only what the retry needs: a send refused for queue room holds its loan, so the pool may
- * stay full (the client holding the other responses) while the queue has room again. */
+ * stay full (the client holding the other responses) while the queue has room again.
+ * A server has two such sources: its caller's requests (the wait set entry) and the refusals the
+ * library owes (the courier's entry, svc_courier.c), each blind to the other's: a caller woken for
+ * a refusal it cannot retry would be woken again and again until the courier sent it. */
 #include <limits.h>
 
 #include "svc_internal.h"
 
-/* Under srv->mu: does a request of route rt's client wait for room? */
-static bool wanted(const zcast_server *srv, const struct zc_svc_route *rt)
+/* Under srv->mu: is taken request tk one this source watches? */
+static bool watched(const struct zc_svc_room *sr, const struct zc_svc_taken *tk)
 {
+	return tk->room_need && (tk->refused != 0) == sr->owed;
+}
+
+/* Under srv->mu: does a watched request of route rt's client wait for room? */
+static bool wanted(const struct zc_svc_room *sr, const struct zc_svc_route *rt)
+{
+	const zcast_server *srv = sr->srv;
 	for (uint32_t i = 0; i < srv->n_taken; i++) {
 		const struct zc_svc_taken *tk = &srv->taken[i];
-		if (tk->room_need && tk->client_id == rt->client_id && tk->nonce == rt->nonce)
+		if (watched(sr, tk) && tk->client_id == rt->client_id && tk->nonce == rt->nonce)
 			return true;
 	}
 	return false;
@@ -24,12 +34,13 @@ static bool wanted(const zcast_server *srv, const struct zc_svc_route *rt)
 
 static uint32_t room_pubs(void *ctx, zcast_pub **out, uint32_t max)
 {
-	zcast_server *srv = ctx;
+	struct zc_svc_room *sr = ctx;
+	zcast_server *srv = sr->srv;
 	uint32_t n = 0;
 	pthread_mutex_lock(&srv->mu);
 	for (uint32_t i = 0; i < srv->n_routes; i++) {
 		struct zc_svc_route *rt = &srv->routes[i];
-		if (!wanted(srv, rt))
+		if (!wanted(sr, rt))
 			continue;
 		if (n < max) { /* the wait set's reference: the route may be closed meanwhile */
 			atomic_fetch_add(&rt->pub->refs, 1);
@@ -54,11 +65,12 @@ static bool retry_helps(zcast_server *srv, const struct zc_svc_taken *tk)
 
 static bool room_ready(void *ctx)
 {
-	zcast_server *srv = ctx;
+	struct zc_svc_room *sr = ctx;
+	zcast_server *srv = sr->srv;
 	bool ready = false;
 	pthread_mutex_lock(&srv->mu);
 	for (uint32_t i = 0; i < srv->n_taken && !ready; i++)
-		ready = srv->taken[i].room_need && retry_helps(srv, &srv->taken[i]);
+		ready = watched(sr, &srv->taken[i]) && retry_helps(srv, &srv->taken[i]);
 	pthread_mutex_unlock(&srv->mu);
 	return ready;
 }
@@ -77,8 +89,16 @@ void zc_svc_room_need(zcast_server *srv, struct zc_svc_taken *tk, unsigned need)
 	zc_futex_wake_private(&srv->room_grown, INT_MAX);
 }
 
+static void source_init(struct zc_svc_room *sr, zcast_server *srv, bool owed)
+{
+	*sr = (struct zc_svc_room){
+	    .src = {.pubs = room_pubs, .ready = room_ready, .ctx = sr, .grown = &srv->room_grown},
+	    .srv = srv,
+	    .owed = owed};
+}
+
 void zc_svc_room_init(zcast_server *srv)
 {
-	srv->room = (struct zc_room_src){
-	    .pubs = room_pubs, .ready = room_ready, .ctx = srv, .grown = &srv->room_grown};
+	source_init(&srv->room, srv, false);
+	source_init(&srv->owed, srv, true);
 }

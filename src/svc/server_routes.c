@@ -134,7 +134,8 @@ void zc_svc_server_fail_all(zcast_server *srv)
 		struct zc_svc_taken *tk = &srv->taken[i];
 		/* Dropped when there is no room: the close is a membership change, so the client's
 		 * hook finds the request released and settles the call (client_deaths.c). */
-		(void)zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq, ZC_SVC_FAILURE, 0);
+		(void)zc_svc_notify(srv, tk->client_id, tk->nonce, tk->seq,
+				    tk->refused ? ZC_SVC_REFUSED : ZC_SVC_FAILURE, tk->refused);
 		if (tk->resp) /* an unsent loan: its slot goes back when the caller drops it */
 			tk->resp = NULL;
 		zcast_msg_drop(tk->req);

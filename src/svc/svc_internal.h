@@ -60,12 +60,22 @@ struct zc_svc_taken {       /* a request taken and not yet answered */
 	/* Its response or failure found no room: watched (server_room.c) for what the retry needs,
 	 * ZC_ROOM_SLOT (a loan), ZC_ROOM_QUEUE (the send of a loan held) or both (a failure). */
 	unsigned room_need;
+	/* A refusal the library owes: the request failed a check and its refusal found no room.
+	 * Never the caller's: the courier sends it when room comes (svc_courier.c). ZC_SVC_WHY_*. */
+	uint32_t refused;
 };
 struct zc_svc_route { /* a publisher on one client's response topic */
 	uint64_t client_id;
 	uint32_t nonce;
 	zcast_pub *pub;
 	uint32_t graph; /* the topic's graph word when a probe last found the client subscribed */
+};
+/* A source of routes that want room (server_room.c): those of the caller's requests, or those of
+ * the refusals the library owes (`owed`). */
+struct zc_svc_room {
+	struct zc_room_src src;
+	struct zcast_server *srv;
+	bool owed;
 };
 struct zcast_server {
 	char service[ZCAST_SERVICE_NAME_MAX + 1];
@@ -86,8 +96,10 @@ struct zcast_server {
 	pthread_mutex_t mu;
 	struct zc_svc_handle link; /* in the process's list (svc_handles.c) */
 	uint32_t swept_graph;      /* the request topic's graph word at the last sweep (hook only) */
-	struct zc_room_src room;   /* its routes that want room, for wait sets (server_room.c) */
-	_Atomic uint32_t room_grown; /* room.grown: bumped when a request starts to want room */
+	struct zc_svc_room room;   /* routes of the caller's requests that want room (server_room.c) */
+	struct zc_svc_room owed;   /* routes of the refusals the library owes (svc_courier.c) */
+	_Atomic bool couriered;    /* the courier has an entry for it (svc_courier.c) */
+	_Atomic uint32_t room_grown; /* both sources' grown: bumped when a request starts to want room */
 };
 /* Under srv->mu: a header-only message of `kind` (a failure or a refusal, with `why`) for one call
  * of a client (server_routes.c): 0, ZCAST_ENOENT when the client is gone, ZCAST_ENOSLOT when its
@@ -115,11 +127,20 @@ ZC_HIDDEN void zc_svc_routes_close(zcast_server *srv);
  * loan's error. */
 ZC_HIDDEN int zc_svc_route_loan(zcast_server *srv, uint64_t client_id, uint32_t nonce, size_t size,
 				zcast_msg **m);
-/* server_room.c: the server's source of routes that want room (zcast_waitset_add_server_room). */
+/* server_room.c: the server's sources of routes that want room (zcast_waitset_add_server_room,
+ * and the courier's). */
 ZC_HIDDEN void zc_svc_room_init(zcast_server *srv);
 /* Under srv->mu: taken request tk's retry needs `need` (ZC_ROOM_*, 0: nothing); a wait set asleep
  * on the other routes is woken when tk starts to want room. */
 ZC_HIDDEN void zc_svc_room_need(zcast_server *srv, struct zc_svc_taken *tk, unsigned need);
+/* server.c: sends the refusals the server owes that find room now, forgets those whose client is
+ * gone. Returns how many are still owed. */
+ZC_HIDDEN uint32_t zc_svc_refusals_send(zcast_server *srv);
+/* svc_courier.c: the process's courier, a thread that sends refusals owed when room comes. `want`
+ * after a refusal was kept (not under srv->mu): false when the courier could not be started (the
+ * refusal then waits for the server's close). `forget` before the server is freed. */
+ZC_HIDDEN bool zc_svc_courier_want(zcast_server *srv);
+ZC_HIDDEN void zc_svc_courier_forget(zcast_server *srv);
 /* server_sweep.c: the server in the process's list of handles (its routes swept by the hook). */
 ZC_HIDDEN void zc_svc_server_watch(zcast_server *srv);
 ZC_HIDDEN void zc_svc_server_unwatch(zcast_server *srv);

@@ -16,7 +16,7 @@ int zcast_waitset_add_client(zcast_waitset *ws, zcast_client *cli, void *user, i
 
 int zcast_waitset_add_server_room(zcast_waitset *ws, zcast_server *srv, void *user, int *id)
 {
-	return srv ? zc_waitset_add_room_src(ws, &srv->room, user, id)
+	return srv ? zc_waitset_add_room_src(ws, &srv->room.src, user, id)
 		   : zc_err(ZCAST_EINVAL, "srv is NULL");
 }
 

@@ -60,33 +60,12 @@ static void server_room_client_closes(void)
 	CHECK_EQ(zcast_server_close(srv), 0);
 }
 
-/* A client process: its first call answered and the response held, a second call sent; then it
- * reports and waits to be killed. */
-static int doomed_client(void *arg)
-{
-	int *fds = arg;
-	zcast_client *cli;
-	CHECK_EQ(zcast_client_open(service, NULL, &cli), 0);
-	zcast_msg *resp;
-	CHECK_EQ(zcast_client_call(cli, zt_request(cli, OP_ADD, 1, 2), -1, &resp), 0);
-	CHECK_EQ(zcast_request_send(cli, zt_request(cli, OP_ADD, 3, 4), NULL), 0);
-	zt_put_byte(fds[1]);
-	pause();
-	return 0;
-}
-
 /* The server's room entry reports when the client process is killed (reclaimed). */
 static void server_room_client_killed(void)
 {
 	zcast_server *srv = zt_room_server(service, 1, 0);
-	int p[2];
-	CHECK_EQ(pipe(p), 0);
-	pid_t pid = zt_fork(doomed_client, p);
+	pid_t pid = zt_start_doomed(srv, service, 0);
 	zcast_msg *req;
-	CHECK_EQ(zcast_server_wait(srv, -1), 0);
-	CHECK_EQ(zcast_request_take(srv, &req), 0);
-	zt_serve_one(srv, req, -1);
-	zt_get_byte(p[0]);
 	CHECK_EQ(zcast_server_wait(srv, -1), 0);
 	CHECK_EQ(zcast_request_take(srv, &req), 0);
 	zcast_msg *resp;
@@ -106,7 +85,6 @@ static void server_room_client_killed(void)
 	zcast_msg_drop(req);
 	zcast_waitset_destroy(ws);
 	CHECK_EQ(zcast_server_close(srv), 0);
-	close(p[0]), close(p[1]);
 }
 
 static void *take_one(void *arg)
